@@ -1,0 +1,37 @@
+# Dragon table companion: make run · make test · make bench · make lint
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8080
+DATA   ?= $(or $(COMPANION_DATA),./data)
+# On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
+VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
+
+.PHONY: run test bench lint clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(VENV)/bin/companion serve --host 0.0.0.0 --port $(PORT) --data $(DATA)
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed-test
+	$(PY) -m bench
+
+lint: $(VENV)/.installed-test
+	$(PY) -m compileall -q companion hardware web tests bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info
