@@ -1,0 +1,57 @@
+"""The Flask app factory: the composition root that wires the log, the table and the sensors."""
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from flask import Flask
+
+from companion.log import EventLog
+from companion.table import Table
+
+from . import api, errors, kiosk, stream
+
+log = logging.getLogger(__name__)
+
+DEFAULTS: dict[str, Any] = {
+    "DATA_DIR": None,           # default: $COMPANION_DATA or ./data
+    "DATABASE": None,           # default: DATA_DIR/companion.sqlite3
+    "SENSORS": "auto",          # auto | simulation | hardware | off
+    "SSE_KEEPALIVE": 15.0,      # seconds between keep-alive comments on idle streams
+    "MAX_CONTENT_LENGTH": 64 * 1024,
+}
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """A configured app. Opens the database in DATA_DIR; starts sensors unless SENSORS is "off"."""
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    if config:
+        app.config.update(config)
+    data_dir = Path(app.config["DATA_DIR"] or os.environ.get("COMPANION_DATA") or "data")
+    app.config["DATA_DIR"] = str(data_dir)
+    database = app.config["DATABASE"] or str(data_dir / "companion.sqlite3")
+    table = Table(EventLog(database))
+    rebuilt = table.rebuild()
+    log.info("session log %s: %d unfinished sessions rebuilt", database, rebuilt)
+    app.extensions["table"] = table
+
+    from .sensors import start_sensors  # the hardware side is optional and imported only here
+    app.extensions["sensors"] = start_sensors(app, table)
+
+    errors.register(app)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(stream.bp)
+    app.register_blueprint(kiosk.bp)
+    return app
+
+
+def shutdown(app: Flask) -> None:
+    """Stop the sensors, end the streams and close the log."""
+    sensors = app.extensions.get("sensors")
+    if sensors is not None:
+        sensors.close()
+    stream.stop_streams(app)
+    app.extensions["table"].log.close()

@@ -1,0 +1,95 @@
+"""The `companion` command: serve the kiosk, watch the gates, detect marbles in photos, print markers."""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import signal
+import sys
+from typing import Any, Sequence
+
+log = logging.getLogger("companion")
+
+# subcommand -> module with add_arguments(parser) and run(args) -> int; imported only when used
+TOOLS = {
+    "gates": ("hardware.gates_cli", "live view of the six break-beam gates, for checking the wiring"),
+    "detect": ("hardware.vision.detect_cli", "count the marbles resting in each gate region of photos"),
+    "markers": ("hardware.camera.markers", "write a printable sheet of the four ArUco calibration markers"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description="Dragon table companion.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    serve = sub.add_parser("serve", help="serve the kiosk and the JSON API")
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    serve.add_argument("--data", default=os.environ.get("COMPANION_DATA", "data"),
+                       help="data folder for the session log (default $COMPANION_DATA or ./data)")
+    serve.add_argument("--sensors", choices=["auto", "simulation", "hardware", "off"], default="auto",
+                       help="auto: hardware on a Raspberry Pi, else simulation")
+    serve.add_argument("--camera", default=None,
+                       help="camera source: picamera2, usb:0, file:PATH[,PATH...] (default by mode)")
+    serve.add_argument("--threads", type=int, default=24, help="server threads (each live page holds one)")
+    for name, (module, help_text) in TOOLS.items():
+        tool = sub.add_parser(name, help=help_text)
+        tool.set_defaults(tool_module=module)
+        _tool_arguments(module, tool)
+    return parser
+
+
+def _tool_arguments(module: str, parser: argparse.ArgumentParser) -> None:
+    try:
+        importlib.import_module(module).add_arguments(parser)
+    except ImportError as err:  # a tool whose libraries are missing still shows in --help
+        parser.set_defaults(tool_error=str(err))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
+    if args.command == "serve":
+        return serve(args)
+    if getattr(args, "tool_error", None):
+        print(f"companion {args.command}: cannot start: {args.tool_error}", file=sys.stderr)
+        return 2
+    return int(importlib.import_module(args.tool_module).run(args))
+
+
+def serve(args: argparse.Namespace) -> int:
+    from waitress import create_server
+
+    from .app import create_app, shutdown
+
+    config: dict[str, Any] = {"DATA_DIR": args.data, "SENSORS": args.sensors}
+    if args.camera:
+        config["CAMERA"] = args.camera
+    try:
+        app = create_app(config)
+    except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
+        print(f"companion: cannot start: {err}", file=sys.stderr)
+        return 2
+    server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="companion")
+    mode = app.extensions["sensors"].mode
+    note = " (no Raspberry Pi hardware: mock pins and a file camera)" if mode == "simulation" else ""
+    log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
+             args.host, server.effective_port, mode, note, app.config["DATA_DIR"])
+
+    def stop(signum: int, _frame: Any) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run()
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        shutdown(app)
+        server.close()
+        log.info("stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""The OpenAPI 3.0 document of the JSON API, with every game's event types and an example each."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from companion.games import GAMES
+
+
+def _error(description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+
+
+def _json(schema_ref: str, description: str) -> dict[str, Any]:
+    return {"description": description,
+            "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema_ref}"}}}}
+
+
+SESSION_ID = {"name": "session_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+SEQ_BODY = {"required": False, "content": {"application/json": {"schema": {
+    "type": "object", "properties": {"expected_seq": {"type": "integer"}}}}}}
+WRITE_ERRORS = {"400": _error("malformed request"), "404": _error("unknown session"),
+                "409": _error("stale write: the log has moved on; the body holds the fresh session"),
+                "422": _error("refused by the rules; the message names the rule")}
+
+
+def _event_schemas() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
+    schemas: dict[str, Any] = {}
+    refs: list[dict[str, Any]] = []
+    examples: dict[str, Any] = {}
+    for game in GAMES.values():
+        for event in game.event_types:
+            name = f"{_camel(game.id)}{_camel(event.type)}Event"
+            schemas[name] = {
+                "type": "object",
+                "description": f"{game.name}: {event.summary}",
+                "required": ["type", *event.required],
+                "properties": {"type": {"type": "string", "enum": [event.type]},
+                               "expected_seq": {"type": "integer"}, **event.properties},
+                "example": dict(event.example),
+            }
+            refs.append({"$ref": f"#/components/schemas/{name}"})
+            examples[f"{game.id}.{event.type}"] = {"summary": f"{game.name}: {event.type}",
+                                                   "value": dict(event.example)}
+    return schemas, refs, examples
+
+
+def _camel(text: str) -> str:
+    return "".join(part.capitalize() for part in text.replace("_", "-").split("-"))
+
+
+@lru_cache(maxsize=1)
+def openapi_document() -> dict[str, Any]:
+    event_schemas, event_refs, event_examples = _event_schemas()
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Dragon table companion", "version": "0.1.0",
+                 "description": "Scores and rounds for the dragon games, live from taps and sensors."},
+        "paths": {
+            "/api/health": {"get": {"summary": "Mode and sensor status",
+                                    "responses": {"200": _json("Health", "the companion is up")}}},
+            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+            "/api/games": {"get": {"summary": "The game registry", "responses": {"200": {"description": "games"}}}},
+            "/api/players": {
+                "get": {"summary": "Remembered player names, most recent first",
+                        "responses": {"200": {"description": "players"}}},
+                "post": {"summary": "Remember a player name",
+                         "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                             "type": "object", "required": ["name"],
+                             "properties": {"name": {"type": "string", "maxLength": 24}}},
+                             "example": {"name": "Ada"}}}},
+                         "responses": {"201": {"description": "players"}, "400": _error("malformed")}}},
+            "/api/sessions": {
+                "get": {"summary": "Sessions, most recent first",
+                        "responses": {"200": {"description": "sessions"}}},
+                "post": {"summary": "Start a game",
+                         "requestBody": {"required": True, "content": {"application/json": {
+                             "schema": {"$ref": "#/components/schemas/NewSession"},
+                             "example": {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"],
+                                         "options": {}}}}},
+                         "responses": {"201": _json("Session", "the new session"),
+                                       "400": _error("malformed"), "422": _error("refused by the rules")}}},
+            "/api/sessions/{session_id}": {"get": {
+                "summary": "One session's view", "parameters": [SESSION_ID],
+                "responses": {"200": _json("Session", "the session"), "404": _error("unknown session")}}},
+            "/api/sessions/{session_id}/events": {
+                "get": {"summary": "The session's log, undone events marked", "parameters": [SESSION_ID],
+                        "responses": {"200": {"description": "events"}, "404": _error("unknown session")}},
+                "post": {"summary": "Append one event (a tap); its type decides the fields",
+                         "parameters": [SESSION_ID],
+                         "requestBody": {"required": True, "content": {"application/json": {
+                             "schema": {"oneOf": event_refs}, "examples": event_examples}}},
+                         "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
+            "/api/sessions/{session_id}/undo": {"post": {
+                "summary": "Mark the last live event undone", "parameters": [SESSION_ID],
+                "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
+            "/api/sessions/{session_id}/redo": {"post": {
+                "summary": "Bring back the last undone event", "parameters": [SESSION_ID],
+                "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
+            "/api/sessions/{session_id}/stream": {"get": {
+                "summary": "Server-Sent Events: `session` (full view) on connect and after every change; "
+                           "`sensors` and `marble` for the sensor panel",
+                "parameters": [SESSION_ID],
+                "responses": {"200": {"description": "an event stream",
+                                      "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                              "404": _error("unknown session")}}},
+            "/api/simulation/marble": {"post": {
+                "summary": "Simulation only: roll a marble through a gate with a realistic beam pulse",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["gate"],
+                    "properties": {"gate": {"type": "integer", "minimum": 1, "maximum": 6},
+                                   "width_ms": {"type": "number", "minimum": 0.1, "maximum": 3000, "default": 15},
+                                   "chatter": {"type": "boolean", "default": False}}},
+                    "example": {"gate": 3, "width_ms": 15, "chatter": True}}}},
+                "responses": {"202": {"description": "rolled"}, "400": _error("malformed"),
+                              "404": _error("not in simulation")}}},
+        },
+        "components": {"schemas": {
+            "Error": {"type": "object", "required": ["error"], "properties": {"error": {
+                "type": "object", "required": ["code", "message"],
+                "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
+                "rule": {"type": "string"}, "session": {"$ref": "#/components/schemas/Session"}}},
+            "Health": {"type": "object", "properties": {
+                "ok": {"type": "boolean"}, "mode": {"type": "string", "enum": ["simulation", "hardware"]},
+                "sensors": {"type": "object"}}},
+            "NewSession": {"type": "object", "required": ["game", "players"], "properties": {
+                "game": {"type": "string", "enum": sorted(GAMES)},
+                "players": {"type": "array", "items": {"type": "string", "maxLength": 24}},
+                "options": {"type": "object"}}},
+            "Session": {"type": "object", "properties": {
+                "id": {"type": "integer"}, "game": {"type": "string"},
+                "players": {"type": "array", "items": {"type": "string"}},
+                "seq": {"type": "integer", "description": "revision; send it back as expected_seq"},
+                "finished": {"type": "boolean"}, "winners": {"type": "array", "items": {"type": "string"}},
+                "round": {"type": "integer"}, "scores": {"type": "object", "additionalProperties": {"type": "number"}},
+                "can_undo": {"type": "boolean"}, "can_redo": {"type": "boolean"},
+                "state": {"type": "object", "description": "the game's own view"}}},
+            **event_schemas,
+        }},
+    }
