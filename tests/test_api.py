@@ -1,0 +1,260 @@
+"""The JSON API: every endpoint, every error class, and the state unchanged after any error."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from flask.testing import FlaskClient
+
+from companion.games import GAMES
+from tests.conftest import new_diego
+
+
+def events_url(session: dict) -> str:
+    return f"/api/sessions/{session['id']}/events"
+
+
+def test_health_reports_mode_and_sensors(client: FlaskClient) -> None:
+    body = client.get("/api/health").get_json()
+    assert body["ok"] is True
+    assert body["mode"] in ("simulation", "hardware")
+    assert "gates" in body["sensors"]
+
+
+def test_games_lists_the_registry(client: FlaskClient) -> None:
+    games = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
+    diego = games["diego-drachenzahn"]
+    assert (diego["min_players"], diego["max_players"]) == (2, 4)  # ruling D1
+    assert {o["id"]: o["default"] for o in diego["options"]}["rounds_per_player"] == 3  # ruling D6
+
+
+def test_create_and_get_session(client: FlaskClient) -> None:
+    created = new_diego(client)
+    assert created["players"] == ["Ada", "Ben", "Cleo"]
+    assert created["seq"] == 0 and created["round"] == 1 and not created["finished"]
+    assert created["scores"] == {"Ada": 0, "Ben": 0, "Cleo": 0}
+    fetched = client.get(f"/api/sessions/{created['id']}").get_json()
+    assert fetched == created
+    assert client.get("/api/sessions").get_json()["sessions"][0]["id"] == created["id"]
+
+
+def test_sessions_are_listed_recent_first(client: FlaskClient) -> None:
+    first, second = new_diego(client), new_diego(client, ["X", "Y"])
+    ids = [s["id"] for s in client.get("/api/sessions").get_json()["sessions"]]
+    assert ids[:2] == [second["id"], first["id"]]
+
+
+def test_players_are_remembered(client: FlaskClient) -> None:
+    new_diego(client, ["Zoe", "Yann"])
+    assert client.post("/api/players", json={"name": "  Xavier  "}).status_code == 201
+    players = client.get("/api/players").get_json()["players"]
+    assert {"Zoe", "Yann", "Xavier"} <= set(players)
+    assert client.post("/api/players", json={"name": ""}).status_code == 400
+    assert client.post("/api/players", json={"name": "x" * 25}).status_code == 400
+
+
+def test_a_round_by_tap_scores_points(client: FlaskClient) -> None:
+    session = new_diego(client)
+    for event in ({"type": "marble", "gate": 4}, {"type": "marble", "gate": 4}, {"type": "marble", "gate": None},
+                  {"type": "guess", "player": "Ben", "gate": 4}, {"type": "guess", "player": "Cleo", "gate": 1},
+                  {"type": "reveal", "gate": 4}):
+        response = client.post(events_url(session), json=event)
+        assert response.status_code == 200, response.get_json()
+    view = response.get_json()
+    assert view["scores"] == {"Ada": 2, "Ben": 1, "Cleo": 0}  # rulings D3, D5
+    assert view["round"] == 2 and view["state"]["active"] == "Ben"  # ruling D6: clockwise
+    log = client.get(events_url(session)).get_json()["events"]
+    assert [e["type"] for e in log] == ["marble", "marble", "marble", "guess", "guess", "reveal"]
+
+
+def test_undo_and_redo(client: FlaskClient) -> None:
+    session = new_diego(client)
+    client.post(events_url(session), json={"type": "marble", "gate": 2})
+    undone = client.post(f"/api/sessions/{session['id']}/undo").get_json()
+    assert undone["state"]["current"]["marbles"] == [] and undone["can_redo"]
+    redone = client.post(f"/api/sessions/{session['id']}/redo", json={}).get_json()
+    assert redone["state"]["current"]["marbles"] == [2] and not redone["can_redo"]
+    log = client.get(events_url(session)).get_json()["events"]
+    assert [e["undone"] for e in log] == [False]
+    nothing = client.post(f"/api/sessions/{session['id']}/redo")
+    assert nothing.status_code == 400 and "nothing to redo" in nothing.get_json()["error"]["message"]
+
+
+def test_stale_write_gets_409_with_fresh_state(client: FlaskClient) -> None:
+    session = new_diego(client)
+    seen = session["seq"]
+    client.post(events_url(session), json={"type": "marble", "gate": 1, "expected_seq": seen})
+    stale = client.post(events_url(session), json={"type": "marble", "gate": 6, "expected_seq": seen})
+    assert stale.status_code == 409
+    body = stale.get_json()
+    assert body["error"]["code"] == "stale"
+    assert body["session"]["state"]["current"]["marbles"] == [1]
+    assert client.post(f"/api/sessions/{session['id']}/undo", json={"expected_seq": seen}).status_code == 409
+    assert client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]["marbles"] == [1]
+
+
+@pytest.mark.parametrize("event, rule", [
+    ({"type": "guess", "player": "Ada", "gate": 2}, "D5"),      # the active player does not guess
+    ({"type": "reveal", "gate": 2}, "D5"),                       # before all guesses
+    ({"type": "marble", "gate": 7}, "D2"),                       # no seventh gate
+])
+def test_rule_violations_are_422_naming_the_rule(client: FlaskClient, event: dict, rule: str) -> None:
+    session = new_diego(client)
+    response = client.post(events_url(session), json=event)
+    assert response.status_code == 422
+    body = response.get_json()
+    assert body["rule"] == rule and f"rule {rule}" in body["error"]["message"]
+    assert client.get(f"/api/sessions/{session['id']}").get_json() == session
+
+
+def test_fourth_marble_and_second_guess_are_refused(client: FlaskClient) -> None:
+    session = new_diego(client)
+    for _ in range(3):
+        client.post(events_url(session), json={"type": "marble", "gate": 1})
+    fourth = client.post(events_url(session), json={"type": "marble", "gate": 1, "source": "sensor"})
+    assert fourth.status_code == 422 and fourth.get_json()["rule"] == "D4"
+    client.post(events_url(session), json={"type": "guess", "player": "Ben", "gate": 1})
+    again = client.post(events_url(session), json={"type": "guess", "player": "Ben", "gate": 2})
+    assert again.status_code == 422 and again.get_json()["rule"] == "D5"
+
+
+def test_nothing_after_the_end(client: FlaskClient) -> None:
+    session = new_diego(client, ["A", "B"], rounds_per_player=1)
+    for active, other in (("A", "B"), ("B", "A")):
+        client.post(events_url(session), json={"type": "guess", "player": other, "gate": 3})
+        view = client.post(events_url(session), json={"type": "reveal", "gate": 3}).get_json()
+    assert view["finished"] and view["winners"] == ["A", "B"]  # ruling D6: ties share
+    late = client.post(events_url(session), json={"type": "marble", "gate": 3})
+    assert late.status_code == 422 and late.get_json()["rule"] == "D6"
+
+
+@pytest.mark.parametrize("body", [
+    "{not json", "[1, 2]", "null", '"text"', "42", "\x00\xff",
+])
+def test_malformed_bodies_are_400(client: FlaskClient, body: str) -> None:
+    session = new_diego(client)
+    for path in (events_url(session), "/api/sessions", f"/api/sessions/{session['id']}/undo"):
+        response = client.post(path, data=body, content_type="application/json")
+        assert response.status_code == 400, (path, body)
+        assert response.get_json()["error"]["code"] == "malformed"
+    assert client.get(f"/api/sessions/{session['id']}").get_json() == session
+
+
+@pytest.mark.parametrize("payload", [
+    {}, {"type": 5}, {"type": ""}, {"type": "teleport"}, {"type": "marble"}, {"type": "marble", "gate": "3"},
+    {"type": "marble", "gate": 2.5}, {"type": "marble", "gate": True}, {"type": "guess", "player": "Nobody", "gate": 1},
+    {"type": "guess", "player": ["Ben"], "gate": 1}, {"type": "camera", "counts": [1, 2]},
+    {"type": "camera", "counts": [0, 0, 0, 0, 0, -1]}, {"type": "confirm", "marbles": [1, 1, 1, 1]},
+    {"type": "marble", "gate": 1, "expected_seq": "zero"}, {"type": "marble", "gate": 10**30},
+])
+def test_bad_events_change_nothing(client: FlaskClient, payload: dict) -> None:
+    session = new_diego(client)
+    response = client.post(events_url(session), json=payload)
+    assert response.status_code in (400, 422), payload
+    assert set(response.get_json()["error"]) == {"code", "message"}
+    assert client.get(f"/api/sessions/{session['id']}").get_json() == session
+
+
+@pytest.mark.parametrize("body, status", [
+    ({"game": "chess", "players": ["A", "B"]}, 400),
+    ({"game": "diego-drachenzahn", "players": ["A"]}, 422),            # ruling D1
+    ({"game": "diego-drachenzahn", "players": ["A", "B", "C", "D", "E"]}, 422),
+    ({"game": "diego-drachenzahn", "players": ["A", "A"]}, 400),
+    ({"game": "diego-drachenzahn", "players": "AB"}, 400),
+    ({"game": "diego-drachenzahn", "players": ["A", 3]}, 400),
+    ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": {"rounds_per_player": 0}}, 422),
+    ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": {"colour": "red"}}, 422),
+    ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": []}, 422),
+    ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": {"gate_names": ["x"]}}, 422),
+    ({"players": ["A", "B"]}, 400),
+])
+def test_bad_new_sessions(client: FlaskClient, body: dict, status: int) -> None:
+    before = client.get("/api/sessions").get_json()
+    response = client.post("/api/sessions", json=body)
+    assert response.status_code == status, response.get_json()
+    assert response.get_json()["error"]["message"]
+    assert client.get("/api/sessions").get_json() == before
+
+
+@pytest.mark.parametrize("path", [
+    "/api/sessions/999", "/api/sessions/0", "/api/sessions/abc", "/api/sessions/99999999999999999999999",
+    "/api/sessions/999/events", "/api/sessions/999/stream", "/api/nothing-here",
+])
+def test_unknown_is_404_json(client: FlaskClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == "not_found"
+
+
+def test_unknown_session_writes_are_404(client: FlaskClient) -> None:
+    for path in ("/api/sessions/999/events", "/api/sessions/999/undo", "/api/sessions/999/redo"):
+        assert client.post(path, json={"type": "marble", "gate": 1}).status_code == 404
+
+
+def test_wrong_method_is_json(client: FlaskClient) -> None:
+    response = client.delete("/api/sessions")
+    assert response.status_code == 405 and "error" in response.get_json()
+
+
+def test_huge_body_is_refused(client: FlaskClient) -> None:
+    session = new_diego(client)
+    response = client.post(events_url(session), data=json.dumps({"type": "marble", "x": "y" * 200_000}),
+                           content_type="application/json")
+    assert response.status_code == 413 and "error" in response.get_json()
+
+
+def test_simulation_endpoint_is_404_without_simulated_sensors(client: FlaskClient) -> None:
+    response = client.post("/api/simulation/marble", json={"gate": 1})
+    assert response.status_code == 404
+
+
+def test_openapi_documents_every_event_type_with_an_example(client: FlaskClient) -> None:
+    doc = client.get("/api/openapi.json").get_json()
+    assert doc["openapi"].startswith("3.")
+    for path in ("/api/health", "/api/games", "/api/sessions", "/api/sessions/{session_id}",
+                 "/api/sessions/{session_id}/events", "/api/sessions/{session_id}/undo",
+                 "/api/sessions/{session_id}/redo", "/api/sessions/{session_id}/stream",
+                 "/api/simulation/marble"):
+        assert path in doc["paths"], path
+    examples = doc["paths"]["/api/sessions/{session_id}/events"]["post"]["requestBody"]["content"][
+        "application/json"]["examples"]
+    schemas = doc["components"]["schemas"]
+    for game in GAMES.values():
+        for event in game.event_types:
+            example = examples[f"{game.id}.{event.type}"]["value"]
+            assert example["type"] == event.type
+            assert any(s.get("example", {}).get("type") == event.type for s in schemas.values())
+
+
+def test_documented_examples_are_accepted_by_the_rules(client: FlaskClient) -> None:
+    """Each example, sent at a moment when it is legal, is accepted: the document does not lie."""
+    session = new_diego(client, ["Ada", "Ben"])
+    url = events_url(session)
+    doc = client.get("/api/openapi.json").get_json()
+    examples = doc["paths"]["/api/sessions/{session_id}/events"]["post"]["requestBody"]["content"][
+        "application/json"]["examples"]
+    order = ["marble", "camera", "confirm", "guess", "reveal"]
+    for kind in order:
+        example = dict(examples[f"diego-drachenzahn.{kind}"]["value"])
+        if kind == "guess":
+            example["player"] = "Ben"
+        response = client.post(url, json=example)
+        assert response.status_code == 200, (kind, response.get_json())
+
+
+def test_kiosk_pages(client: FlaskClient) -> None:
+    session = new_diego(client)
+    home = client.get("/")
+    assert home.status_code == 200 and b"Diego Drachenzahn" in home.data and b"Carry on" in home.data
+    page = client.get(f"/play/{session['id']}")
+    assert page.status_code == 200 and b"session-data" in page.data
+    missing = client.get("/play/12345")
+    assert missing.status_code == 404 and b"no game number 12345" in missing.data
+    assert b"Traceback" not in missing.data
+
+
+def test_pages_load_no_remote_assets(client: FlaskClient) -> None:
+    session = new_diego(client)
+    for path in ("/", f"/play/{session['id']}"):
+        html = client.get(path).data.decode()
+        assert "http://" not in html and "https://" not in html
