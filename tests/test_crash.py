@@ -1,0 +1,99 @@
+"""Pull the plug: SIGKILL the server in the middle of a stream of writes; every acknowledged write survives."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from tests.servers import call
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(data: Path, port: int) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "web.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--data", str(data), "--sensors", "off"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if call(f"http://127.0.0.1:{port}/api/health", timeout=1)[0] == 200:
+                return process
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise AssertionError("the server did not start: " + process.stderr.read().decode()[-2000:])
+
+
+def _round_events(players: list[str], active: int) -> list[dict]:
+    events: list[dict] = [{"type": "marble", "gate": g} for g in (1, 2, 3)]
+    events += [{"type": "guess", "player": p, "gate": 2} for i, p in enumerate(players) if i != active]
+    return events + [{"type": "reveal", "gate": 2}]
+
+
+def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = _start(tmp_path, port)
+    try:
+        players = ["Ada", "Ben", "Cleo", "Dan"]
+        status, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": players,
+                                                        "options": {"rounds_per_player": 6}})
+        assert status == 201
+        url = f"{base}/api/sessions/{session['id']}/events"
+        plan = [e for r in range(24) for e in _round_events(players, r % 4)]
+        acknowledged: list[dict] = []
+        stop = threading.Event()
+
+        def write() -> None:
+            for event in plan:
+                if stop.is_set():
+                    return
+                try:
+                    status, _ = call(url, event, timeout=5)
+                except OSError:
+                    return
+                assert status == 200
+                acknowledged.append(event)
+
+        writer = threading.Thread(target=write)
+        writer.start()
+        while len(acknowledged) < 60 and writer.is_alive():
+            time.sleep(0.001)
+        server.send_signal(signal.SIGKILL)  # mid-stream: the writer is still sending
+        server.wait(10)
+        stop.set()
+        writer.join(10)
+        assert 60 <= len(acknowledged) < len(plan)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+    server = _start(tmp_path, port)
+    try:
+        _, log = call(f"{url}")
+        stored = [{"type": e["type"], **e["payload"]} for e in log["events"] if not e["undone"]]
+        # Every acknowledged write is there, in order; at most the one in flight was also stored.
+        assert stored[:len(acknowledged)] == acknowledged
+        assert len(stored) - len(acknowledged) in (0, 1)
+        _, view = call(f"{base}/api/sessions/{session['id']}")
+        assert view["seq"] == len(stored)
+        rounds_done = sum(1 for e in stored if e["type"] == "reveal")
+        assert view["round"] == rounds_done + 1
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(10)
+        assert os.path.exists(tmp_path / "companion.sqlite3")

@@ -1,0 +1,95 @@
+"""The SSE stream over a real server: full view on connect, then one message per change, to every client."""
+from __future__ import annotations
+
+import threading
+from typing import Iterator
+
+import pytest
+from flask import Flask
+
+from tests.servers import SseReader, call, serving
+
+
+@pytest.fixture
+def base(app: Flask) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+def _new(base: str) -> dict:
+    status, view = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"]})
+    assert status == 201
+    return view
+
+
+def test_full_view_on_connect_then_one_message_per_change(base: str) -> None:
+    session = _new(base)
+    stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
+    try:
+        assert stream.next_named("session") == session
+        assert "gates" in stream.next_named("sensors")
+        url = f"{base}/api/sessions/{session['id']}"
+        call(f"{url}/events", {"type": "marble", "gate": 5})
+        call(f"{url}/events", {"type": "marble", "gate": 7})  # refused: publishes nothing
+        call(f"{url}/undo", {})
+        call(f"{url}/redo", {})
+        seen = [stream.next_named("session") for _ in range(3)]
+        assert [v["seq"] for v in seen] == [1, 2, 3]
+        assert [v["state"]["current"]["marbles"] for v in seen] == [[5], [], [5]]
+        call(f"{url}/events", {"type": "guess", "player": "Ben", "gate": 5})
+        assert stream.next_named("session")["seq"] == 4  # nothing from the refused marble in between
+    finally:
+        stream.close()
+
+
+def test_every_client_gets_every_change(base: str) -> None:
+    session = _new(base)
+    url = f"{base}/api/sessions/{session['id']}"
+    streams = [SseReader(f"{url}/stream") for _ in range(5)]
+    try:
+        for s in streams:
+            s.next_named("session")
+        call(f"{url}/events", {"type": "marble", "gate": 2})
+        views = [s.next_named("session") for s in streams]
+        assert all(v["state"]["current"]["marbles"] == [2] for v in views)
+    finally:
+        for s in streams:
+            s.close()
+
+
+def test_streams_of_other_sessions_hear_nothing(base: str) -> None:
+    first, second = _new(base), _new(base)
+    stream = SseReader(f"{base}/api/sessions/{second['id']}/stream")
+    try:
+        stream.next_named("session")
+        call(f"{base}/api/sessions/{first['id']}/events", {"type": "marble", "gate": 1})
+        call(f"{base}/api/sessions/{second['id']}/events", {"type": "marble", "gate": 3})
+        view = stream.next_named("session")
+        assert view["id"] == second["id"] and view["state"]["current"]["marbles"] == [3]
+    finally:
+        stream.close()
+
+
+def test_unknown_session_stream_is_404(base: str) -> None:
+    status, body = call(f"{base}/api/sessions/4242/stream")
+    assert status == 404 and body["error"]["code"] == "not_found"
+
+
+def test_streams_end_when_the_server_stops(app: Flask) -> None:
+    ended = threading.Event()
+    with serving(app) as url:
+        session = _new(url)
+        stream = SseReader(f"{url}/api/sessions/{session['id']}/stream")
+        stream.next_named("session")
+
+        def drain() -> None:
+            try:
+                while True:
+                    stream.next()
+            except (EOFError, OSError, ValueError):
+                ended.set()
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+    assert ended.wait(5), "the stream did not end with the server"
+    stream.close()
