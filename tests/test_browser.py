@@ -1,0 +1,145 @@
+"""The kiosk in headless Chromium: start a game by tap, play a round, see it live on a second page."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import pytest
+from flask import Flask
+
+from tests.browser import browser  # noqa: F401  (fixture)
+from tests.servers import call, serving
+
+SIZES = [(1024, 600), (768, 1024)]
+
+
+@pytest.fixture
+def base(app: Flask) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture
+def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
+    """Opens pages in fresh browser contexts; closes them before the server stops."""
+    contexts: list[Any] = []
+
+    def open_(width: int = 1024, height: int = 600) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
+        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
+                      else route.abort())  # the table has no internet: nothing else may be fetched
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_
+    for context in contexts:
+        context.close()
+
+
+def _add_player(page: Any, name: str) -> None:
+    page.click("#add-player")
+    for letter in name.upper():
+        page.click(f"#kb-keys button:text-is('{letter}')")
+    page.click("#kb-ok")
+
+
+def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[..., Any], base: str) -> None:
+    page = open_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    for name in ("Ada", "Ben", "Cleo"):
+        _add_player(page, name)
+    assert page.locator("#seats li").all_inner_texts()[0].startswith("Ada")
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+    url = page.url
+
+    other = open_page(768, 1024)
+    other.goto(url)
+    other.wait_for_selector("#score-track li")
+    assert other.locator("[data-player='Ada'] .score").inner_text() == "0"
+
+    for _ in range(3):
+        page.click("#marble-pad [data-gate='2']")
+    other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
+    assert page.locator("#marble-pad [data-gate='2']").is_disabled()  # a fourth marble cannot be tapped
+    page.click("[data-player='Ben'] [data-gate='2']")
+    page.click("[data-player='Cleo'] [data-gate='5']")
+    other.wait_for_selector("[data-player='Cleo'] .guessed")
+    assert "2" not in other.locator("#guesses [data-player='Cleo']").inner_text().replace("Cleo", "")  # guesses hidden
+    page.click("#reveal-pad [data-gate='2']")
+
+    other.wait_for_function("document.querySelector(\"#score-track [data-player='Ada'] .score\").textContent === '3'")
+    scores = {p: other.locator(f"#score-track [data-player='{p}'] .score").inner_text() for p in ("Ada", "Ben", "Cleo")}
+    assert scores == {"Ada": "3", "Ben": "1", "Cleo": "0"}
+    assert "Ben" in other.locator("#turn").inner_text()  # the next active player, clockwise
+    assert errors == []
+
+
+def test_undo_redo_and_a_stale_tap_gets_a_message(open_page: Callable[..., Any], base: str) -> None:
+    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
+    page = open_page()
+    page.goto(f"{base}/play/{session['id']}")
+    page.click("#marble-pad [data-gate='4']")
+    page.wait_for_selector("#slots .slot.filled")
+    call(f"{base}/api/sessions/{session['id']}/events", {"type": "marble", "gate": 1})  # another device
+    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 2")
+    page.click("#undo")
+    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 1")
+    page.click("#redo")
+    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 2")
+
+    # This page stops hearing the table; a change elsewhere makes its next tap stale.
+    deaf = open_page()
+    deaf.route("**/stream", lambda route: route.abort())
+    deaf.goto(f"{base}/play/{session['id']}")
+    call(f"{base}/api/sessions/{session['id']}/events", {"type": "marble", "gate": 2})
+    deaf.click("#marble-pad [data-gate='6']")
+    deaf.wait_for_selector("#toast:not([hidden])")
+    assert "moved on" in deaf.locator("#toast").inner_text()
+    assert deaf.locator("#slots .slot.filled").count() == 3  # shows the fresh state instead
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["state"]["current"]["marbles"] == [4, 1, 2]  # the stale tap changed nothing
+
+
+def test_options_are_checked_on_the_page(open_page: Callable[..., Any], base: str) -> None:
+    page = open_page()
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    for _ in range(4):
+        page.click("[aria-label='more Rounds per player']")
+    assert page.locator("#opt-rounds_per_player").inner_text() == "6"
+    assert "from 1 to 6" in page.locator("#toast").inner_text()
+    assert page.locator("#start").is_disabled()  # no players seated yet
+
+
+@pytest.mark.parametrize("width, height", SIZES)
+def test_tap_targets_and_layout(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
+    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo", "Dan"]})
+    page = open_page(width, height)
+    for path in ("/", f"/play/{session['id']}"):
+        page.goto(base + path)
+        small = page.evaluate("""() => [...document.querySelectorAll('.btn')]
+            .filter(el => el.offsetParent !== null)
+            .map(el => [el.textContent.trim(), el.getBoundingClientRect()])
+            .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)""")
+        assert small == [], f"{path} at {width}x{height}: tap targets under 48 px: {small}"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} scrolls sideways at {width}x{height}"
+        assert page.locator("input[type='text'], input:not([type])").count() == (1 if path == "/" else 0)
+
+
+def test_final_screen_shows_the_winners(open_page: Callable[..., Any], base: str) -> None:
+    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"],
+                                               "options": {"rounds_per_player": 1}})
+    url = f"{base}/api/sessions/{session['id']}/events"
+    call(url, {"type": "marble", "gate": 6})
+    call(url, {"type": "guess", "player": "Ben", "gate": 1})
+    call(url, {"type": "reveal", "gate": 6})
+    page = open_page()
+    page.goto(f"{base}/play/{session['id']}")
+    call(url, {"type": "guess", "player": "Ada", "gate": 2})
+    call(url, {"type": "reveal", "gate": 1})
+    page.wait_for_selector("#final:not([hidden])")
+    assert page.locator("#winners").inner_text() == "Winner: Ada"
