@@ -116,7 +116,9 @@ def _gate_counts(marbles: tuple[Gate, ...]) -> tuple[int, ...]:
 
 
 def _marble(state: DiegoState, current: Round, event: Mapping[str, Any]) -> DiegoState:
-    gate = _gate_or_miss(event.get("gate"), "D2")
+    if "gate" not in event:
+        raise MalformedEventError("D2", "a marble needs a 'gate': 1 to 6, or null for a miss")
+    gate = _gate_or_miss(event["gate"], "D2")
     source = event.get("source", "tap")
     if len(current.marbles) >= MARBLES and source != "sensor":
         raise IllegalEventError("D4", f"all {MARBLES} marbles of this round are already entered; "

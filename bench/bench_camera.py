@@ -1,0 +1,57 @@
+"""Camera benchmarks: lores I420 -> BGR conversion and preview JPEG encoding, on one core."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import cv2
+import numpy as np
+
+from hardware.camera.service import encode_preview_jpeg
+from hardware.camera.sources import i420_to_bgr
+
+REPEATS = 300
+
+
+def _scene(width: int, height: int) -> np.ndarray:
+    """A textured BGR test frame (JPEG cost depends on content, so not a flat colour)."""
+    rng = np.random.default_rng(7)
+    frame = cv2.GaussianBlur(rng.integers(0, 256, (height, width, 3), dtype=np.uint8), (0, 0), 3)
+    for i in range(6):
+        cv2.circle(frame, (width * (2 * i + 1) // 12, height // 2), height // 12, (40, 200, 240), -1)
+    return frame
+
+
+def _times_ms(action: Callable[[], object], repeats: int = REPEATS) -> list[float]:
+    for _ in range(10):
+        action()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        times.append((time.perf_counter() - start) * 1000.0)
+    return times
+
+
+def _line(label: str, times: list[float]) -> str:
+    p99 = sorted(times)[int(len(times) * 0.99) - 1]
+    return f"{label} median {statistics.median(times):.3f} ms, p99 {p99:.3f} ms ({len(times)} runs)"
+
+
+def main() -> None:
+    previous = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        lores = cv2.cvtColor(_scene(320, 240), cv2.COLOR_BGR2YUV_I420)
+        print(_line("camera: lores 320x240 I420->BGR", _times_ms(lambda: i420_to_bgr(lores, (320, 240)))))
+        preview = _scene(640, 480)
+        size = len(encode_preview_jpeg(preview))
+        print(_line(f"camera: preview 640x480 JPEG encode ({size // 1024} KiB)", _times_ms(lambda: encode_preview_jpeg(preview))))
+    finally:
+        cv2.setNumThreads(previous)
+
+
+if __name__ == "__main__":
+    main()
