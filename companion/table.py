@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from .bus import Bus
-from .games import GAMES, Game, MalformedEventError
+from .games import GAMES, Game, IllegalEventError
 from .log import EventLog, SessionRecord, iter_live_payloads
 
 SOURCES = ("tap", "sensor", "camera", "import")
@@ -53,6 +53,11 @@ class Table:
         self.clock = clock
         self._lock = threading.RLock()
         self._cache: dict[int, tuple[SessionRecord, Any]] = {}
+        self._watchers: list[Callable[[dict[str, Any]], None]] = []
+
+    def watch(self, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Call `callback(view)` after every committed change of any session (sensors follow rounds)."""
+        self._watchers.append(callback)
 
     # reading
     def view(self, session_id: int) -> dict[str, Any]:
@@ -71,8 +76,8 @@ class Table:
         return None
 
     def events(self, session_id: int) -> list[dict[str, Any]]:
-        self._load(session_id)
-        return [e.to_json() for e in self.log.events(session_id)]
+        record, _ = self._load(session_id)
+        return self.games[record.game].redact([e.to_json() for e in self.log.events(session_id)])
 
     def rebuild(self) -> int:
         """Fold every unfinished session from the log into the cache (at start); returns how many."""
@@ -90,7 +95,7 @@ class Table:
             raise TableError(f"unknown game {game_id!r}; known games: {', '.join(sorted(self.games))}")
         names = _player_names(players)
         if not game.min_players <= len(names) <= game.max_players:
-            raise MalformedEventError(game.rulings[0] if game.rulings else "players",
+            raise IllegalEventError(game.rulings[0] if game.rulings else "players",
                                       f"{game.name} is for {game.min_players} to {game.max_players} players")
         resolved = game.resolve_options(options)
         state = game.setup(tuple(names), resolved)
@@ -154,6 +159,8 @@ class Table:
         self._cache[record.id] = (fresh, state)
         view = self._view(fresh, state)
         self.bus.publish(topic(record.id), "session", view)
+        for callback in self._watchers:
+            callback(view)
         return view
 
     def _load(self, session_id: Any) -> tuple[SessionRecord, Any]:

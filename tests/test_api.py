@@ -258,3 +258,13 @@ def test_pages_load_no_remote_assets(client: FlaskClient) -> None:
     for path in ("/", f"/play/{session['id']}"):
         html = client.get(path).data.decode()
         assert "http://" not in html and "https://" not in html
+
+
+def test_the_log_keeps_guesses_face_down_until_the_reveal(client: FlaskClient) -> None:
+    session = new_diego(client, ["Ada", "Ben"])
+    client.post(events_url(session), json={"type": "guess", "player": "Ben", "gate": 5})
+    guess = client.get(events_url(session)).get_json()["events"][0]
+    assert guess["payload"]["gate"] is None and guess["hidden"]
+    client.post(events_url(session), json={"type": "reveal", "gate": 5})
+    guess = client.get(events_url(session)).get_json()["events"][0]
+    assert guess["payload"]["gate"] == 5 and "hidden" not in guess

@@ -69,6 +69,8 @@ class Game:
     apply: Callable[[Any, Mapping[str, Any]], Any]
     view: Callable[[Any], dict[str, Any]]
     rulings: tuple[str, ...] = field(default=())
+    #: Hides what the table may not see yet in the log listing (e.g. face-down guesses).
+    redact: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = field(default=lambda events: events)
 
     def to_json(self) -> dict[str, Any]:
         return {

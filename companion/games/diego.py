@@ -102,8 +102,9 @@ def _fused(current: Round) -> Round:
     if len(current.marbles) > MARBLES:
         flag = f"the sensors report {len(current.marbles)} marbles, more than {MARBLES}"
     elif current.camera is not None:
-        if sum(current.camera) > MARBLES:
-            flag = f"the camera sees {sum(current.camera)} marbles in the gates, more than {MARBLES}"
+        seen = sum(current.camera) + current.camera_outside
+        if seen > MARBLES:
+            flag = f"the camera sees {seen} marbles, more than {MARBLES}"
         elif current.marbles and _gate_counts(current.marbles) != current.camera:
             flag = "the camera and the gates disagree about where the marbles rest"
     confirmed = flag is None and current.camera is not None
@@ -147,8 +148,9 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     checked = tuple(require_int({"count": c}, "count", 0, MAX_CAMERA_COUNT, "D3") for c in counts)
     outside = require_int({"outside": event.get("outside", 0)}, "outside", 0, MAX_CAMERA_COUNT, "D4")
     updated = replace(current, camera=checked, camera_outside=outside)
-    if not current.marbles and sum(checked) <= MARBLES:
-        # No beams saw anything: the camera alone fills in the round (ruling D3).
+    if all(s == "camera" for s in current.sources) and sum(checked) <= MARBLES:
+        # No beam or tap entered a marble: the camera alone fills in the round (ruling D3); a later
+        # reading, once another marble rests, replaces what the camera filled in before.
         marbles = tuple(g for g in range(1, GATES + 1) for _ in range(checked[g - 1]))
         misses = min(outside, MARBLES - len(marbles))
         updated = replace(updated, marbles=marbles + (None,) * misses,
@@ -169,6 +171,7 @@ def _reveal(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     token = require_int(event, "gate", 1, GATES, "D3")
     if current.flag is not None:
         raise IllegalEventError("D4", f"the round is flagged ({current.flag}); confirm the marbles first")
+    # Marbles not entered count as misses: beams cannot see a miss, and a miss scores nothing anyway.
     waiting = [state.players[s] for s, g in enumerate(current.guesses) if g is None and s != current.active]
     if waiting:
         raise IllegalEventError("D5", "every other player guesses before the reveal; waiting for "
@@ -263,6 +266,17 @@ def _round_json(state: DiegoState, r: Round) -> dict[str, Any]:
     }
 
 
+def redact(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The log listing with the guesses of the unrevealed round face down (rulebook: cards face down)."""
+    reveals = [i for i, e in enumerate(events) if e["type"] == "reveal" and e["status"] == "live"]
+    last_reveal = reveals[-1] if reveals else -1
+    return [
+        {**e, "payload": {**e["payload"], "gate": None}, "hidden": True}
+        if e["type"] == "guess" and i > last_reveal else e
+        for i, e in enumerate(events)
+    ]
+
+
 _GATE = {"type": "integer", "minimum": 1, "maximum": GATES}
 EVENT_TYPES = (
     EventType("marble", "A marble went into a gate (gate 1-6) or missed every gate (gate null). "
@@ -296,4 +310,5 @@ GAME = Game(
     apply=apply,
     view=view,
     rulings=("D1", "D2", "D3", "D4", "D5", "D6"),
+    redact=redact,
 )

@@ -1,0 +1,44 @@
+"""Marble vision speed: median milliseconds per frame on one core (goal: 3 ms at 640x480)."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import cv2
+
+from hardware.vision.detect import MarbleDetector
+
+
+def _median_ms(detector: MarbleDetector, frames: list, repeat: int = 5) -> tuple[float, float]:
+    times = []
+    for _ in range(repeat):
+        for f in frames:
+            t0 = time.perf_counter()
+            detector.detect(f)
+            times.append((time.perf_counter() - t0) * 1000.0)
+    times.sort()
+    return statistics.median(times), times[int(0.99 * (len(times) - 1))]
+
+
+def main() -> None:
+    """Print median and p99 detection time for 640x480 and 320x240 (lores) frames."""
+    from tests.scenes import make_scenes  # generator lives with the tests
+
+    cv2.setNumThreads(1)
+    for size, label in (((640, 480), "640x480"), ((320, 240), "320x240 lores")):
+        scenes = list(make_scenes(30, 900, size=size))
+        for with_ref in (True, False):
+            med, p99 = [], []
+            for sc in scenes:
+                det = MarbleDetector(sc.regions, sc.reference if with_ref else None)
+                m, p = _median_ms(det, [sc.image])
+                med.append(m)
+                p99.append(p)
+            print(f"vision: {label} {'with' if with_ref else 'without'} reference: "
+                  f"median {statistics.median(med):.2f} ms/frame, worst scene median {max(med):.2f} ms "
+                  f"({len(scenes)} scenes, 1 core)")
+
+
+if __name__ == "__main__":
+    main()

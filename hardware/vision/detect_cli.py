@@ -1,0 +1,84 @@
+"""`companion detect IMAGE... --gates GATES.json [--reference EMPTY.jpg]`: one JSON line per image."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from hardware.vision.detect import MarbleDetector
+from hardware.vision.regions import RegionsError, load_regions
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the detect command's arguments to ``parser``."""
+    parser.add_argument("images", nargs="+", metavar="IMAGE", help="camera image(s) to read")
+    parser.add_argument("--gates", required=True, metavar="GATES.json", help="gate regions file")
+    parser.add_argument("--reference", metavar="EMPTY.jpg", help="empty scene (same camera, no marbles)")
+    parser.add_argument("--marble-radius", type=float, metavar="PX",
+                        help="marble radius in pixels (default: inferred from the region size)")
+
+
+def _read(path: str) -> np.ndarray | None:
+    try:
+        data = np.fromfile(path, dtype=np.uint8)
+    except OSError:
+        return None
+    if data.size == 0:
+        return None
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print {"image", "counts", "outside"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
+    try:
+        regions = load_regions(args.gates)
+    except RegionsError as exc:
+        print(f"companion detect: {exc}", file=sys.stderr)
+        return 2
+    reference = None
+    if args.reference:
+        reference = _read(args.reference)
+        if reference is None:
+            print(f"companion detect: cannot read reference image {args.reference}", file=sys.stderr)
+            return 2
+    radius = getattr(args, "marble_radius", None)
+    if radius is not None and not radius > 0:
+        print(f"companion detect: --marble-radius must be positive, got {radius}", file=sys.stderr)
+        return 2
+    try:
+        detector = MarbleDetector(regions, reference, marble_radius_px=radius)
+    except ValueError as exc:
+        print(f"companion detect: {exc}", file=sys.stderr)
+        return 2
+    failed = False
+    for path in args.images:
+        frame = _read(path)
+        if frame is None:
+            failed = True
+            reason = "file not found" if not Path(path).exists() else "not a readable image"
+            print(json.dumps({"image": path, "error": f"cannot read image: {reason}"}), flush=True)
+            continue
+        try:
+            det = detector.detect(frame)
+        except ValueError as exc:
+            failed = True
+            print(json.dumps({"image": path, "error": str(exc)}), flush=True)
+            continue
+        print(json.dumps({"image": path, "counts": list(det.counts), "outside": det.outside}), flush=True)
+    return 1 if failed else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point (the lead wires `run` into the `companion` console script)."""
+    parser = argparse.ArgumentParser(prog="companion detect", description=__doc__)
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,182 @@
+"""Gate regions: one polygon per gate (1..6) in image pixels, saved as JSON.
+
+File format: ``{"gates": [{"gate": 1, "polygon": [[x, y], ...]}, ...]}``.
+Loading validates the data and raises :class:`RegionsError` naming the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+GATE_COUNT = 6
+
+
+class RegionsError(ValueError):
+    """Gate regions data or file is invalid; the message names the problem."""
+
+
+@dataclass(frozen=True)
+class GateRegion:
+    """One gate's region: a simple polygon of at least three (x, y) image points."""
+
+    gate: int
+    polygon: tuple[tuple[float, float], ...]
+
+    def contains(self, x: float, y: float) -> bool:
+        """True when (x, y) lies inside the polygon or on its edge."""
+        return _point_in_polygon(x, y, self.polygon)
+
+    def area(self) -> float:
+        """Absolute area of the polygon in square pixels (shoelace formula)."""
+        pts = self.polygon
+        s = 0.0
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]):
+            s += x0 * y1 - x1 * y0
+        return abs(s) / 2.0
+
+    def as_array(self) -> np.ndarray:
+        """The polygon as a float32 array of shape (n, 2)."""
+        return np.asarray(self.polygon, dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class GateRegions:
+    """The six gate regions, sorted by gate number 1..6."""
+
+    gates: tuple[GateRegion, ...]
+
+    def __post_init__(self) -> None:
+        numbers = [g.gate for g in self.gates]
+        if sorted(numbers) != list(range(1, GATE_COUNT + 1)):
+            raise RegionsError(f"gate regions must be gates 1..{GATE_COUNT} once each, got {numbers}")
+        for g in self.gates:
+            if len(g.polygon) < 3:
+                raise RegionsError(f"gate {g.gate}: polygon needs at least 3 points, got {len(g.polygon)}")
+        object.__setattr__(self, "gates", tuple(sorted(self.gates, key=lambda g: g.gate)))
+
+    def region(self, gate: int) -> GateRegion:
+        """The region of gate ``gate`` (1..6)."""
+        return self.gates[gate - 1]
+
+    def gate_at(self, x: float, y: float) -> int | None:
+        """The gate whose polygon contains (x, y), or None when outside every region.
+
+        Where polygons overlap, the lowest gate number wins.
+        """
+        for g in self.gates:
+            if g.contains(x, y):
+                return g.gate
+        return None
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """Bounding box (x0, y0, x1, y1) of all polygons."""
+        xs = [p[0] for g in self.gates for p in g.polygon]
+        ys = [p[1] for g in self.gates for p in g.polygon]
+        return min(xs), min(ys), max(xs), max(ys)
+
+    def scaled(self, sx: float, sy: float | None = None) -> "GateRegions":
+        """A copy with every point multiplied by (sx, sy) (for a resized image)."""
+        sy = sx if sy is None else sy
+        return GateRegions(tuple(
+            GateRegion(g.gate, tuple((x * sx, y * sy) for x, y in g.polygon)) for g in self.gates))
+
+    def to_json(self) -> dict:
+        """JSON-ready dict in the file format."""
+        return {"gates": [
+            {"gate": g.gate, "polygon": [[float(x), float(y)] for x, y in g.polygon]}
+            for g in self.gates]}
+
+    @classmethod
+    def from_json(cls, data: object) -> "GateRegions":
+        """Parse and validate the file format; raises RegionsError naming what is wrong."""
+        if not isinstance(data, dict):
+            raise RegionsError("gate regions: expected a JSON object with a 'gates' list")
+        gates = data.get("gates")
+        if not isinstance(gates, list):
+            raise RegionsError("gate regions: missing 'gates' list")
+        parsed: dict[int, GateRegion] = {}
+        for i, item in enumerate(gates):
+            where = f"gates[{i}]"
+            if not isinstance(item, dict):
+                raise RegionsError(f"{where}: expected an object with 'gate' and 'polygon'")
+            gate = item.get("gate")
+            if isinstance(gate, bool) or not isinstance(gate, int):
+                raise RegionsError(f"{where}: 'gate' must be an integer 1..{GATE_COUNT}, got {gate!r}")
+            if not 1 <= gate <= GATE_COUNT:
+                raise RegionsError(f"{where}: gate {gate} out of range 1..{GATE_COUNT}")
+            if gate in parsed:
+                raise RegionsError(f"{where}: gate {gate} appears twice")
+            parsed[gate] = GateRegion(gate, _parse_polygon(item.get("polygon"), f"gate {gate}"))
+        missing = [g for g in range(1, GATE_COUNT + 1) if g not in parsed]
+        if missing:
+            raise RegionsError("gate regions: missing gate " + ", ".join(str(g) for g in missing))
+        return cls(tuple(parsed[g] for g in range(1, GATE_COUNT + 1)))
+
+
+def _parse_polygon(poly: object, where: str) -> tuple[tuple[float, float], ...]:
+    if not isinstance(poly, list):
+        raise RegionsError(f"{where}: 'polygon' must be a list of [x, y] points")
+    if len(poly) < 3:
+        raise RegionsError(f"{where}: polygon needs at least 3 points, got {len(poly)}")
+    points: list[tuple[float, float]] = []
+    for j, pt in enumerate(poly):
+        if not isinstance(pt, (list, tuple)) or len(pt) != 2:
+            raise RegionsError(f"{where}: point {j} must be [x, y], got {pt!r}")
+        for v in pt:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise RegionsError(f"{where}: point {j} has a non-number coordinate {v!r}")
+        points.append((float(pt[0]), float(pt[1])))
+    if GateRegion(0, tuple(points)).area() <= 0.0:
+        raise RegionsError(f"{where}: polygon has zero area")
+    return tuple(points)
+
+
+def _point_in_polygon(x: float, y: float, poly: tuple[tuple[float, float], ...]) -> bool:
+    """Even-odd ray casting; points on an edge count as inside."""
+    inside = False
+    n = len(poly)
+    for i in range(n):
+        x0, y0 = poly[i]
+        x1, y1 = poly[(i + 1) % n]
+        # on-edge test
+        cross = (x1 - x0) * (y - y0) - (y1 - y0) * (x - x0)
+        if abs(cross) <= 1e-9 * max(1.0, abs(x1 - x0) + abs(y1 - y0)) and \
+                min(x0, x1) - 1e-9 <= x <= max(x0, x1) + 1e-9 and min(y0, y1) - 1e-9 <= y <= max(y0, y1) + 1e-9:
+            return True
+        if (y0 > y) != (y1 > y):
+            xi = x0 + (y - y0) * (x1 - x0) / (y1 - y0)
+            if x < xi:
+                inside = not inside
+    return inside
+
+
+def load_regions(path: str | Path) -> GateRegions:
+    """Read and validate a gate regions JSON file; raises RegionsError naming the problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RegionsError(f"cannot read gate regions file {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise RegionsError(f"gate regions file {p} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RegionsError(f"gate regions file {p} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    try:
+        return GateRegions.from_json(data)
+    except RegionsError as exc:
+        raise RegionsError(f"{p}: {exc}") from None
+
+
+def save_regions(regions: GateRegions, path: str | Path) -> None:
+    """Write regions as JSON (atomically: temp file then rename)."""
+    p = Path(path)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(json.dumps(regions.to_json(), indent=2) + "\n", encoding="utf-8")
+    tmp.replace(p)

@@ -1,0 +1,403 @@
+"""Seeded synthetic scenes of the castle's gate area, with ground truth, for marble vision tests.
+
+A scene is a top-down-ish camera view of a textured board with six gate regions in a row (printed
+gate symbols, coloured mats, castle walls between gates), seen through a mild perspective, under
+changing light, with marbles of every kind (clear glass, tinted glass, cat's-eye, opaque), their
+glare highlights, shadows and caustics, touching marbles, and misses (marbles outside every
+region). Each scene comes with an empty reference image of the same board (same camera, no
+marbles) whose light differs slightly, and ground truth: counts per gate, outside count, regions.
+
+Everything is derived from ``seed`` alone (numpy PCG64), so a seed always gives the same scene.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterator
+
+import cv2
+import numpy as np
+
+from hardware.vision.regions import GateRegion, GateRegions
+
+KINDS = ("clear", "tinted", "catseye", "opaque")
+
+
+@dataclass(frozen=True)
+class SceneMarble:
+    """Ground truth for one marble: centre and radius in image pixels, kind, gate (None = outside)."""
+
+    x: float
+    y: float
+    r: float
+    kind: str
+    gate: int | None
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One synthetic scene: the frame, its empty reference and the ground truth."""
+
+    seed: int
+    image: np.ndarray
+    reference: np.ndarray
+    regions: GateRegions
+    counts: tuple[int, int, int, int, int, int]
+    outside: int
+    marbles: tuple[SceneMarble, ...]
+    marble_radius_px: float
+
+
+# --------------------------------------------------------------------------- board
+
+def _smooth_noise(rng: np.random.Generator, h: int, w: int, cells: int) -> np.ndarray:
+    """Smooth random field in [-1, 1] with about ``cells`` bumps along the long side."""
+    cw = max(2, cells)
+    ch = max(2, int(round(cells * h / w)))
+    grid = rng.uniform(-1.0, 1.0, (ch, cw)).astype(np.float32)
+    return cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _random_colour(rng: np.random.Generator, sat: tuple[float, float], val: tuple[float, float]) -> np.ndarray:
+    """A BGR colour in [0, 1] from random hue and the given saturation/value ranges."""
+    hsv = np.uint8([[[rng.integers(0, 180), int(255 * rng.uniform(*sat)), int(255 * rng.uniform(*val))]]])
+    return cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0].astype(np.float32) / 255.0
+
+
+def _symbol(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, size: float,
+            colour: tuple[int, int, int]) -> None:
+    """Draw one printed symbol (star, disc, ring, triangle, diamond, moon, cross, heart)."""
+    kind = rng.choice(["star", "disc", "ring", "triangle", "diamond", "moon", "cross", "heart"])
+    rot = rng.uniform(0, 2 * math.pi)
+    s = size
+
+    def poly(points: list[tuple[float, float]]) -> np.ndarray:
+        c, si = math.cos(rot), math.sin(rot)
+        return np.int32([[cx + x * c - y * si, cy + x * si + y * c] for x, y in points]).reshape(-1, 1, 2)
+
+    if kind == "star":
+        pts = [((s if i % 2 == 0 else s * 0.45) * math.cos(i * math.pi / 5),
+                (s if i % 2 == 0 else s * 0.45) * math.sin(i * math.pi / 5)) for i in range(10)]
+        cv2.fillPoly(img, [poly(pts)], colour, cv2.LINE_AA)
+    elif kind == "disc":
+        cv2.circle(img, (int(cx), int(cy)), int(s * 0.8), colour, -1, cv2.LINE_AA)
+    elif kind == "ring":
+        cv2.circle(img, (int(cx), int(cy)), int(s * 0.8), colour, max(2, int(s * 0.2)), cv2.LINE_AA)
+    elif kind == "triangle":
+        pts = [(s * math.cos(a), s * math.sin(a)) for a in (0, 2 * math.pi / 3, 4 * math.pi / 3)]
+        cv2.fillPoly(img, [poly(pts)], colour, cv2.LINE_AA)
+    elif kind == "diamond":
+        cv2.fillPoly(img, [poly([(s, 0), (0, s * 0.6), (-s, 0), (0, -s * 0.6)])], colour, cv2.LINE_AA)
+    elif kind == "moon":
+        cv2.circle(img, (int(cx), int(cy)), int(s * 0.8), colour, -1, cv2.LINE_AA)
+        off = poly([(s * 0.4, 0)])[0, 0]
+        bg = tuple(int(v) for v in img[int(min(max(cy - s, 0), img.shape[0] - 1)),
+                                       int(min(max(cx - s, 0), img.shape[1] - 1))])
+        cv2.circle(img, (int(off[0]), int(off[1])), int(s * 0.7), bg, -1, cv2.LINE_AA)
+    elif kind == "cross":
+        t = s * 0.25
+        cv2.fillPoly(img, [poly([(-s, -t), (s, -t), (s, t), (-s, t)])], colour, cv2.LINE_AA)
+        cv2.fillPoly(img, [poly([(-t, -s), (t, -s), (t, s), (-t, s)])], colour, cv2.LINE_AA)
+    else:  # heart
+        cv2.circle(img, tuple(poly([(-s * 0.3, -s * 0.25)])[0, 0]), int(s * 0.4), colour, -1, cv2.LINE_AA)
+        cv2.circle(img, tuple(poly([(s * 0.3, -s * 0.25)])[0, 0]), int(s * 0.4), colour, -1, cv2.LINE_AA)
+        cv2.fillPoly(img, [poly([(-s * 0.68, -s * 0.1), (s * 0.68, -s * 0.1), (0, s * 0.75)])], colour, cv2.LINE_AA)
+
+
+def _board(rng: np.random.Generator, w: int, h: int, rects: list[tuple[float, float, float, float]],
+           r: float) -> np.ndarray:
+    """Canonical (top-down) board texture as uint8 BGR, with mats, walls and symbols."""
+    base = _random_colour(rng, (0.05, 0.6), (0.35, 0.85))
+    lf = _smooth_noise(rng, h, w, 5)[..., None]
+    board = base[None, None, :] * (1.0 + 0.12 * lf)
+    style = rng.choice(["wood", "felt", "bricks", "plain"])
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    if style == "wood":
+        warp = _smooth_noise(rng, h, w, 8) * 12
+        board *= (1.0 + 0.07 * np.sin((yy + warp) * rng.uniform(0.15, 0.4)))[..., None]
+    elif style == "felt":
+        fine = cv2.GaussianBlur(rng.normal(0, 1, (h, w)).astype(np.float32), (0, 0), 1.0)
+        board *= (1.0 + 0.05 * fine)[..., None]
+    board = np.clip(board * 255, 0, 255).astype(np.uint8)
+    if style == "bricks":
+        line = tuple(int(v * 0.7) for v in board[h // 2, w // 2])
+        bh = int(rng.uniform(2.0, 4.0) * r)
+        for row, y in enumerate(range(0, h, bh)):
+            cv2.line(board, (0, y), (w, y), line, 2, cv2.LINE_AA)
+            for x in range((row % 2) * bh, w, 2 * bh):
+                cv2.line(board, (x, y), (x, y + bh), line, 2, cv2.LINE_AA)
+    # printed distractors scattered over the board (also near the gates)
+    for _ in range(int(rng.integers(2, 9))):
+        col = tuple(int(v) for v in (_random_colour(rng, (0.2, 1.0), (0.1, 0.95)) * 255))
+        _symbol(board, rng, rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.5, 1.6) * r, col)
+    mats = rng.random() < 0.5
+    y0 = min(rc[1] for rc in rects)
+    for i, (x0, ry0, x1, ry1) in enumerate(rects):
+        if mats:
+            col = tuple(int(v) for v in (_random_colour(rng, (0.1, 0.7), (0.3, 0.9)) * 255))
+            cv2.rectangle(board, (int(x0), int(ry0)), (int(x1), int(ry1)), col, -1, cv2.LINE_AA)
+        if i < len(rects) - 1:  # castle wall stub between gates, behind the row
+            nx0 = rects[i + 1][0]
+            wall = tuple(int(v) for v in (_random_colour(rng, (0.0, 0.3), (0.2, 0.7)) * 255))
+            cv2.rectangle(board, (int(x1 + 1), int(y0 - 4 * r)), (int(nx0 - 1), int(y0 + 1.5 * r)), wall, -1)
+        # printed gate symbol inside the region, where marbles rest
+        col = tuple(int(v) for v in (_random_colour(rng, (0.4, 1.0), (0.15, 0.95)) * 255))
+        _symbol(board, rng, rng.uniform(x0 + 0.3 * (x1 - x0), x0 + 0.7 * (x1 - x0)),
+                rng.uniform(ry0 + 0.25 * (ry1 - ry0), ry0 + 0.75 * (ry1 - ry0)), rng.uniform(1.0, 2.2) * r, col)
+    # the castle front behind the gate row
+    castle = tuple(int(v) for v in (_random_colour(rng, (0.0, 0.4), (0.15, 0.6)) * 255))
+    cv2.rectangle(board, (0, 0), (w, int(y0 - 4 * r)), castle, -1)
+    return board
+
+
+def _illumination(rng: np.random.Generator, h: int, w: int, gain: np.ndarray, ripple: float) -> np.ndarray:
+    """Light field (h, w, 3): per-channel gain times a smooth gradient and vignette."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    gx, gy = rng.uniform(-0.25, 0.25, 2)
+    field = 1.0 + gx * (xx / w - 0.5) + gy * (yy / h - 0.5)
+    field *= 1.0 - rng.uniform(0.0, 0.25) * (((xx / w - 0.5) ** 2 + (yy / h - 0.5) ** 2) * 2)
+    field *= 1.0 + ripple * _smooth_noise(rng, h, w, 3)
+    return field[..., None] * gain[None, None, :]
+
+
+# --------------------------------------------------------------------------- marbles
+
+def _shadow(img: np.ndarray, cx: float, cy: float, R: float, light: tuple[float, float, float],
+            kind: str, rng: np.random.Generator) -> None:
+    """Darken the board under and beside a marble (soft ellipse); glass adds a caustic."""
+    lx, ly, lz = light
+    horiz = math.hypot(lx, ly) + 1e-9
+    dx, dy = -lx / horiz, -ly / horiz
+    length = min(2.0, horiz / max(lz, 0.2))
+    ox, oy = cx + dx * R * 0.6 * length, cy + dy * R * 0.6 * length
+    a, b = R * (1.0 + 0.5 * length), R * 0.95
+    pad = int(a * 2 + 3)
+    x0, y0 = max(0, int(ox) - pad), max(0, int(oy) - pad)
+    x1, y1 = min(img.shape[1], int(ox) + pad), min(img.shape[0], int(oy) + pad)
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    px, py = xx - ox, yy - oy
+    along, perp = px * dx + py * dy, -px * dy + py * dx
+    q = np.sqrt((along / a) ** 2 + (perp / b) ** 2)
+    soft = rng.uniform(5.0, 12.0)
+    mask = 1.0 / (1.0 + np.exp((q - 1.0) * soft))
+    dark = rng.uniform(0.12, 0.35) if kind != "opaque" else rng.uniform(0.3, 0.6)
+    patch = img[y0:y1, x0:x1]
+    patch *= (1.0 - dark * mask)[..., None]
+    if kind != "opaque":
+        cxs, cys = cx + dx * R * 0.9 * length, cy + dy * R * 0.9 * length
+        caustic = np.exp(-((xx - cxs) ** 2 + (yy - cys) ** 2) / (2 * (0.25 * R) ** 2))
+        patch *= (1.0 + rng.uniform(0.2, 0.9) * caustic)[..., None]
+
+
+def _marble(img: np.ndarray, cx: float, cy: float, R: float, kind: str, light: tuple[float, float, float],
+            illum: np.ndarray, rng: np.random.Generator) -> None:
+    """Paint one marble (sphere shading, refraction, rim, vanes, glare) onto ``img`` in place."""
+    pad = int(R + 2)
+    x0, y0 = max(0, int(cx) - pad), max(0, int(cy) - pad)
+    x1, y1 = min(img.shape[1], int(cx) + pad + 2), min(img.shape[0], int(cy) + pad + 2)
+    yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    u, v = (xx - cx) / R, (yy - cy) / R
+    rho = np.sqrt(u * u + v * v)
+    alpha = np.clip((1.0 - rho) * R + 0.5, 0.0, 1.0)[..., None]
+    rr = np.minimum(rho, 1.0)
+    nz = np.sqrt(np.maximum(0.0, 1.0 - rr * rr))
+    lx, ly, lz = light
+    lam = np.maximum(0.0, u * lx + v * ly + nz * lz)
+    local = illum[int(min(cy, img.shape[0] - 1)), int(min(cx, img.shape[1] - 1))]
+    patch = img[y0:y1, x0:x1]
+    if kind == "opaque":
+        base = _random_colour(rng, (0.0, 1.0), (0.08, 1.0))
+        body = np.broadcast_to(base, patch.shape).copy()
+        if rng.random() < 0.5:
+            second = _random_colour(rng, (0.2, 1.0), (0.1, 1.0))
+            swirl = np.sin(rng.integers(2, 6) * np.arctan2(v, u) + 7 * rho + rng.uniform(0, 6)) > 0.3
+            body[swirl] = second
+        body *= (0.3 + 0.7 * lam)[..., None] * local
+    else:
+        k = rng.uniform(0.35, 0.75)
+        mapx = (cx - k * (xx - cx)).astype(np.float32)
+        mapy = (cy - k * (yy - cy)).astype(np.float32)
+        refr = cv2.remap(img, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+        if kind == "tinted":
+            tint = _random_colour(rng, (0.45, 1.0), (0.55, 1.0))
+        else:
+            tint = np.float32([1.0, 1.0, 1.0]) - np.float32(rng.uniform(0.0, 0.12, 3))
+        mean_bg = patch.reshape(-1, 3).mean(axis=0)
+        body = tint * (0.7 * refr + 0.3 * mean_bg) * rng.uniform(0.95, 1.35)
+        rim = rng.uniform(0.25, 0.7)
+        body *= (1.0 - rim * np.clip((rho - 0.6) / 0.4, 0.0, 1.0) ** 2)[..., None]
+        if kind == "catseye":
+            n_vanes = int(rng.integers(1, 4))
+            a0, bend = rng.uniform(0, math.pi), rng.uniform(-0.8, 0.8)
+            for i in range(n_vanes):
+                col = _random_colour(rng, (0.5, 1.0), (0.3, 1.0))
+                ang = a0 + i * math.pi / n_vanes + bend * rho
+                dist = np.abs(-u * np.sin(ang) + v * np.cos(ang))
+                vane = (dist < 0.2 * (1.0 - rho ** 2)) & (rho < 0.85)
+                body[vane] = (col * (0.5 + 0.5 * lam[vane])[:, None] * local)
+    # glare: specular highlight toward the light, sometimes a second reflection (window)
+    hx, hy = 0.5 * lx, 0.5 * ly
+    sig = rng.uniform(0.07, 0.16)
+    spec = np.exp(-((u - hx) ** 2 + (v - hy) ** 2) / (2 * sig * sig)) * rng.uniform(0.5, 1.2)
+    if rng.random() < 0.4:
+        a = rng.uniform(0, 2 * math.pi)
+        spec += np.exp(-((u - 0.55 * math.cos(a)) ** 2 + (v - 0.55 * math.sin(a)) ** 2) / 0.004) * 0.6
+    body = body + (spec * (rho < 1.0))[..., None]
+    patch[:] = patch * (1.0 - alpha) + body * alpha
+
+
+# --------------------------------------------------------------------------- scene
+
+def _homography(rng: np.random.Generator, w: int, h: int) -> np.ndarray:
+    """Canonical board (0..w, 0..h) -> image: mild tilt, rotation, zoom and shift."""
+    m = rng.uniform(0.0, 0.08, 4) * np.float32([w, h, w, h])
+    tilt = rng.uniform(0.0, 0.12) * w
+    dst = np.float32([[-m[0] + tilt, -m[1]], [w + m[2] - tilt, -m[1]], [w + m[2], h + m[3]], [-m[0], h + m[3]]])
+    dst += rng.uniform(-0.02, 0.02, (4, 2)).astype(np.float32) * np.float32([w, h])
+    ang = math.radians(rng.uniform(-5, 5))
+    c, s = math.cos(ang), math.sin(ang)
+    centre = np.float32([w / 2, h / 2])
+    dst = (dst - centre) @ np.float32([[c, s], [-s, c]]) + centre
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    return cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+
+
+def _project(H: np.ndarray, x: float, y: float) -> tuple[float, float]:
+    p = H @ np.array([x, y, 1.0])
+    return float(p[0] / p[2]), float(p[1] / p[2])
+
+
+def _local_scale(H: np.ndarray, x: float, y: float) -> float:
+    """Linear scale of the homography at canonical point (x, y)."""
+    p0, px, py = _project(H, x, y), _project(H, x + 1, y), _project(H, x, y + 1)
+    jac = abs((px[0] - p0[0]) * (py[1] - p0[1]) - (px[1] - p0[1]) * (py[0] - p0[0]))
+    return math.sqrt(jac)
+
+
+def _camera(img: np.ndarray, rng: np.random.Generator, blur: float, noise: float, quality: int) -> np.ndarray:
+    """Blur, sensor noise and JPEG compression; float [0,1] in, uint8 BGR out."""
+    out = img * 255.0
+    if blur > 0.05:
+        out = cv2.GaussianBlur(out, (0, 0), blur)
+    out = out + rng.normal(0.0, noise, out.shape).astype(np.float32)
+    out = np.clip(out, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    assert ok
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _place_marbles(rng: np.random.Generator, rects: list[tuple[float, float, float, float]], r: float,
+                   w: int, h: int) -> list[tuple[float, float, int | None]]:
+    """Canonical marble centres with their gate (None = outside), non-overlapping, some touching."""
+    n = int(rng.choice([0, 1, 2, 3, 4, 5], p=[0.08, 0.22, 0.27, 0.33, 0.06, 0.04]))
+    placed: list[tuple[float, float, int | None]] = []
+    margin = 0.45 * r  # centres stay clear of region edges so the truth is unambiguous
+    row_x0, row_y0 = rects[0][0], min(rc[1] for rc in rects)
+    row_x1, row_y1 = rects[-1][2], max(rc[3] for rc in rects)
+
+    def gate_of(x: float, y: float) -> int | None | str:
+        for i, (x0, y0, x1, y1) in enumerate(rects):
+            if x0 + margin <= x <= x1 - margin and y0 + margin <= y <= y1 - margin:
+                return i + 1
+            if x0 - margin <= x <= x1 + margin and y0 - margin <= y <= y1 + margin:
+                return "edge"
+        return None
+
+    def free(x: float, y: float) -> bool:
+        return all((x - px) ** 2 + (y - py) ** 2 >= (2 * r + 0.3) ** 2 for px, py, _ in placed)
+
+    for _ in range(n):
+        for _attempt in range(60):
+            if placed and rng.random() < 0.4:  # touching an existing marble
+                bx, by, _ = placed[int(rng.integers(len(placed)))]
+                a = rng.uniform(0, 2 * math.pi)
+                d = 2 * r + rng.uniform(0.3, 1.2)
+                x, y = bx + d * math.cos(a), by + d * math.sin(a)
+            elif rng.random() < 0.15:  # a miss: in front of the row or beside it
+                x = rng.uniform(row_x0 - 3 * r, row_x1 + 3 * r)
+                y = rng.uniform(row_y1 + 1.2 * r, row_y1 + 4 * r)
+            else:
+                x0, y0, x1, y1 = rects[int(rng.integers(len(rects)))]
+                x, y = rng.uniform(x0 + r, x1 - r), rng.uniform(y0 + r, y1 - r)
+            if not (2 * r < x < w - 2 * r and row_y0 - 3 * r < y < h - 2 * r):
+                continue
+            g = gate_of(x, y)
+            if g == "edge" or not free(x, y):
+                continue
+            if g is None and y < row_y1:  # nothing rests behind/between the gates
+                continue
+            placed.append((x, y, g))  # type: ignore[arg-type]
+            break
+    return placed
+
+
+def make_scene(seed: int, size: tuple[int, int] = (640, 480)) -> Scene:
+    """Build the scene for ``seed`` at image ``size`` (width, height)."""
+    rng = np.random.default_rng(seed)
+    w, h = size
+    k = w / 640.0
+    r = rng.uniform(10.0, 15.0) * k  # canonical marble radius
+    # six gate regions in a row, walls between them
+    row_x0, row_x1 = rng.uniform(0.04, 0.1) * w, rng.uniform(0.9, 0.96) * w
+    gap = rng.uniform(0.3, 1.0) * r
+    slot = (row_x1 - row_x0 + gap) / 6
+    ry0 = rng.uniform(0.28, 0.38) * h
+    ry1 = ry0 + rng.uniform(5.5, 8.5) * r
+    rects = [(row_x0 + i * slot, ry0, row_x0 + i * slot + slot - gap, ry1) for i in range(6)]
+    board = _board(rng, w, h, rects, r).astype(np.float32) / 255.0
+    H = _homography(rng, w, h)
+    view = cv2.warpPerspective(board, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    regions = GateRegions(tuple(
+        GateRegion(i + 1, tuple(_project(H, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))))
+        for i, (x0, y0, x1, y1) in enumerate(rects)))
+    # light: reference and scene differ a little (exposure, colour, gradient)
+    gain = np.float32(rng.uniform(0.75, 1.2) * (1 + rng.uniform(-0.06, 0.06, 3)))
+    state = rng.bit_generator.state
+    ref_illum = _illumination(rng, h, w, gain, 0.04)
+    rng.bit_generator.state = state  # same light shape, then a small change on top
+    illum = _illumination(rng, h, w, gain, 0.04)
+    change = np.float32(rng.uniform(0.85, 1.15) * (1 + rng.uniform(-0.04, 0.04, 3)))
+    illum *= change * (1 + 0.06 * _smooth_noise(rng, h, w, 3))[..., None]
+    board_glare = rng.random() < 0.4
+    if board_glare:  # broad specular patch on a glossy board, in both images
+        gx, gy, gs = rng.uniform(0.2, 0.8) * w, rng.uniform(0.2, 0.8) * h, rng.uniform(0.08, 0.2) * w
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        glare = (rng.uniform(0.1, 0.35) * np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * gs * gs)))[..., None]
+    ref_img = view * ref_illum + (glare if board_glare else 0.0)
+    # a sub-pixel camera nudge between reference and scene
+    shift = rng.uniform(-0.5, 0.5, 2) if rng.random() < 0.5 else np.zeros(2)
+    M = np.float32([[1, 0, shift[0]], [0, 1, shift[1]]])
+    view_s = cv2.warpAffine(view, M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    scene = view_s * illum + (glare if board_glare else 0.0)
+    # light direction (toward the light), elevation 35..85 degrees
+    az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
+    light = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
+    placed = _place_marbles(rng, rects, r, w, h)
+    marbles: list[SceneMarble] = []
+    for x, y, g in placed:
+        ix, iy = _project(H, x, y)
+        marbles.append(SceneMarble(ix + float(shift[0]), iy + float(shift[1]), r * _local_scale(H, x, y),
+                                   str(rng.choice(KINDS)), g))
+    for m in marbles:
+        _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
+    for m in marbles:
+        _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng)
+    blur = rng.uniform(0.0, 1.2) if rng.random() < 0.7 else 0.0
+    noise = rng.uniform(1.0, 5.0)
+    quality = int(rng.integers(50, 96))
+    image = _camera(scene, rng, blur, noise, quality)
+    reference = _camera(ref_img, rng, blur, noise, quality)
+    counts = [0] * 6
+    for m in marbles:
+        if m.gate is not None:
+            counts[m.gate - 1] += 1
+    mean_r = float(np.mean([m.r for m in marbles])) if marbles else r * _local_scale(H, w / 2, ry0)
+    return Scene(seed, image, reference, regions, tuple(counts),  # type: ignore[arg-type]
+                 sum(m.gate is None for m in marbles), tuple(marbles), mean_r)
+
+
+def make_scenes(n: int, start: int = 0, size: tuple[int, int] = (640, 480)) -> Iterator[Scene]:
+    """Scenes for seeds start .. start+n-1."""
+    for seed in range(start, start + n):
+        yield make_scene(seed, size)

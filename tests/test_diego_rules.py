@@ -1,0 +1,639 @@
+"""Diego Drachenzahn's pure rules (setup/apply/view), ruling by ruling (D1-D6), plus purity and hidden guesses."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from typing import Any, Iterable, Mapping
+
+import pytest
+
+from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
+from companion.games.diego import DiegoState
+from companion.table import Table
+
+GAME = GAMES["diego-drachenzahn"]
+THREE = ("Ada", "Ben", "Cleo")
+FOUR = ("Ada", "Ben", "Cleo", "Dan")
+BAD_GATES: list[Any] = [0, 7, -1, "3", 3.0, True, False, [3]]
+
+
+def new(players: Iterable[str] = THREE, **options: Any) -> DiegoState:
+    """A fresh game with the given options resolved like the table resolves them."""
+    return GAME.setup(tuple(players), GAME.resolve_options(options))
+
+
+def play(state: DiegoState, *events: Mapping[str, Any]) -> DiegoState:
+    for event in events:
+        state = GAME.apply(state, event)
+    return state
+
+
+def refused(state: DiegoState, event: Mapping[str, Any], cls: type[RuleError], rule: str) -> RuleError:
+    """Apply `event`, expect `cls` naming `rule`, and check the state is untouched."""
+    snapshot = copy.deepcopy(state)
+    with pytest.raises(cls) as info:
+        GAME.apply(state, event)
+    assert type(info.value) is cls
+    assert info.value.rule == rule
+    assert f"(rule {rule})" in str(info.value)
+    assert state == snapshot
+    return info.value
+
+
+def marble(gate: int | None, source: str = "tap") -> dict[str, Any]:
+    return {"type": "marble", "gate": gate, "source": source}
+
+
+def guess(player: str, gate: Any) -> dict[str, Any]:
+    return {"type": "guess", "player": player, "gate": gate}
+
+
+def reveal(gate: Any) -> dict[str, Any]:
+    return {"type": "reveal", "gate": gate}
+
+
+def camera(counts: Any, outside: Any = 0) -> dict[str, Any]:
+    return {"type": "camera", "counts": counts, "outside": outside}
+
+
+def confirm(marbles: Any) -> dict[str, Any]:
+    return {"type": "confirm", "marbles": marbles}
+
+
+def guesses_of(state: DiegoState, gate: int = 1) -> list[dict[str, Any]]:
+    """One guess of `gate` by every non-active player of the current round."""
+    assert state.current is not None
+    return [guess(p, gate) for seat, p in enumerate(state.players) if seat != state.current.active]
+
+
+def full_round(state: DiegoState, marbles: Iterable[int | None], token: int, guess_gate: int = 1) -> DiegoState:
+    state = play(state, *(marble(g) for g in marbles))
+    return play(state, *guesses_of(state, guess_gate), reveal(token))
+
+
+# ruling D1 ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [0, 1, 5, 6])
+def test_d1_setup_refuses_wrong_player_counts(count: int) -> None:
+    # ruling D1: 2 to 4 players
+    players = tuple(f"P{i}" for i in range(count))
+    with pytest.raises(IllegalEventError) as info:
+        GAME.setup(players, GAME.resolve_options({}))
+    assert info.value.rule == "D1"
+
+
+@pytest.mark.parametrize("count", [2, 3, 4])
+def test_d1_setup_accepts_two_to_four(count: int) -> None:
+    # ruling D1
+    players = tuple(f"P{i}" for i in range(count))
+    state = new(players)
+    assert state.players == players
+    assert state.scores == (0,) * count
+    assert state.current is not None and state.current.active == 0 and state.current.number == 1
+    assert GAME.view(state)["scores"] == {p: 0 for p in players}
+    assert (GAME.min_players, GAME.max_players) == (2, 4)
+
+
+@pytest.mark.parametrize("count", [1, 5])
+def test_d1_table_create_refuses_wrong_player_counts(table: Table, count: int) -> None:
+    # ruling D1, through the one path every session is created by
+    with pytest.raises(RuleError) as info:
+        table.create(GAME.id, [f"P{i}" for i in range(count)])
+    assert isinstance(info.value, (MalformedEventError, IllegalEventError))
+    assert info.value.rule == "D1"
+    assert table.log.sessions() == []
+
+
+@pytest.mark.parametrize("count", [2, 3, 4])
+def test_d1_table_create_accepts_two_to_four(table: Table, count: int) -> None:
+    # ruling D1
+    names = [f"P{i}" for i in range(count)]
+    view = table.create(GAME.id, names)
+    assert view["players"] == names
+    assert view["state"]["total_rounds"] == 3 * count
+    assert [s.id for s in table.log.sessions()] == [view["id"]]
+
+
+# ruling D2 ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad", BAD_GATES)
+def test_d2_marble_gate_must_be_1_to_6_or_null(bad: Any) -> None:
+    # ruling D2: gates are the whole numbers 1..6 (D4: null is a miss)
+    refused(new(), marble(bad), MalformedEventError, "D2")
+
+
+def test_d2_marble_without_gate_field_is_refused() -> None:
+    # ruling D2/D4: the event type declares "gate" required (null for a miss); a marble event that
+    # forgets the field must not be recorded as a silent miss.
+    marble_type = next(e for e in GAME.event_types if e.type == "marble")
+    assert "gate" in marble_type.required
+    refused(new(), {"type": "marble"}, MalformedEventError, "D2")
+
+
+@pytest.mark.parametrize("bad", BAD_GATES)
+def test_d2_guess_gate_must_be_1_to_6(bad: Any) -> None:
+    # ruling D2 (checked under D5, the guessing rule)
+    refused(new(), guess("Ben", bad), MalformedEventError, "D5")
+    refused(new(), {"type": "guess", "player": "Ben"}, MalformedEventError, "D5")
+
+
+@pytest.mark.parametrize("bad", BAD_GATES + [None])
+def test_d2_reveal_gate_must_be_1_to_6(bad: Any) -> None:
+    # ruling D2 (checked under D3, the scoring rule); a token always shows a symbol, so no null
+    state = play(new(), *guesses_of(new()))
+    refused(state, reveal(bad), MalformedEventError, "D3")
+
+
+@pytest.mark.parametrize("bad", BAD_GATES)
+def test_d2_confirm_gates_must_be_1_to_6_or_null(bad: Any) -> None:
+    # ruling D2, checked under D4 (the confirmation rule)
+    refused(new(), confirm([1, bad]), MalformedEventError, "D4")
+
+
+@pytest.mark.parametrize("gate", [1, 2, 3, 4, 5, 6])
+def test_d2_every_gate_1_to_6_is_accepted(gate: int) -> None:
+    # ruling D2
+    state = play(new(), marble(gate), guess("Ben", gate), guess("Cleo", gate), reveal(gate))
+    assert state.history[-1].token == gate
+    assert state.scores == (1, 1, 1)
+
+
+def test_d2_gate_names_default_and_custom() -> None:
+    # ruling D2: display names are configurable, one per gate, left to right
+    assert GAME.view(new())["gate_names"] == [f"Gate {g}" for g in range(1, 7)]
+    names = ["Sun", "Moon", "Star", "Crown", "Key", "Heart"]
+    view = GAME.view(new(gate_names=names))
+    assert view["gate_names"] == names
+    padded = GAME.resolve_options({"gate_names": ["  Sun ", "Moon", "Star", "Crown", "Key", "Heart"]})
+    assert padded["gate_names"][0] == "Sun"
+
+
+@pytest.mark.parametrize("names", [
+    ["A", "B", "C", "D", "E"],
+    ["A", "B", "C", "D", "E", "F", "G"],
+    [],
+    ["A", "B", "C", "D", "E", ""],
+    ["A", "B", "C", "D", "E", "   "],
+    ["A", "B", "C", "D", "E", 6],
+    "ABCDEF",
+    None,
+])
+def test_d2_gate_names_need_exactly_six_names(names: Any) -> None:
+    # ruling D2: exactly six symbols
+    with pytest.raises(MalformedEventError) as info:
+        GAME.resolve_options({"gate_names": names})
+    assert info.value.rule == "D2"
+
+
+def test_d2_gate_names_refused_by_table_create(table: Table) -> None:
+    # ruling D2, through the table: nothing is created
+    with pytest.raises(MalformedEventError) as info:
+        table.create(GAME.id, list(THREE), {"gate_names": ["A", "B"]})
+    assert info.value.rule == "D2"
+    assert table.log.sessions() == []
+
+
+# ruling D3 ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("marbles", "token", "points"), [
+    ((3, 3, 5), 3, 2),
+    ((3, 3, 5), 5, 1),
+    ((3, 3, 5), 1, 0),
+    ((6, 6, 6), 6, 3),
+    ((None, 2, None), 2, 1),
+])
+def test_d3_active_player_scores_marbles_in_the_tokens_gate(marbles: tuple, token: int, points: int) -> None:
+    # ruling D3: 1 point per marble that ended up in the token's gate (not where it was aimed)
+    state = full_round(new(), marbles, token, guess_gate=token % 6 + 1)  # every guess wrong
+    assert state.scores == (points, 0, 0)
+    assert state.history[0].points == (points, 0, 0)
+    assert GAME.view(state)["last_round"]["points"] == {"Ada": points, "Ben": 0, "Cleo": 0}
+
+
+def test_d3_camera_alone_fills_the_round_when_no_marble_was_entered() -> None:
+    # ruling D3: no beam saw anything, the camera's reading is the round's marbles
+    state = play(new(), camera([0, 2, 0, 0, 0, 0], outside=1))
+    assert state.current is not None
+    assert state.current.marbles == (2, 2, None)
+    assert state.current.sources == ("camera",) * 3
+    assert state.current.flag is None and state.current.confirmed
+    current = GAME.view(state)["current"]
+    assert current["marbles"] == [2, 2, None]
+    assert current["camera"] == {"counts": [0, 2, 0, 0, 0, 0], "outside": 1}
+    state = play(state, *guesses_of(state, 4), reveal(2))
+    assert state.scores == (2, 0, 0)
+
+
+def test_d3_camera_alone_with_all_three_in_one_gate() -> None:
+    # ruling D3: three in gate 5
+    state = play(new(), camera([0, 0, 0, 0, 3, 0]))
+    assert state.current is not None
+    assert state.current.marbles == (5, 5, 5)
+    state = play(state, *guesses_of(state, 5), reveal(5))
+    assert state.scores == (3, 1, 1)
+
+
+def test_d3_camera_agreeing_with_the_gates_confirms() -> None:
+    # ruling D3: both available and agreeing: the round is confirmed and may be scored
+    state = play(new(), marble(4), marble(None), marble(4))
+    assert state.current is not None and not state.current.confirmed
+    state = play(state, camera([0, 0, 0, 2, 0, 0], outside=1))
+    assert state.current is not None
+    assert state.current.flag is None and state.current.confirmed
+    assert state.current.marbles == (4, None, 4)  # the beams' order and sources stay
+    assert state.current.sources == ("tap", "tap", "tap")
+    assert GAME.view(state)["current"]["confirmed"] is True
+    state = play(state, *guesses_of(state, 4), reveal(4))
+    assert state.scores == (2, 1, 1)
+
+
+@pytest.mark.parametrize("counts", [[1, 1, 1, 1, 0, 0], [0, 0, 4, 0, 0, 0], [9, 9, 9, 9, 9, 9]])
+def test_d3_camera_seeing_more_than_three_flags_the_round(counts: list[int]) -> None:
+    # rulings D3/D4: a camera reading of more than 3 marbles in the gates is flagged, not used
+    state = play(new(), camera(counts))
+    assert state.current is not None
+    assert state.current.flag is not None and "camera" in state.current.flag
+    assert state.current.marbles == ()
+    state = play(state, *guesses_of(state))
+    refused(state, reveal(1), IllegalEventError, "D4")
+    view = GAME.view(state)
+    assert view["phase"] == "flagged"
+    assert "reveal" not in view["expects"]
+
+
+def test_d3_camera_seeing_more_than_three_flags_even_after_three_beams() -> None:
+    # rulings D3/D4
+    state = play(new(), marble(1), marble(1), marble(2), camera([2, 1, 0, 0, 0, 1]))
+    assert state.current is not None and state.current.flag is not None
+    assert not state.current.confirmed
+
+
+@pytest.mark.parametrize("event", [
+    camera([0, 0, 0, 0, 0]),
+    camera([0, 0, 0, 0, 0, 0, 0]),
+    camera([0, 0, -1, 0, 0, 0]),
+    camera([0, 0, 10, 0, 0, 0]),
+    camera([0, 0, "1", 0, 0, 0]),
+    camera([0, 0, True, 0, 0, 0]),
+    camera([0, 0, 1.0, 0, 0, 0]),
+    camera("000000"),
+    camera(None),
+    {"type": "camera"},
+])
+def test_d3_malformed_camera_counts_are_refused(event: dict[str, Any]) -> None:
+    # ruling D3
+    refused(new(), event, MalformedEventError, "D3")
+
+
+@pytest.mark.parametrize("outside", [-1, 10, "1", True, None])
+def test_d4_malformed_camera_outside_is_refused(outside: Any) -> None:
+    # ruling D4 (the outside count is the misses)
+    refused(new(), camera([0, 1, 0, 0, 0, 0], outside), MalformedEventError, "D4")
+
+
+def test_d3_a_marble_after_the_photo_drops_the_camera_reading() -> None:
+    # ruling D3: the photo no longer shows where all marbles rest
+    state = play(new(), marble(1), camera([1, 0, 0, 0, 0, 0]))
+    assert state.current is not None and state.current.confirmed
+    state = play(state, marble(2))
+    assert state.current is not None
+    assert state.current.camera is None and not state.current.confirmed and state.current.flag is None
+    assert state.current.marbles == (1, 2)
+
+
+# ruling D4 ------------------------------------------------------------------------------------------------
+
+
+def test_d4_a_miss_counts_for_no_gate() -> None:
+    # ruling D4: a marble that misses every gate scores nothing, whatever the token
+    for token in range(1, 7):
+        state = full_round(new(), (None, None, None), token, guess_gate=token % 6 + 1)
+        assert state.scores == (0, 0, 0)
+        assert state.history[0].marbles == (None, None, None)
+    state = full_round(new(), (None, 4, None), 4, guess_gate=1)
+    assert state.scores == (1, 0, 0)
+    assert GAME.view(state)["history"][0]["marbles"] == [None, 4, None]
+
+
+def test_d4_a_fourth_tapped_marble_is_refused() -> None:
+    # ruling D4: taps allow at most 3 marbles per round
+    state = play(new(), marble(1), marble(2), marble(None))
+    err = refused(state, marble(3), IllegalEventError, "D4")
+    assert "3 marbles" in err.message
+    refused(state, marble(None), IllegalEventError, "D4")
+    refused(state, marble(3, source="camera"), IllegalEventError, "D4")
+    refused(state, {"type": "marble", "gate": 3}, IllegalEventError, "D4")  # no source means a tap
+
+
+def test_d4_a_fourth_sensor_marble_flags_the_round_until_confirmed() -> None:
+    # ruling D4: sensors reporting more than 3 marbles flag the round; no scoring until a tap confirms
+    state = play(new(), marble(2, "sensor"), marble(2, "sensor"), marble(3, "sensor"))
+    state = play(state, *guesses_of(state, 2))
+    assert state.current is not None and state.current.flag is None
+    state = play(state, marble(5, "sensor"))
+    assert state.current is not None
+    assert len(state.current.marbles) == 4
+    assert state.current.flag is not None and "4 marbles" in state.current.flag
+    view = GAME.view(state)
+    assert view["phase"] == "flagged" and "reveal" not in view["expects"]
+    assert view["current"]["flag"] == state.current.flag
+    err = refused(state, reveal(2), IllegalEventError, "D4")
+    assert "flagged" in err.message
+    # a fifth sensor marble keeps it flagged, and still no reveal
+    five = play(state, marble(6, "sensor"))
+    assert five.current is not None and five.current.flag is not None
+    refused(five, reveal(2), IllegalEventError, "D4")
+    # a person confirms by tap which marbles really count
+    state = play(state, confirm([2, 2, None]))
+    assert state.current is not None
+    assert state.current.flag is None and state.current.confirmed
+    assert state.current.marbles == (2, 2, None)
+    assert state.current.sources == ("tap", "tap", "tap")
+    state = play(state, reveal(2))
+    assert state.scores == (2, 1, 1)
+
+
+def test_d4_camera_disagreeing_with_the_gates_flags() -> None:
+    # ruling D4: beams say 1,1,2; the camera sees two in gate 2 and one in gate 1
+    state = play(new(), marble(1), marble(1), marble(2))
+    state = play(state, *guesses_of(state, 1), camera([1, 2, 0, 0, 0, 0]))
+    assert state.current is not None
+    assert state.current.flag is not None and "disagree" in state.current.flag
+    assert not state.current.confirmed
+    refused(state, reveal(1), IllegalEventError, "D4")
+    # the person sides with the camera
+    state = play(state, confirm([1, 2, 2]), reveal(1))
+    assert state.scores == (1, 1, 1)
+
+
+def test_d4_camera_seeing_fewer_in_a_gate_than_the_beams_flags() -> None:
+    # ruling D4: beams counted two in gate 3, the camera sees only one there
+    state = play(new(), marble(3), marble(3), camera([0, 0, 1, 0, 0, 0], outside=1))
+    assert state.current is not None and state.current.flag is not None
+
+
+@pytest.mark.parametrize("event", [
+    confirm([1, 2, 3, 4]),
+    confirm("123"),
+    confirm(None),
+    confirm({"0": 1}),
+    {"type": "confirm"},
+])
+def test_d4_malformed_confirm_is_refused(event: dict[str, Any]) -> None:
+    # ruling D4: a confirmation lists at most 3 gates (null for a miss)
+    state = play(new(), *(marble(1, "sensor") for _ in range(4)))
+    refused(state, event, MalformedEventError, "D4")
+
+
+def test_d4_confirm_may_clear_the_marbles_for_entry_by_tap() -> None:
+    # ruling D4: "clear, enter by tap"
+    state = play(new(), *(marble(1, "sensor") for _ in range(5)), confirm([]))
+    assert state.current is not None and state.current.marbles == () and state.current.flag is None
+    state = play(state, marble(6), marble(6), marble(6), *guesses_of(state, 6), reveal(6))
+    assert state.scores == (3, 1, 1)
+
+
+# ruling D5 ------------------------------------------------------------------------------------------------
+
+
+def test_d5_one_guess_per_non_active_player() -> None:
+    # ruling D5
+    state = play(new(FOUR), guess("Ben", 2))
+    assert GAME.view(state)["current"]["guessed"] == {"Ben": True, "Cleo": False, "Dan": False}
+    state = play(state, guess("Dan", 6), guess("Cleo", 1))
+    assert GAME.view(state)["current"]["guessed"] == {"Ben": True, "Cleo": True, "Dan": True}
+    assert GAME.view(state)["current"]["waiting_for_guesses"] == []
+
+
+def test_d5_the_active_players_guess_is_refused() -> None:
+    # ruling D5: the active player does not guess
+    err = refused(new(), guess("Ada", 3), IllegalEventError, "D5")
+    assert "Ada" in err.message
+    # in round 2 Ben is active, and Ada now guesses
+    state = full_round(new(), (1, 1, 1), 1)
+    refused(state, guess("Ben", 3), IllegalEventError, "D5")
+    state = play(state, guess("Ada", 3))
+    assert state.current is not None and state.current.guesses[0] == 3
+
+
+def test_d5_a_second_guess_is_refused() -> None:
+    # ruling D5: exactly one guess, no changing it (undo is the repair)
+    state = play(new(), guess("Ben", 2))
+    refused(state, guess("Ben", 3), IllegalEventError, "D5")
+    refused(state, guess("Ben", 2), IllegalEventError, "D5")
+
+
+@pytest.mark.parametrize("player", ["Zed", "", "ada", 1, None, ["Ben"]])
+def test_d5_guess_by_someone_not_seated_is_refused(player: Any) -> None:
+    # ruling D5
+    refused(new(), guess(player, 2), MalformedEventError, "D5")
+
+
+def test_d5_reveal_before_all_guesses_is_refused_naming_who_is_waited_for() -> None:
+    # ruling D5: every non-active player guesses before the reveal
+    state = play(new(FOUR), marble(1), marble(1), marble(1))
+    err = refused(state, reveal(1), IllegalEventError, "D5")
+    for name in ("Ben", "Cleo", "Dan"):
+        assert name in err.message
+    assert "Ada" not in err.message
+    state = play(state, guess("Cleo", 1))
+    err = refused(state, reveal(1), IllegalEventError, "D5")
+    assert "Ben" in err.message and "Dan" in err.message and "Cleo" not in err.message
+    assert GAME.view(state)["current"]["waiting_for_guesses"] == ["Ben", "Dan"]
+    assert "reveal" not in GAME.view(state)["expects"]
+    state = play(state, guess("Ben", 1), guess("Dan", 2))
+    assert "reveal" in GAME.view(state)["expects"]
+
+
+def test_d5_each_correct_guess_scores_one() -> None:
+    # ruling D5: regardless of where the marbles went
+    state = play(new(FOUR), marble(2), marble(2), marble(None),
+                 guess("Ben", 4), guess("Cleo", 4), guess("Dan", 2), reveal(4))
+    assert state.scores == (0, 1, 1, 0)
+    assert GAME.view(state)["last_round"]["points"] == {"Ada": 0, "Ben": 1, "Cleo": 1, "Dan": 0}
+
+
+# ruling D6 ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [2, 3, 4])
+def test_d6_three_rounds_per_player_then_the_end(count: int) -> None:
+    # ruling D6: 3 x players rounds
+    players = tuple(f"P{i}" for i in range(count))
+    state = new(players)
+    assert state.total_rounds == 3 * count
+    for number in range(1, 3 * count + 1):
+        view = GAME.view(state)
+        assert not view["finished"] and view["round"] == number and view["total_rounds"] == 3 * count
+        state = full_round(state, (1, 2, 3), 1)
+    view = GAME.view(state)
+    assert view["finished"] and state.finished and view["phase"] == "finished"
+    assert len(state.history) == 3 * count
+    assert view["round"] == 3 * count and view["current"] is None and view["expects"] == []
+
+
+@pytest.mark.parametrize(("per_player", "count"), [(1, 2), (2, 3), (6, 2), (4, 4)])
+def test_d6_rounds_per_player_option(per_player: int, count: int) -> None:
+    # ruling D6: rounds per player is a documented option
+    players = tuple(f"P{i}" for i in range(count))
+    state = new(players, rounds_per_player=per_player)
+    assert state.total_rounds == per_player * count
+    for _ in range(per_player * count):
+        assert not state.finished
+        state = full_round(state, (1, 1, 1), 1)
+    assert state.finished
+
+
+@pytest.mark.parametrize("bad", [0, 7, -1, True, "3", 3.0, None])
+def test_d6_rounds_per_player_out_of_range_is_refused(bad: Any) -> None:
+    # ruling D6
+    with pytest.raises(MalformedEventError) as info:
+        GAME.resolve_options({"rounds_per_player": bad})
+    assert info.value.rule == "D6"
+
+
+def test_unknown_option_is_refused() -> None:
+    with pytest.raises(MalformedEventError) as info:
+        GAME.resolve_options({"rounds": 2})
+    assert info.value.rule == "options" and "rounds" in info.value.message
+
+
+@pytest.mark.parametrize("count", [2, 3, 4])
+def test_d6_the_active_player_passes_clockwise(count: int) -> None:
+    # ruling D6: seat order is clockwise; round r's active player is seat (r - 1) % n
+    players = tuple(f"P{i}" for i in range(count))
+    state = new(players, rounds_per_player=2)
+    for number in range(1, 2 * count + 1):
+        assert state.current is not None
+        assert state.current.active == (number - 1) % count
+        assert GAME.view(state)["active"] == players[(number - 1) % count]
+        state = full_round(state, (1, 1, 1), 1)
+    assert [r.active for r in state.history] == [(r - 1) % count for r in range(1, 2 * count + 1)]
+
+
+def test_d6_nothing_is_accepted_after_the_end() -> None:
+    # ruling D6: the game ends when the last round is scored
+    state = new(THREE, rounds_per_player=1)
+    for _ in range(3):
+        state = full_round(state, (1, 1, 1), 1)
+    assert state.finished
+    for event in (marble(1), marble(1, "sensor"), guess("Ben", 1), camera([1, 0, 0, 0, 0, 0]),
+                  confirm([1]), reveal(1)):
+        refused(state, event, IllegalEventError, "D6")
+    refused(state, {"type": "dance"}, MalformedEventError, "events")
+
+
+def test_d6_all_tied_leaders_win() -> None:
+    # ruling D6: all players tied for the highest score win
+    state = new(THREE, rounds_per_player=1)
+    state = full_round(state, (1, 1, None), 1, guess_gate=2)   # Ada +2
+    state = full_round(state, (3, 3, 4), 3, guess_gate=6)      # Ben +2
+    state = full_round(state, (5, 5, 5), 2, guess_gate=2)      # Cleo 0, Ada and Ben +1
+    assert state.scores == (3, 3, 0)
+    assert GAME.view(state)["winners"] == ["Ada", "Ben"]
+
+
+def test_d6_a_single_leader_wins_alone_and_all_zero_all_win() -> None:
+    # ruling D6
+    state = new(("Ada", "Ben"), rounds_per_player=1)
+    state = full_round(state, (1, 1, 1), 1, guess_gate=2)
+    state = full_round(state, (1, 1, 1), 5, guess_gate=3)
+    assert state.scores == (3, 0) and GAME.view(state)["winners"] == ["Ada"]
+    state = new(("Ada", "Ben"), rounds_per_player=1)
+    state = full_round(state, (None, None, None), 1, guess_gate=2)
+    state = full_round(state, (None, None, None), 1, guess_gate=2)
+    assert GAME.view(state)["winners"] == ["Ada", "Ben"]
+
+
+def test_winners_are_empty_while_the_game_runs() -> None:
+    state = full_round(new(), (1, 1, 1), 1)
+    assert GAME.view(state)["winners"] == [] and not GAME.view(state)["finished"]
+
+
+# purity, unknown events, hidden guesses ------------------------------------------------------------------
+
+
+def test_apply_never_mutates_the_input_state() -> None:
+    state = new(FOUR)
+    steps = [marble(1), marble(None, "sensor"), guess("Ben", 1), camera([1, 0, 0, 0, 0, 0], 1),
+             marble(1, "sensor"), marble(2, "sensor"), confirm([1, 1, None]), guess("Cleo", 2),
+             guess("Dan", 1), reveal(1)]
+    for event in steps:
+        before = copy.deepcopy(state)
+        after = GAME.apply(state, event)
+        assert state == before  # the input is as it was
+        assert after is not state and after != state
+        state = after
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.scores = (9, 9, 9, 9)  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.current.marbles = ()  # type: ignore[misc, union-attr]
+
+
+def test_apply_does_not_mutate_the_event() -> None:
+    event = {"type": "confirm", "marbles": [1, None, 2]}
+    copy_of = copy.deepcopy(event)
+    GAME.apply(new(), event)
+    assert event == copy_of
+
+
+@pytest.mark.parametrize("event", [{"type": "dance"}, {}, {"type": 3}, {"type": None},
+                                   {"type": "Marble", "gate": 1}, {"type": ""}])
+def test_an_unknown_event_type_is_refused(event: dict[str, Any]) -> None:
+    refused(new(), event, MalformedEventError, "events")
+
+
+def test_guesses_are_hidden_until_the_reveal() -> None:
+    # rulebook: the cards lie face down until everyone turns them up together
+    base = play(new(), marble(2), marble(2), marble(3))
+    one = play(base, guess("Ben", 2), guess("Cleo", 5))
+    other = play(base, guess("Ben", 6), guess("Cleo", 1))
+    assert GAME.view(one) == GAME.view(other)  # nothing in the view depends on the values
+    current = GAME.view(one)["current"]
+    assert current["guessed"] == {"Ben": True, "Cleo": True}
+    assert all(isinstance(v, bool) for v in current["guessed"].values())
+    assert "guesses" not in current
+    assert GAME.view(one)["history"] == []
+    revealed = play(one, reveal(2))
+    view = GAME.view(revealed)
+    assert view["history"][0]["guesses"] == {"Ben": 2, "Cleo": 5}
+    assert view["last_round"]["guesses"] == {"Ben": 2, "Cleo": 5}
+    assert view["last_round"]["token"] == 2
+    assert view["current"]["guessed"] == {"Ada": False, "Cleo": False}  # round 2: Ben is active
+
+
+def test_view_is_json_serialisable_and_expects_matches_the_phase() -> None:
+    state = new()
+    assert GAME.view(state)["phase"] == "marbles"
+    assert set(GAME.view(state)["expects"]) == {"marble", "camera", "confirm", "guess"}
+    state = play(state, marble(1), marble(1), marble(1))
+    assert GAME.view(state)["phase"] == "guesses"
+    state = play(state, *guesses_of(state))
+    view = GAME.view(state)
+    assert view["phase"] == "reveal" and "reveal" in view["expects"] and "guess" not in view["expects"]
+    assert json.loads(json.dumps(view)) == view
+    done = new(("A", "B"), rounds_per_player=1)
+    done = full_round(full_round(done, (1, None, 2), 1), (3, 3, 3), 3)
+    assert done.finished
+    assert json.loads(json.dumps(GAME.view(done))) == GAME.view(done)
+
+
+def test_registry_and_event_types_are_documented() -> None:
+    assert GAMES[GAME.id] is GAME
+    assert {e.type for e in GAME.event_types} == {"marble", "guess", "camera", "confirm", "reveal"}
+    assert set(GAME.rulings) == {"D1", "D2", "D3", "D4", "D5", "D6"}
+    options = {o.id: o for o in GAME.options}
+    assert options["rounds_per_player"].default == 3 and options["rounds_per_player"].ruling == "D6"
+    assert options["gate_names"].length == 6 and options["gate_names"].ruling == "D2"
+    # each documented example is accepted in a suitable state
+    examples = {e.type: dict(e.example) for e in GAME.event_types}
+    state = new()
+    GAME.apply(state, examples["marble"])
+    GAME.apply(state, examples["camera"])
+    GAME.apply(state, examples["confirm"])
+    GAME.apply(state, {**examples["guess"], "player": "Ben"})
+    GAME.apply(play(state, *guesses_of(state)), examples["reveal"])

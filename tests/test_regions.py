@@ -1,0 +1,76 @@
+"""Gate regions: JSON round trip, validation messages, point lookup."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from hardware.vision.regions import GateRegion, GateRegions, RegionsError, load_regions, save_regions
+
+
+def _row() -> dict:
+    return {"gates": [{"gate": g, "polygon": [[g * 100, 0], [g * 100 + 80, 0], [g * 100 + 80, 90], [g * 100, 90]]}
+                      for g in range(1, 7)]}
+
+
+def test_round_trip(tmp_path) -> None:
+    regions = GateRegions.from_json(_row())
+    path = tmp_path / "gates.json"
+    save_regions(regions, path)
+    assert load_regions(path) == regions
+    assert json.loads(path.read_text())["gates"][0]["gate"] == 1
+
+
+def test_gate_at() -> None:
+    regions = GateRegions.from_json(_row())
+    assert regions.gate_at(140, 45) == 1
+    assert regions.gate_at(640, 10) == 6
+    assert regions.gate_at(190, 45) is None  # between gates 1 and 2
+    assert regions.gate_at(140, 95) is None
+    assert regions.gate_at(100, 45) == 1      # on the edge counts as inside
+
+
+def test_order_is_normalised() -> None:
+    data = _row()
+    data["gates"].reverse()
+    assert [g.gate for g in GateRegions.from_json(data).gates] == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["gates"].pop(2), "missing gate 3"),
+    (lambda d: d["gates"][0].update(polygon=[[0, 0], [1, 1]]), "at least 3 points"),
+    (lambda d: d["gates"][1].update(polygon=[[0, 0], ["a", 1], [2, 2]]), "non-number"),
+    (lambda d: d["gates"][1].update(polygon=[[0, 0], [True, 1], [2, 2]]), "non-number"),
+    (lambda d: d["gates"][0].update(gate=7), "out of range"),
+    (lambda d: d["gates"][0].update(gate="1"), "integer"),
+    (lambda d: d["gates"][1].update(gate=1), "appears twice"),
+    (lambda d: d["gates"][0].update(polygon=[[0, 0], [1, 1], [2, 2]]), "zero area"),
+    (lambda d: d["gates"][0].update(polygon=[[0, 0], [1, 1, 1], [2, 2]]), "must be [x, y]"),
+    (lambda d: d.pop("gates"), "missing 'gates'"),
+])
+def test_validation_names_the_problem(mutate, message) -> None:
+    data = _row()
+    mutate(data)
+    with pytest.raises(RegionsError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        GateRegions.from_json(data)
+
+
+def test_not_an_object() -> None:
+    with pytest.raises(RegionsError, match="JSON object"):
+        GateRegions.from_json([1, 2])
+
+
+def test_load_errors(tmp_path) -> None:
+    with pytest.raises(RegionsError, match="cannot read"):
+        load_regions(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(RegionsError, match="not valid JSON"):
+        load_regions(bad)
+
+
+def test_constructor_validates() -> None:
+    tri = ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))
+    with pytest.raises(RegionsError, match="gates 1..6"):
+        GateRegions(tuple(GateRegion(g, tri) for g in range(1, 6)))

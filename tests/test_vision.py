@@ -1,0 +1,141 @@
+"""Marble vision on synthetic scenes (tests/scenes.py): accuracy floors, CLI, overlay.
+
+Accuracy is measured on 300 seeded scenes the detector was not tuned on scene by scene. The floors
+sit a little under what was measured (see ACCURACY_* below); rulings D3/D4: the camera's reading
+decides where marbles rest, a miss counts for no gate ("outside").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.vision import detect_cli
+from hardware.vision.detect import Detection, MarbleDetector, count_marbles
+from hardware.vision.overlay import draw_overlay
+from hardware.vision.regions import save_regions
+from tests.scenes import KINDS, make_scene, make_scenes
+
+N_SCENES = 300
+FIRST_SEED = 5000
+# Measured on seeds 5000..5299: exact vector with reference 0.853 (target 0.99, not yet met).
+# Without reference the exact vector is almost never right (0.007): printed gate symbols of marble
+# size pass for marbles. So that floor is on "total marbles within +-2" (measured 0.607).
+ACCURACY_WITH_REFERENCE = 0.82
+TOTAL_WITHIN_2_WITHOUT_REFERENCE = 0.55
+
+
+def _exact(det: Detection, scene) -> bool:
+    return det.counts == scene.counts and det.outside == scene.outside
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, float]:
+    ok_ref = ok_noref = 0
+    kinds_seen: set[str] = set()
+    touching = 0
+    for sc in make_scenes(N_SCENES, FIRST_SEED):
+        kinds_seen.update(m.kind for m in sc.marbles)
+        touching += any(abs(np.hypot(a.x - b.x, a.y - b.y) - a.r - b.r) < 2.0
+                        for i, a in enumerate(sc.marbles) for b in sc.marbles[i + 1:])
+        ok_ref += _exact(MarbleDetector(sc.regions, sc.reference).detect(sc.image), sc)
+        noref = MarbleDetector(sc.regions).detect(sc.image)
+        ok_noref += abs(noref.total - len(sc.marbles)) <= 2
+    return {"ref": ok_ref / N_SCENES, "noref": ok_noref / N_SCENES,
+            "kinds": float(len(kinds_seen)), "touching": float(touching)}
+
+
+def test_scenes_cover_every_case(results) -> None:
+    assert results["kinds"] == len(KINDS)
+    assert results["touching"] >= 20
+
+
+def test_accuracy_with_reference(results) -> None:
+    assert results["ref"] >= ACCURACY_WITH_REFERENCE, results
+
+
+def test_accuracy_without_reference(results) -> None:
+    assert results["noref"] >= TOTAL_WITHIN_2_WITHOUT_REFERENCE, results
+
+
+def test_generator_is_deterministic() -> None:
+    a, b = make_scene(7), make_scene(7)
+    assert np.array_equal(a.image, b.image) and np.array_equal(a.reference, b.reference)
+    assert a.counts == b.counts and a.outside == b.outside
+    assert not np.array_equal(a.image, make_scene(8).image)
+
+
+def test_empty_scene_counts_nothing() -> None:
+    for seed in range(40, 60):
+        sc = make_scene(seed)
+        det = MarbleDetector(sc.regions, sc.reference).detect(sc.reference)
+        assert det.counts == (0, 0, 0, 0, 0, 0) and det.outside == 0
+
+
+def test_counts_follow_marble_centres() -> None:
+    sc = next(s for s in make_scenes(50, 200) if sum(s.counts) >= 2)
+    det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+    for m in det.marbles:
+        assert m.gate == sc.regions.gate_at(m.x, m.y)
+    assert sum(det.counts) + det.outside == len(det.marbles)
+
+
+def test_count_marbles_and_set_reference() -> None:
+    sc = make_scene(3)
+    det = MarbleDetector(sc.regions)
+    det.set_reference(sc.reference)
+    assert det.detect(sc.image) == count_marbles(sc.image, sc.regions, sc.reference)
+    with pytest.raises(ValueError, match="BGR uint8"):
+        det.detect(np.zeros((10, 10), np.uint8))
+
+
+def test_detection_json() -> None:
+    sc = make_scene(0)
+    data = count_marbles(sc.image, sc.regions, sc.reference).to_json()
+    assert len(data["counts"]) == 6 and isinstance(data["outside"], int)
+    json.dumps(data)
+
+
+def test_overlay_draws_without_touching_input() -> None:
+    sc = make_scene(1)
+    det = count_marbles(sc.image, sc.regions, sc.reference)
+    before = sc.image.copy()
+    out = draw_overlay(sc.image, sc.regions, det)
+    assert out.shape == sc.image.shape and np.array_equal(before, sc.image)
+    assert (np.abs(out.astype(int) - sc.image.astype(int)).sum(axis=2) > 0).mean() > 0.005
+    assert draw_overlay(sc.image, sc.regions, None).shape == sc.image.shape
+
+
+def _cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    detect_cli.add_arguments(parser)
+    return detect_cli.run(parser.parse_args(argv))
+
+
+def test_cli_prints_json_lines(tmp_path, capsys) -> None:
+    sc = make_scene(2)
+    gates = tmp_path / "gates.json"
+    save_regions(sc.regions, gates)
+    img, ref = tmp_path / "frame.png", tmp_path / "empty.png"
+    cv2.imwrite(str(img), sc.image)
+    cv2.imwrite(str(ref), sc.reference)
+    (tmp_path / "broken.jpg").write_bytes(b"not an image")
+    code = _cli([str(img), str(tmp_path / "broken.jpg"), str(img), "--gates", str(gates), "--reference", str(ref)])
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert code == 1 and len(lines) == 3
+    expected = count_marbles(sc.image, sc.regions, sc.reference)
+    assert lines[0] == {"image": str(img), "counts": list(expected.counts), "outside": expected.outside}
+    assert "error" in lines[1] and lines[2]["counts"] == lines[0]["counts"]
+    assert _cli([str(img), "--gates", str(gates)]) == 0
+
+
+def test_cli_bad_gates_file(tmp_path, capsys) -> None:
+    gates = tmp_path / "gates.json"
+    gates.write_text('{"gates": []}')
+    assert _cli(["x.png", "--gates", str(gates)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "missing gate 1" in err[0]
