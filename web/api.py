@@ -118,8 +118,9 @@ def simulate_marble():
     gate = data.get("gate")
     width = data.get("width_ms", 15)
     chatter = data.get("chatter", False)
-    if isinstance(gate, bool) or not isinstance(gate, int) or not 1 <= gate <= 6:
-        raise ApiError(400, "malformed", "'gate' must be a gate number from 1 to 6")
+    if "gate" not in data or (gate is not None and (isinstance(gate, bool) or not isinstance(gate, int)
+                                                    or not 1 <= gate <= 6)):
+        raise ApiError(400, "malformed", "'gate' must be a gate number from 1 to 6, or null for a miss")
     if isinstance(width, bool) or not isinstance(width, (int, float)) or not 0.1 <= width <= 3000:
         raise ApiError(400, "malformed", "'width_ms' must be a pulse width from 0.1 to 3000 ms")
     if not isinstance(chatter, bool):

@@ -11,7 +11,7 @@ from flask import Flask
 from companion.log import EventLog
 from companion.table import Table
 
-from . import api, errors, kiosk, stream
+from . import api, camera, errors, kiosk, stream
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +45,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(kiosk.bp)
+    app.register_blueprint(camera.bp)
     return app
 
 

@@ -1,11 +1,14 @@
-"""Wires the castle's sensors into the table: break-beam gates (and, in simulation, a marble roller).
+"""Wires the castle's sensors into the table: break-beam gates, the camera and, in simulation, a marble
+roller and a simulated castle camera.
 
 Every marble a gate sees goes through `Table.submit` with source "sensor", exactly like a tap, while a
-Diego Drachenzahn round is running; otherwise it is only shown (published on the "sensors" topic).
+Diego Drachenzahn round is running; otherwise it is only shown (published on the "sensors" topic). The
+camera's readings become "camera" events that confirm or flag the round (rulings D3, D4).
 """
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ from .stream import SENSORS_TOPIC
 log = logging.getLogger(__name__)
 
 PI_MODEL = Path("/proc/device-tree/model")
+IDLE_AFTER_S = 3.0
 
 
 def detect_mode(model_file: Path = PI_MODEL) -> str:
@@ -38,65 +42,137 @@ class Sensors:
         self.table = table
         self.gates: Any = None
         self.simulator: Any = None
+        self.castle: Any = None
+        self.camera: Any = None
         self.gates_error: str | None = None
+        self.camera_error: str | None = None
         self.last_marble: dict[str, Any] | None = None
+        self.last_marble_at = 0.0
+        self.photos: dict[int, bytes] = {}
+        self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
+        self._round_marbles = 0
 
+    # what is shown
     def status(self) -> dict[str, Any]:
         if self.gates is not None:
             gates = self.gates.status()
         else:
             gates = {"ok": False, "error": self.gates_error or "the gates are not started", "gates": []}
-        return {"gates": gates, "last_marble": self.last_marble}
+        if self.camera is not None:
+            camera = self.camera.status()
+            camera = {"ok": camera["camera"]["ok"], **camera}
+        else:
+            camera = {"ok": False, "error": self.camera_error or "the camera is off"}
+        return {"gates": gates, "camera": camera, "last_marble": self.last_marble}
 
     def publish_status(self) -> None:
         self.table.bus.publish(SENSORS_TOPIC, "sensors", self.status())
 
+    # the round, followed through the table's watch hook
+    def on_view(self, view: dict[str, Any]) -> None:
+        if view["game"] != DIEGO:
+            return
+        current = view["state"].get("current")
+        key = (view["id"], current["number"]) if current else None
+        if key != self._round and self.castle is not None:
+            self.castle.clear()  # a new round: the active player takes the marbles back
+        self._round = key
+        self._round_marbles = len(current["marbles"]) if current else 0
+
+    def beams_idle(self) -> bool:
+        blocked = self.gates is not None and any(g.get("blocked") for g in self.gates.status()["gates"])
+        return not blocked and time.monotonic() - self.last_marble_at > IDLE_AFTER_S
+
+    def round_empty(self) -> bool:
+        return self._round_marbles == 0
+
+    # readings
+    def _submit(self, event: dict[str, Any], source: str) -> tuple[int | None, str | None]:
+        """Submit to the running Diego round; returns (session, None) or (session or None, why not)."""
+        session_id = self.table.running(DIEGO)
+        if session_id is None:
+            return None, "no Diego Drachenzahn round is running"
+        try:
+            self.table.submit(session_id, event, source=source)
+        except (RuleError, TableError) as err:
+            return session_id, str(err)
+        return session_id, None
+
     def on_marble(self, reading: Any) -> None:
         """A marble recognised by a gate: score it in the running Diego round, or only show it."""
-        marble = {"gate": reading.gate, "width_ms": round(reading.width_ms, 2), "at": reading.at,
-                  "scored": False, "session": None, "note": "no Diego Drachenzahn round is running"}
-        session_id = self.table.running(DIEGO)
-        if session_id is not None:
-            marble["session"] = session_id
-            try:
-                self.table.submit(session_id, {"type": "marble", "gate": reading.gate}, source="sensor")
-                marble.update(scored=True, note=None)
-            except (RuleError, TableError) as err:
-                marble["note"] = str(err)
-        self.last_marble = marble
-        self.table.bus.publish(SENSORS_TOPIC, "marble", marble)
+        self.last_marble_at = time.monotonic()
+        session_id, why_not = self._submit({"type": "marble", "gate": reading.gate}, "sensor")
+        self.last_marble = {"gate": reading.gate, "width_ms": round(reading.width_ms, 2), "at": reading.at,
+                            "scored": why_not is None, "session": session_id, "note": why_not}
+        self.table.bus.publish(SENSORS_TOPIC, "marble", self.last_marble)
         self.publish_status()
+        if why_not is None and self.camera is not None and not self.camera.camera_only:
+            self.camera.marble_seen(self._round_marbles)
 
-    def roll(self, gate: int, width_ms: float, chatter: bool) -> None:
-        """Simulation only: roll a marble through gate `gate` with a realistic pulse."""
-        self.simulator.roll(gate, width_ms=width_ms, chatter=chatter)
-        self.gates.flush()
+    def on_camera_reading(self, detection: Any, photo: bytes) -> None:
+        """Where the camera sees the marbles rest: a "camera" event in the running round (rulings D3, D4)."""
+        event = {"type": "camera", "counts": list(detection.counts), "outside": detection.outside}
+        session_id = self.table.running(DIEGO)
+        if session_id is not None and photo:
+            self.photos[session_id] = photo  # before the event, so the page finds it when it asks
+        session_id, why_not = self._submit(event, "camera")
+        self.table.bus.publish(SENSORS_TOPIC, "camera", {**event, "session": session_id, "note": why_not})
+
+    # simulation
+    def roll(self, gate: int | None, width_ms: float, chatter: bool) -> None:
+        """Simulation only: a marble through gate `gate` (a beam pulse), or past every gate (None)."""
+        if gate is not None:
+            self.simulator.roll(gate, width_ms=width_ms, chatter=chatter)
+            self.gates.flush()
+        if self.castle is not None:
+            self.castle.add_marble(gate)
+            if gate is None and self.camera is not None and not self.camera.camera_only:
+                self.camera.marble_seen(self._round_marbles + 1)
 
     def close(self) -> None:
+        if self.camera is not None:
+            self.camera.close()
         if self.gates is not None:
             self.gates.close()
-        if self.simulator is not None and hasattr(self.simulator, "close"):
-            self.simulator.close()
 
 
 def start_sensors(app: Flask, table: Table) -> Sensors:
-    """Start the gates per app.config: SENSORS is auto | simulation | hardware | off.
+    """Start the gates and the camera per app.config.
 
-    A wrong pin configuration (a pin used twice, not a GPIO pin) raises GateConfigError, which stops the
-    start with one line. A gate that fails to open on real hardware is reported, not fatal.
+    SENSORS is auto | simulation | hardware | off; CAMERA is a frame source spec, "simulation" or "off"
+    (default: the simulated castle in simulation, picamera2 on a Pi); BEAMS False means no beams are fitted
+    and the camera alone fills in the rounds. A wrong pin configuration (a pin used twice, not a GPIO pin) or
+    camera spec raises ValueError, which stops the start with one line; a device that fails to open is
+    reported on the page, never fatal.
     """
     setting = app.config["SENSORS"]
     mode = detect_mode() if setting in ("auto", "off") else setting
     sensors = Sensors(mode, table)
+    table.watch(sensors.on_view)
     if setting == "off":
-        sensors.gates_error = "sensors are switched off"
+        sensors.gates_error = sensors.camera_error = "sensors are switched off"
         return sensors
+    beams = bool(app.config.get("BEAMS", True))
+    if beams:
+        _start_gates(app, sensors)
+    else:
+        sensors.gates_error = "no beams fitted: the camera alone fills in the rounds"
+    camera = app.config.get("CAMERA") or ("simulation" if mode == "simulation" else "picamera2")
+    if camera != "off":
+        _start_camera(app, sensors, camera, camera_only=sensors.gates is None)
+    else:
+        sensors.camera_error = "the camera is switched off"
+    return sensors
+
+
+def _start_gates(app: Flask, sensors: Sensors) -> None:
     from hardware.gates import GateArray, GateConfig  # imported only when sensors run
 
     config = GateConfig(**app.config.get("GATES", {}))
     factory = None
-    if mode == "simulation":
+    if sensors.mode == "simulation":
         from gpiozero.pins.mock import MockFactory
+
         from hardware.simulator import MarbleSimulator
 
         factory = MockFactory()
@@ -105,13 +181,36 @@ def start_sensors(app: Flask, table: Table) -> Sensors:
     try:
         gates.start()
     except Exception as err:  # a missing pin library or a busy line must not stop the kiosk
-        if type(err).__name__ == "GateConfigError":
+        if isinstance(err, ValueError):
             raise
         sensors.gates_error = f"the gates could not start: {err}"
         log.error("%s", sensors.gates_error)
-        return sensors
+        return
     sensors.gates = gates
-    log.info("gates on pins %s (%s)", ", ".join(map(str, config.pins)), mode)
-    return sensors
+    log.info("gates on pins %s (%s)", ", ".join(map(str, config.pins)), sensors.mode)
 
 
+def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) -> None:
+    from hardware.camera.service import CameraService
+    from hardware.camera.sources import open_source
+
+    from .camera_hub import CameraHub
+
+    default_regions = None
+    if spec == "simulation":
+        from hardware.camera.simulated import SimulatedCameraSource, SimulatedCastle
+
+        sensors.castle = SimulatedCastle()
+        source: Any = SimulatedCameraSource(sensors.castle)
+        default_regions = sensors.castle.regions()
+    else:
+        source = open_source(spec)  # ValueError for a bad spec
+    data_dir = Path(app.config["DATA_DIR"]) / "camera"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    service = CameraService(source, fps=float(app.config.get("CAMERA_FPS", 5.0)), on_change=sensors.publish_status)
+    hub = CameraHub(service, data_dir, on_reading=sensors.on_camera_reading, default_regions=default_regions,
+                    camera_only=camera_only, beams_idle=sensors.beams_idle, round_empty=sensors.round_empty,
+                    settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)))
+    hub.start()
+    sensors.camera = hub
+    log.info("camera %s started (%s)", source.name, "alone" if camera_only else "confirming the beams")

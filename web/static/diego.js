@@ -12,7 +12,10 @@ function gateName(gate) {
 
 /** Send one event with the seq we saw; a stale write shows the fresh state instead. */
 async function send(event) {
-  const result = await api(`/api/sessions/${sessionId}/events`, { ...event, expected_seq: view.seq });
+  // Undo, redo and a confirmation change what others may have just seen: they carry the seq this page saw.
+  // Other taps are judged by the rules alone, so a sensor reading arriving meanwhile never refuses a tap.
+  const guarded = event.type === "confirm" ? { expected_seq: view.seq } : {};
+  const result = await api(`/api/sessions/${sessionId}/events`, { ...event, ...guarded });
   settle(result);
 }
 
@@ -123,14 +126,18 @@ function render() {
 
 function renderSensors(status) {
   const gates = status.gates || {};
+  const camera = status.camera || {};
+  const cameraLine = h("li", { class: camera.ok ? "" : "warn", id: "camera-state" },
+    camera.ok ? "Camera: watching" : `Camera: ${camera.camera?.error || camera.error || "starting"}`);
   const list = $("gate-status");
   if (!gates.gates || gates.gates.length === 0) {
-    list.replaceChildren(h("li", { class: "warn" }, gates.error || "no gates"));
+    list.replaceChildren(h("li", { class: "warn" }, gates.error || "no gates"), cameraLine);
     return;
   }
   list.replaceChildren(...gates.gates.map((g) =>
     h("li", { class: g.stuck ? "warn" : g.flaky ? "flaky" : g.blocked ? "blocked" : "", dataset: { gate: g.gate } },
-      `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable" : `${g.marbles} marbles`)));
+      `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable" : `${g.marbles} marbles`)),
+    cameraLine);
 }
 
 function renderMarble(marble) {
@@ -151,7 +158,11 @@ if (simPad) {
       const width = 8 + Math.random() * 24; // a 16 mm marble at 0.5-2 m/s
       const result = await api("/api/simulation/marble", { gate, width_ms: Math.round(width * 10) / 10, chatter });
       if (result.ok) toast(`Rolled a marble through gate ${gate}`);
-    } }, `→ ${gate}`)));
+    } }, `→ ${gate}`)),
+    h("button", { class: "btn gate miss", onclick: async () => {
+      const result = await api("/api/simulation/marble", { gate: null });
+      if (result.ok) toast("Rolled a marble past every gate");
+    } }, "miss"));
 }
 
 render();

@@ -1,0 +1,149 @@
+"""Gates wired into the table, through MockFactory pins: pulses in -> marble events -> the SSE stream."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from flask import Flask
+
+from tests.servers import SseReader, call, serving
+from web.app import create_app, shutdown
+from web.cli import main as cli_main
+from web.sensors import detect_mode
+
+
+@pytest.fixture
+def sim_app(app_config: dict[str, Any]) -> Iterator[Flask]:
+    application = create_app({**app_config, "SENSORS": "simulation"})
+    yield application
+    shutdown(application)
+
+
+def _roll(app: Flask, gate: int, width_ms: float = 15.0, chatter: bool = False) -> None:
+    app.extensions["sensors"].roll(gate, width_ms, chatter)
+
+
+def _wait(predicate: Any, timeout: float = 3.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("timed out waiting")
+
+
+def test_pulses_become_marble_events_in_the_running_round(sim_app: Flask) -> None:
+    client = sim_app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    for gate, width, chatter in ((2, 15.0, True), (5, 9.0, False), (2, 30.0, True)):
+        _roll(sim_app, gate, width, chatter)
+        time.sleep(0.2)  # marbles are pushed one at a time, well beyond the refractory time
+    view = _wait(lambda: (v := client.get(f"/api/sessions/{session['id']}").get_json())
+                 ["state"]["current"]["marbles"] == [2, 5, 2] and v)
+    assert view["state"]["current"]["sources"] == ["sensor"] * 3
+    events = client.get(f"/api/sessions/{session['id']}/events").get_json()["events"]
+    assert [(e["source"], e["payload"]["gate"]) for e in events] == [("sensor", 2), ("sensor", 5), ("sensor", 2)]
+
+
+def test_glitches_are_not_marbles(app_config: dict[str, Any]) -> None:
+    # In-process pulses are only as exact as thread scheduling (the pure state machine is tested on exact
+    # timestamps in test_beam.py), so this table raises the marble threshold (configurable) to 10 ms.
+    sim_app = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "off", "GATES": {"min_pulse_ms": 10.0}})
+    client = sim_app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    for _ in range(4):
+        _roll(sim_app, 3, 0.3)  # a flickering cable: far shorter than any marble
+    sim_app.extensions["sensors"].gates.flush()
+    assert client.get(f"/api/sessions/{session['id']}").get_json()["seq"] == 0
+    gate3 = client.get("/api/health").get_json()["sensors"]["gates"]["gates"][2]
+    shutdown(sim_app)
+    assert gate3["glitches"] == 4 and gate3["marbles"] == 0
+
+
+def test_a_fourth_sensor_marble_flags_the_round(sim_app: Flask) -> None:  # ruling D4
+    client = sim_app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    for gate in (1, 2, 3, 4):
+        _roll(sim_app, gate)
+    view = _wait(lambda: (v := client.get(f"/api/sessions/{session['id']}").get_json())
+                 ["state"]["current"]["flag"] and v)
+    assert view["state"]["phase"] == "flagged" and len(view["state"]["current"]["marbles"]) == 4
+
+
+def test_marbles_outside_a_round_are_shown_not_scored(sim_app: Flask) -> None:
+    client = sim_app.test_client()
+    _roll(sim_app, 6)
+    sensors = _wait(lambda: client.get("/api/health").get_json()["sensors"]["last_marble"])
+    assert sensors["gate"] == 6 and sensors["scored"] is False
+    assert "no Diego Drachenzahn round" in sensors["note"]
+    assert client.get("/api/sessions").get_json()["sessions"] == []
+
+
+def test_a_stuck_beam_shows_in_health_and_counts_nothing(sim_app: Flask) -> None:
+    client = sim_app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    sim_app.extensions["sensors"].simulator.block(4)  # a gate wired the wrong way round, or blocked
+    gate4 = _wait(lambda: (g := client.get("/api/health").get_json()["sensors"]["gates"]["gates"][3])["stuck"] and g,
+                  timeout=5)
+    assert gate4["marbles"] == 0
+    sim_app.extensions["sensors"].simulator.clear(4)
+    _wait(lambda: not client.get("/api/health").get_json()["sensors"]["gates"]["gates"][3]["stuck"], timeout=5)
+    assert client.get(f"/api/sessions/{session['id']}").get_json()["seq"] == 0
+
+
+def test_simulation_endpoint_rolls_through_the_pins(sim_app: Flask) -> None:
+    client = sim_app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    response = client.post("/api/simulation/marble", json={"gate": 4, "width_ms": 12.5, "chatter": True})
+    assert response.status_code == 202
+    _wait(lambda: client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]["marbles"] == [4])
+    for bad in ({"gate": 0}, {"gate": "2"}, {"gate": 2, "width_ms": -1}, {"gate": 2, "chatter": "yes"}, {}):
+        assert client.post("/api/simulation/marble", json=bad).status_code == 400, bad
+
+
+def test_sensor_marbles_reach_the_stream(sim_app: Flask) -> None:
+    with serving(sim_app) as base:
+        _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
+        stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
+        try:
+            stream.next_named("session")
+            status, _ = call(f"{base}/api/simulation/marble", {"gate": 3, "width_ms": 20})
+            assert status == 202
+            view = stream.next_named("session")
+            assert view["state"]["current"]["marbles"] == [3]
+            assert view["state"]["current"]["sources"] == ["sensor"]
+            marble = stream.next_named("marble")
+            assert (marble["gate"], marble["scored"], marble["session"]) == (3, True, session["id"])
+        finally:
+            stream.close()
+
+
+def test_a_pin_used_twice_stops_the_start_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", "0",
+                     "--gate-pins", "17,27,22,17,5,6"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2
+    assert err[-1].startswith("companion: cannot start:") and "pin 17 is used twice" in err[-1]
+
+
+def test_a_pin_that_is_not_gpio_stops_the_start(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", "0",
+                     "--gate-pins", "17,27,22,99,5,6"])
+    assert code == 2 and "pin 99 is not a GPIO pin" in capsys.readouterr().err
+
+
+def test_mode_detection(tmp_path: Path) -> None:
+    model = tmp_path / "model"
+    model.write_text("Raspberry Pi 5 Model B Rev 1.0\x00")
+    assert detect_mode(model) == "hardware"
+    model.write_text("Generic x86 board")
+    assert detect_mode(model) == "simulation"
+    assert detect_mode(tmp_path / "missing") == "simulation"
+
+
+def test_simulation_is_said_on_the_page(sim_app: Flask) -> None:
+    page = sim_app.test_client().get("/").data.decode()
+    assert "Simulation" in page

@@ -1,0 +1,237 @@
+"""The camera side of the table: preview with overlay, calibration, the empty reference and the
+confirmation frames that confirm or correct the beams (rulings D3, D4).
+
+Beams fitted: a marble seen by a gate schedules a confirmation frame once the marbles have settled
+(sooner after the third). No beams: a watcher reports the marbles once they rest. Either way the reading
+goes to `on_reading`, which the composition root turns into a Diego "camera" event.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from hardware.camera.markers import MarkerAnchor, MarkerError
+from hardware.camera.reference import ReferenceStore
+from hardware.camera.service import CameraService
+from hardware.vision.detect import Detection, MarbleDetector
+from hardware.vision.overlay import draw_overlay
+from hardware.vision.regions import GateRegion, GateRegions, RegionsError, load_regions, save_regions
+from hardware.vision.rest import RestWatcher
+
+log = logging.getLogger(__name__)
+
+Reading = Callable[[Detection, bytes], None]
+
+
+class CameraHub:
+    def __init__(self, service: CameraService, data_dir: Path, *, on_reading: Reading,
+                 default_regions: GateRegions | None = None, camera_only: bool = False,
+                 settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
+                 beams_idle: Callable[[], bool] = lambda: True,
+                 round_empty: Callable[[], bool] = lambda: True) -> None:
+        self.service = service
+        self.camera_only = camera_only
+        self.settle_s = settle_s
+        self.last_marble_settle_s = last_marble_settle_s
+        self._on_reading = on_reading
+        self._beams_idle = beams_idle
+        self._round_empty = round_empty
+        self._interval = 1.0 / vision_fps
+        self.regions_path = data_dir / "gates.json"
+        self.anchor_path = data_dir / "markers.json"
+        self.reference = ReferenceStore(data_dir / "empty-reference.png")
+        self._lock = threading.RLock()
+        self._default_regions = default_regions
+        self._regions: GateRegions | None = None
+        self._regions_source = "none"
+        self._anchor: MarkerAnchor | None = None
+        self._marker_check: dict[str, Any] | None = None
+        self._detector: MarbleDetector | None = None
+        self._detector_key: tuple[int, int] | None = None
+        self._last: Detection | None = None
+        self._preview: bytes | None = None
+        self._error: str | None = None
+        self._timer: threading.Timer | None = None
+        self._rest = RestWatcher()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._load_calibration()
+
+    # lifecycle
+    def start(self) -> None:
+        self.service.start()
+        self._thread = threading.Thread(target=self._loop, name="camera-vision", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.service.close()
+
+    # calibration
+    def _load_calibration(self) -> None:
+        try:
+            if self.regions_path.exists():
+                self._regions, self._regions_source = load_regions(self.regions_path), "tap"
+            elif self._default_regions is not None:
+                self._regions, self._regions_source = self._default_regions, "simulation"
+            if self.anchor_path.exists():
+                self._anchor = MarkerAnchor.load(self.anchor_path)
+                self._regions_source = "markers"
+        except (RegionsError, MarkerError, OSError) as err:
+            self._error = f"calibration could not be read: {err}; calibrate again on the camera page"
+            log.error("%s", self._error)
+
+    def set_regions(self, data: Any) -> GateRegions:
+        """Save gate polygons tapped on a snapshot; RegionsError names what is wrong."""
+        regions = GateRegions.from_json(data)
+        save_regions(regions, self.regions_path)
+        with self._lock:
+            self._regions, self._regions_source = regions, "tap"
+            self._anchor = None
+            self._detector = None
+        self.anchor_path.unlink(missing_ok=True)
+        return regions
+
+    def anchor_to_markers(self) -> dict[str, Any]:
+        """Anchor the saved regions to the four ArUco markers seen now (the regions then follow the camera)."""
+        frame = self.service.latest()
+        if frame is None:
+            raise MarkerError("the camera has no picture yet")
+        if self._regions is None:
+            raise MarkerError("tap the gate regions first, then anchor them to the markers")
+        anchor = MarkerAnchor.from_frame(frame)
+        anchor.save(self.anchor_path)
+        with self._lock:
+            self._anchor, self._regions_source = anchor, "markers"
+        return self._check_markers(frame)
+
+    def capture_reference(self) -> dict[str, Any]:
+        """Take the current picture as the empty reference (a person says the gates are empty)."""
+        frame = self.service.latest()
+        if frame is None:
+            raise MarkerError("the camera has no picture yet")
+        self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time() + self.reference.min_interval + 1)
+        with self._lock:
+            self._detector = None
+        return self.reference.status()
+
+    def _check_markers(self, frame: np.ndarray) -> dict[str, Any]:
+        assert self._anchor is not None
+        check = self._anchor.check(frame)
+        self._marker_check = check.to_dict()
+        return self._marker_check
+
+    def current_regions(self, frame: np.ndarray | None = None) -> GateRegions | None:
+        """The gate regions in the current frame: moved by the markers when anchored."""
+        with self._lock:
+            regions, anchor = self._regions, self._anchor
+        if regions is None or anchor is None or frame is None:
+            return regions
+        check = anchor.check(frame)
+        self._marker_check = check.to_dict()
+        moved = anchor.project([r.polygon for r in regions.gates], check)
+        if moved is None:
+            return regions
+        return GateRegions(tuple(GateRegion(r.gate, tuple(map(tuple, p)))  # type: ignore[arg-type]
+                                 for r, p in zip(regions.gates, moved)))
+
+    # detection
+    def _detector_for(self, regions: GateRegions) -> MarbleDetector:
+        reference = self.reference.get()
+        key = (id(regions), id(reference))
+        with self._lock:
+            if self._detector is None or self._detector_key != key:
+                self._detector = MarbleDetector(regions, reference)
+                self._detector_key = key
+            return self._detector
+
+    def detect(self, frame: np.ndarray, regions: GateRegions | None = None) -> tuple[Detection, bytes] | None:
+        """Count the marbles in `frame`; returns the detection and a JPEG with the overlay."""
+        regions = regions or self.current_regions(frame)
+        if regions is None:
+            return None
+        detection = self._detector_for(regions).detect(frame)
+        overlay = draw_overlay(frame, regions, detection)
+        ok, jpeg = cv2.imencode(".jpg", overlay, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return detection, (jpeg.tobytes() if ok else b"")
+
+    def marble_seen(self, marbles_in_round: int) -> None:
+        """A gate saw a marble: take a confirmation frame once the marbles have settled."""
+        delay = self.last_marble_settle_s if marbles_in_round >= 3 else self.settle_s
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(delay, self.confirm_now)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def confirm_now(self) -> Detection | None:
+        """Take a settled frame, count the marbles and report the reading; None if the camera is down."""
+        frame = self.service.settled_frame(timeout=3.0)
+        if frame is None:
+            return None  # the beams stay the live signal (ruling D3)
+        result = self.detect(frame)
+        if result is None:
+            return None
+        detection, photo = result
+        self._on_reading(detection, photo)
+        return detection
+
+    def _loop(self) -> None:
+        reference_checked = 0.0
+        while not self._stop.wait(self._interval):
+            frame = self.service.latest()
+            if frame is None:
+                continue
+            try:
+                result = self.detect(frame)
+            except Exception as err:  # a bad frame must not end the loop
+                self._error = f"vision failed on a frame: {err}"
+                log.exception("vision failed")
+                continue
+            if result is None:
+                continue
+            detection, preview = result
+            with self._lock:
+                self._last, self._preview, self._error = detection, preview, None
+            now = time.time()
+            if detection.total == 0 and detection.outside == 0 and now - reference_checked > 5:
+                reference_checked = now
+                if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
+                    log.info("empty reference refreshed")
+            if self.camera_only:
+                resting = self._rest.update(tuple(detection.counts), detection.outside, time.monotonic())
+                if resting is not None:
+                    self._on_reading(detection, preview)
+
+    # what the page shows
+    def preview_jpeg(self) -> bytes | None:
+        with self._lock:
+            return self._preview
+
+    def status(self) -> dict[str, Any]:
+        with self._lock:
+            last = self._last.to_json() if self._last is not None else None
+            regions = self._regions.to_json() if self._regions is not None else None
+            return {
+                "camera": self.service.status(),
+                "calibrated": regions is not None,
+                "calibration": self._regions_source,
+                "regions": regions,
+                "markers": self._marker_check,
+                "reference": self.reference.status(),
+                "camera_only": self.camera_only,
+                "last_detection": last,
+                "error": self._error,
+            }

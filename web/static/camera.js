@@ -1,0 +1,129 @@
+// Camera page: live preview, calibration by tapping the corners of each gate, reference and markers.
+import { api, h, toast } from "./kiosk.js";
+
+const $ = (id) => document.getElementById(id);
+const preview = $("preview");
+const canvas = $("calib");
+let status = JSON.parse($("camera-data").textContent);
+let calibrating = false;
+let snapshot = null;
+let polygons = {};   // gate -> [[x, y], ...] in image pixels
+let gate = 1;
+
+function facts(s) {
+  if (!s || s.ok === false && !s.camera) return [h("li", { class: "warn" }, s?.error || "the camera is off")];
+  const cam = s.camera;
+  const ref = s.reference;
+  const items = [
+    h("li", { class: cam.ok ? "" : "warn" }, cam.ok ? `Camera ${cam.source}: working`
+      : `Camera ${cam.source}: ${cam.error || cam.state}${cam.retry_in != null ? `, retrying in ${Math.ceil(cam.retry_in)} s` : ""}`),
+    h("li", { class: s.calibrated ? "" : "warn" }, s.calibrated ? `Gates calibrated (${s.calibration})` : "Gates not calibrated: tap the corners"),
+    h("li", { class: ref.captured ? "" : "warn" }, ref.captured ? `Empty reference: ${Math.round(ref.age)} s old` : "No empty reference yet"),
+  ];
+  if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
+  if (s.last_detection) items.push(h("li", {}, `Seen: ${s.last_detection.counts.join(" · ")} · outside ${s.last_detection.outside}`));
+  if (s.camera_only) items.push(h("li", {}, "No beams: the camera fills in the rounds"));
+  if (s.error) items.push(h("li", { class: "warn" }, s.error));
+  return items;
+}
+
+async function refreshStatus() {
+  const result = await fetch("/api/camera").then((r) => r.json()).catch(() => null);
+  if (result) status = result;
+  $("facts").replaceChildren(...facts(status));
+}
+
+function refreshPicture() {
+  if (calibrating) return;
+  const next = new Image();
+  next.onload = () => { preview.src = next.src; preview.hidden = false; $("no-picture").hidden = true; };
+  next.onerror = () => { preview.hidden = true; $("no-picture").hidden = false; };
+  next.src = `/camera/preview.jpg?t=${Date.now()}`;
+}
+
+function draw() {
+  const ctx = canvas.getContext("2d");
+  ctx.drawImage(snapshot, 0, 0);
+  ctx.lineWidth = Math.max(2, canvas.width / 300);
+  ctx.font = `${Math.round(canvas.width / 30)}px sans-serif`;
+  for (const [g, pts] of Object.entries(polygons)) {
+    ctx.strokeStyle = ctx.fillStyle = Number(g) === gate ? "#f2b233" : "#5ccf7f";
+    ctx.beginPath();
+    pts.forEach(([x, y], i) => (i ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+    if (pts.length > 2) ctx.closePath();
+    ctx.stroke();
+    for (const [x, y] of pts) ctx.fillRect(x - 4, y - 4, 8, 8);
+    if (pts.length) ctx.fillText(g, pts[0][0] + 6, pts[0][1] - 6);
+  }
+  const done = [1, 2, 3, 4, 5, 6].filter((g) => (polygons[g] || []).length >= 3);
+  $("calib-save").disabled = done.length !== 6;
+  $("calib-hint").textContent = `Gate ${gate}: tap its corners (${(polygons[gate] || []).length} so far). ` +
+    `${done.length} of 6 gates done.`;
+  for (const btn of $("calib-gates").children) {
+    btn.setAttribute("aria-pressed", String(Number(btn.dataset.gate) === gate));
+  }
+}
+
+async function startCalibration() {
+  const img = new Image();
+  img.onload = () => {
+    snapshot = img;
+    canvas.width = img.naturalWidth;
+    canvas.height = img.naturalHeight;
+    calibrating = true;
+    polygons = {};
+    for (const g of status.regions?.gates || []) polygons[g.gate] = g.polygon.map((p) => [...p]);
+    gate = 1;
+    polygons[gate] = [];
+    canvas.hidden = false;
+    preview.hidden = true;
+    $("calib-tools").hidden = false;
+    draw();
+  };
+  img.onerror = () => toast("The camera has no picture to calibrate on yet.", "error");
+  img.src = `/camera/snapshot.jpg?t=${Date.now()}`;
+}
+
+function stopCalibration() {
+  calibrating = false;
+  canvas.hidden = true;
+  $("calib-tools").hidden = true;
+  refreshPicture();
+}
+
+canvas.addEventListener("pointerdown", (e) => {
+  const rect = canvas.getBoundingClientRect();
+  const x = ((e.clientX - rect.left) / rect.width) * canvas.width;
+  const y = ((e.clientY - rect.top) / rect.height) * canvas.height;
+  (polygons[gate] ||= []).push([Math.round(x), Math.round(y)]);
+  draw();
+});
+
+$("calib-gates").replaceChildren(...[1, 2, 3, 4, 5, 6].map((g) =>
+  h("button", { class: "btn gate", dataset: { gate: g }, onclick: () => {
+    gate = g;
+    if ((polygons[g] || []).length >= 3 && !confirm(`Tap gate ${g} again?`)) { draw(); return; }
+    polygons[g] = [];
+    draw();
+  } }, `Gate ${g}`)));
+$("calibrate").addEventListener("click", startCalibration);
+$("calib-cancel").addEventListener("click", stopCalibration);
+$("calib-undo").addEventListener("click", () => { (polygons[gate] || []).pop(); draw(); });
+$("calib-save").addEventListener("click", async () => {
+  const gates = [1, 2, 3, 4, 5, 6].map((g) => ({ gate: g, polygon: polygons[g] }));
+  const result = await api("/api/camera/regions", { gates });
+  if (result.ok) { toast("Gate regions saved."); stopCalibration(); refreshStatus(); }
+});
+$("anchor").addEventListener("click", async () => {
+  const result = await api("/api/camera/anchor", {});
+  if (result.ok) { toast(result.data.markers.message || "Anchored to the markers."); refreshStatus(); }
+});
+$("reference").addEventListener("click", async () => {
+  const result = await api("/api/camera/reference", {});
+  if (result.ok) { toast("Empty reference taken."); refreshStatus(); }
+});
+
+$("facts").replaceChildren(...facts(status));
+refreshPicture();
+setInterval(refreshPicture, 400);
+setInterval(refreshStatus, 2000);
