@@ -102,7 +102,9 @@ class Table:
         with self._lock:
             record = self.log.create_session(game.id, tuple(names), resolved, now=self.clock())
             self._cache[record.id] = (record, state)
-            return self._view(record, state)
+            view = self._view(record, state)
+            self._notify(view)
+            return view
 
     def submit(self, session_id: int, event: Any, *, source: str = "tap",
                expected_seq: int | None = None) -> dict[str, Any]:
@@ -159,9 +161,12 @@ class Table:
         self._cache[record.id] = (fresh, state)
         view = self._view(fresh, state)
         self.bus.publish(topic(record.id), "session", view)
+        self._notify(view)
+        return view
+
+    def _notify(self, view: dict[str, Any]) -> None:
         for callback in self._watchers:
             callback(view)
-        return view
 
     def _load(self, session_id: Any) -> tuple[SessionRecord, Any]:
         if isinstance(session_id, bool) or not isinstance(session_id, int) or not 0 < session_id < 2**62:

@@ -206,10 +206,15 @@ class CameraHub:
             with self._lock:
                 self._last, self._preview, self._error = detection, preview, None
             now = time.time()
-            if detection.total == 0 and detection.outside == 0 and now - reference_checked > 5:
+            # The empty reference: taken when the beams are idle and the round has no marbles; refreshed
+            # only when the picture agrees it is empty. Without one, the game state alone decides, since
+            # detection without a reference is less sure (printed symbols can look like marbles).
+            has_reference = self.reference.get() is not None
+            looks_empty = detection.total == 0 and detection.outside == 0
+            if (looks_empty or not has_reference) and now - reference_checked > (5 if has_reference else 0.5):
                 reference_checked = now
                 if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
-                    log.info("empty reference refreshed")
+                    log.info("empty reference %s", "refreshed" if has_reference else "taken")
             if self.camera_only:
                 resting = self._rest.update(tuple(detection.counts), detection.outside, time.monotonic())
                 if resting is not None:

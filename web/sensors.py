@@ -74,8 +74,8 @@ class Sensors:
             return
         current = view["state"].get("current")
         key = (view["id"], current["number"]) if current else None
-        if key != self._round and self.castle is not None:
-            self.castle.clear()  # a new round: the active player takes the marbles back
+        if key != self._round and self._round is not None and self.castle is not None:
+            self.castle.clear()  # a new round or game: the active player takes the marbles back
         self._round = key
         self._round_marbles = len(current["marbles"]) if current else 0
 

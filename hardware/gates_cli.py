@@ -1,0 +1,153 @@
+"""`companion gates`: a live terminal view of the six beams, for checking the wiring.
+
+Shows each beam's level, last pulse width, counts, glitches and stuck/flaky flags, refreshed a
+few times a second until Ctrl-C. ``--simulate`` uses MockFactory pins and rolls random marbles,
+so it can be seen working off a Pi; ``--once`` prints one snapshot and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import threading
+import time
+from collections import deque
+from typing import TextIO
+
+from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
+                            GateHardwareError, MarbleReading, PHYSICAL_PINS)
+
+REFRESH_S = 0.25
+_CLEAR_SCREEN = "\x1b[H\x1b[2J"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of `companion gates` to ``parser``."""
+    parser.add_argument(
+        "--pins", metavar="P1,...,P6",
+        help="BCM pins of gates 1..6, comma-separated (default: "
+             + ",".join(map(str, DEFAULT_PINS)) + ")")
+    parser.add_argument(
+        "--external-pull-up", action="store_true",
+        help="the lines have external pull-up resistors: no internal pull, "
+             "a broken beam pulls the line low")
+    parser.add_argument(
+        "--active-high", action="store_true",
+        help="a broken beam drives the line high (e.g. 38 kHz light-barrier receivers): "
+             "no internal pull, active high")
+    parser.add_argument(
+        "--simulate", action="store_true",
+        help="no Pi needed: mock pins, with random virtual marbles rolling through")
+    parser.add_argument(
+        "--once", action="store_true", help="print one snapshot and exit")
+
+
+def parse_pins(text: str) -> tuple[int | str, ...]:
+    """'17,27,...' -> (17, 27, ...); items that are not numbers are kept for the error."""
+    items = [item.strip() for item in text.split(",") if item.strip()]
+    return tuple(int(item) if item.isdigit() else item for item in items)
+
+
+def config_from_args(args: argparse.Namespace) -> GateConfig:
+    """The GateConfig the options ask for (GateConfigError if they cannot work)."""
+    pins = parse_pins(args.pins) if getattr(args, "pins", None) else DEFAULT_PINS
+    if getattr(args, "active_high", False):
+        return GateConfig(pins=pins, pull_up=None, active_state=True)  # type: ignore[arg-type]
+    if getattr(args, "external_pull_up", False):
+        return GateConfig(pins=pins, pull_up=None, active_state=False)  # type: ignore[arg-type]
+    return GateConfig(pins=pins)  # type: ignore[arg-type]
+
+
+def render(status: dict, *, source: str, recent: list[MarbleReading] | None = None) -> str:
+    """The table of the six beams as text."""
+    lines = [f"companion gates - {source} - {'all ok' if status['ok'] else 'CHECK THE GATES'}",
+             "",
+             f"{'gate':>4}  {'pin':<12}{'beam':<8}{'last ms':>8}{'marbles':>9}{'glitches':>10}"
+             f"{'long':>6}  state"]
+    for g in status["gates"]:
+        flags = [name.upper() for name in ("stuck", "flaky") if g[name]]
+        width = "-" if g["last_width_ms"] is None else f"{g['last_width_ms']:.1f}"
+        pin = f"GPIO{g['pin']} ({PHYSICAL_PINS.get(g['pin'], '?')})"
+        lines.append(
+            f"{g['gate']:>4}  {pin:<12}{'BROKEN' if g['blocked'] else 'clear':<8}{width:>8}"
+            f"{g['marbles']:>9}{g['glitches']:>10}{g['long_pulses']:>6}  "
+            f"{' '.join(flags) or 'ok'}")
+    if recent:
+        lines += ["", "recent marbles:"]
+        lines += [f"  {time.strftime('%H:%M:%S', time.localtime(r.at))}  gate {r.gate}  "
+                  f"{r.width_ms:.1f} ms" for r in reversed(recent)]
+    return "\n".join(lines)
+
+
+def _roll_forever(sim: object, stop: threading.Event) -> None:
+    """Random marbles (and now and then a glitch) until ``stop`` is set."""
+    rng = random.Random()
+    while not stop.wait(rng.uniform(0.4, 1.2)):
+        if rng.random() < 0.1:
+            sim.glitch(rng.randint(1, len(sim.pins)))  # type: ignore[attr-defined]
+        else:
+            sim.roll_random(rng)  # type: ignore[attr-defined]
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run `companion gates`; returns the process exit code."""
+    out = out or sys.stdout
+    try:
+        config = config_from_args(args)
+    except GateConfigError as exc:
+        print(f"companion gates: error: {exc}", file=sys.stderr)
+        return 2
+    recent: deque[MarbleReading] = deque(maxlen=5)
+    factory = sim = None
+    if args.simulate:
+        from gpiozero.pins.mock import MockFactory
+
+        from hardware.simulator import MarbleSimulator
+        factory = MockFactory()
+        sim = MarbleSimulator(factory, config.pins, active_low=not config.broken_level)
+        for gate in range(1, len(config.pins) + 1):
+            sim.clear(gate)  # idle level; stands in for external pull resistors
+    gates = GateArray(config, recent.append, pin_factory=factory)
+    stop = threading.Event()
+    try:
+        try:
+            gates.start()
+        except (GateConfigError, GateHardwareError) as exc:
+            hint = "" if args.simulate else " (off a Pi, try --simulate)"
+            print(f"companion gates: error: {exc}{hint}", file=sys.stderr)
+            return 2
+        source = "simulation (mock pins)" if args.simulate else gates.pin_factory_name
+        if args.once:
+            if sim is not None:  # one marble through each gate, so the table shows them
+                for gate in range(1, len(config.pins) + 1):
+                    sim.roll(gate, width_ms=8.0 + 4.0 * gate, chatter=gate % 2 == 0)
+            gates.flush()
+            print(render(gates.status(), source=source, recent=list(recent)), file=out)
+            return 0
+        if sim is not None:
+            threading.Thread(target=_roll_forever, args=(sim, stop), daemon=True,
+                             name="gates-simulator").start()
+        clear = _CLEAR_SCREEN if out.isatty() else ""
+        while True:
+            table = render(gates.status(), source=source, recent=list(recent))
+            print(f"{clear}{table}\n\nCtrl-C to stop", file=out, flush=True)
+            time.sleep(REFRESH_S)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        stop.set()
+        gates.close()
+        if factory is not None:
+            factory.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point: ``python -m hardware.gates_cli``."""
+    parser = argparse.ArgumentParser(prog="companion gates", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

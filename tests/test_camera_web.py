@@ -1,0 +1,156 @@
+"""The camera wired into the table: confirmation frames (rulings D3, D4), camera alone, calibration API."""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Iterator
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from web.app import create_app, shutdown
+
+
+@pytest.fixture
+def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
+    made: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 0.3, **config})
+        made.append(application)
+        camera = application.extensions["sensors"].camera
+        if camera is not None and camera.service.status()["source"] == "simulation":
+            _wait(lambda: camera.reference.get() is not None)  # set up: the empty gates were seen
+        return application
+
+    yield make
+    for application in made:
+        shutdown(application)
+
+
+def _wait(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def _start(client: FlaskClient) -> dict[str, Any]:
+    return client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+
+
+def _current(client: FlaskClient, session: dict[str, Any]) -> dict[str, Any]:
+    return client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]
+
+
+def test_the_camera_confirms_what_the_beams_saw(make_app: Callable[..., Flask]) -> None:  # ruling D3
+    app = make_app()
+    client = app.test_client()
+    session = _start(client)
+    for gate in (2, 2, 5):
+        client.post("/api/simulation/marble", json={"gate": gate, "width_ms": 15})
+        time.sleep(0.2)
+    current = _wait(lambda: (c := _current(client, session))["camera"] and c)
+    assert current["camera"]["counts"] == [0, 2, 0, 0, 1, 0]
+    assert current["confirmed"] and current["flag"] is None
+    photo = client.get(f"/camera/confirmation/{session['id']}.jpg")
+    assert photo.status_code == 200 and photo.data[:2] == b"\xff\xd8"
+    events = client.get(f"/api/sessions/{session['id']}/events").get_json()["events"]
+    assert [e["source"] for e in events][-1] == "camera"
+
+
+def test_a_disagreeing_photo_flags_the_round_until_a_tap(make_app: Callable[..., Flask]) -> None:  # ruling D4
+    app = make_app()
+    client = app.test_client()
+    session = _start(client)
+    sensors = app.extensions["sensors"]
+    sensors.simulator.roll(3, width_ms=15)  # the beam of gate 3 saw a marble ...
+    sensors.castle.add_marble(4)             # ... which bounced on and rests in gate 4
+    current = _wait(lambda: (c := _current(client, session))["flag"] and c)
+    assert current["marbles"] == [3] and current["camera"]["counts"] == [0, 0, 0, 1, 0, 0]
+    client.post(f"/api/sessions/{session['id']}/events", json={"type": "guess", "player": "Ben", "gate": 4})
+    refused = client.post(f"/api/sessions/{session['id']}/events", json={"type": "reveal", "gate": 4})
+    assert refused.status_code == 422 and refused.get_json()["rule"] == "D4"
+    client.post(f"/api/sessions/{session['id']}/events", json={"type": "confirm", "marbles": [4]})
+    scored = client.post(f"/api/sessions/{session['id']}/events", json={"type": "reveal", "gate": 4}).get_json()
+    assert scored["scores"] == {"Ada": 1, "Ben": 1}
+
+
+def test_without_beams_the_camera_alone_fills_the_round(make_app: Callable[..., Flask]) -> None:  # ruling D3
+    app = make_app(BEAMS=False)
+    client = app.test_client()
+    session = _start(client)
+    assert client.get("/api/health").get_json()["sensors"]["camera"]["camera_only"] is True
+    castle = app.extensions["sensors"].castle
+    castle.add_marble(1)
+    _wait(lambda: _current(client, session)["marbles"] == [1])
+    castle.add_marble(6)
+    castle.add_marble(None)
+    current = _wait(lambda: (c := _current(client, session))["marbles"] == [1, 6, None] and c)
+    assert current["sources"] == ["camera"] * 3 and current["flag"] is None
+
+
+def test_marbles_go_back_when_a_new_round_starts(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client = app.test_client()
+    session = _start(client)
+    client.post("/api/simulation/marble", json={"gate": 2})
+    client.post(f"/api/sessions/{session['id']}/events", json={"type": "guess", "player": "Ben", "gate": 2})
+    client.post(f"/api/sessions/{session['id']}/events", json={"type": "reveal", "gate": 2})
+    assert app.extensions["sensors"].castle.marbles() == []
+
+
+def test_a_missing_camera_never_stops_the_companion(make_app: Callable[..., Flask]) -> None:
+    app = make_app(CAMERA="usb:/dev/video-that-is-not-there")
+    client = app.test_client()
+    camera = _wait(lambda: (c := client.get("/api/health").get_json()["sensors"]["camera"])["camera"]["error"] and c)
+    assert camera["ok"] is False and camera["camera"]["state"] in ("retrying", "starting")
+    session = _start(client)
+    client.post("/api/simulation/marble", json={"gate": 5})
+    _wait(lambda: _current(client, session)["marbles"] == [5])  # the beams go on
+    assert client.get("/camera").status_code == 200
+    assert client.get("/camera/preview.jpg").status_code == 503
+
+
+def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask], tmp_path: Any) -> None:
+    app = make_app()
+    client = app.test_client()
+    for bad in ({"gates": []}, {"gates": [{"gate": 1, "polygon": [[0, 0], [1, 1]]}]}, {"nope": 1}):
+        response = client.post("/api/camera/regions", json=bad)
+        assert response.status_code == 400 and response.get_json()["error"]["message"]
+    gates = [{"gate": g, "polygon": [[g * 100, 100], [g * 100 + 80, 100], [g * 100 + 80, 180], [g * 100, 180]]}
+             for g in range(1, 7)]
+    saved = client.post("/api/camera/regions", json={"gates": gates})
+    assert saved.status_code == 200
+    status = client.get("/api/camera").get_json()
+    assert status["calibration"] == "tap" and status["regions"]["gates"][0]["polygon"][0] == [100, 100]
+    assert (app.extensions["sensors"].camera.regions_path).exists()
+
+
+def test_reference_and_markers_api(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client = app.test_client()
+    _wait(lambda: app.extensions["sensors"].camera.service.latest() is not None)
+    reference = client.post("/api/camera/reference", json={})
+    assert reference.status_code == 200 and reference.get_json()["reference"]["captured"]
+    anchor = client.post("/api/camera/anchor", json={})  # the simulated castle has no printed markers
+    assert anchor.status_code == 422 and "not found" in anchor.get_json()["error"]["message"]
+
+
+def test_preview_and_page(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client = app.test_client()
+    preview = _wait(lambda: (r := client.get("/camera/preview.jpg")).status_code == 200 and r)
+    assert preview.mimetype == "image/jpeg"
+    page = client.get("/camera")
+    assert page.status_code == 200 and b"Tap the gate corners" in page.data
+
+
+def test_camera_off_answers_clearly(app: Flask) -> None:
+    client = app.test_client()
+    response = client.post("/api/camera/reference", json={})
+    assert response.status_code == 503 and "off" in response.get_json()["error"]["message"]
+    assert client.get("/api/camera").get_json()["ok"] is False
