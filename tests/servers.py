@@ -9,7 +9,7 @@ import urllib.request
 from typing import Any, Iterator
 
 from flask import Flask
-from waitress import create_server
+from waitress import create_server, wasyncore
 
 from web.stream import stop_streams
 
@@ -25,7 +25,8 @@ def serving(app: Flask, threads: int = 16) -> Iterator[str]:
     finally:
         stop_streams(app)
         server.task_dispatcher.shutdown(timeout=5)
-        server.close()
+        # Close every socket from the server's own loop thread, so that its loop ends cleanly.
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
         thread.join(timeout=5)
 
 
