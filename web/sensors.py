@@ -159,7 +159,11 @@ def start_sensors(app: Flask, table: Table) -> Sensors:
         sensors.gates_error = "no beams fitted: the camera alone fills in the rounds"
     camera = app.config.get("CAMERA") or ("simulation" if mode == "simulation" else "picamera2")
     if camera != "off":
-        _start_camera(app, sensors, camera, camera_only=sensors.gates is None)
+        try:
+            _start_camera(app, sensors, camera, camera_only=sensors.gates is None)
+        except ValueError:
+            sensors.close()  # a configuration mistake: stop what started, then say so
+            raise
     else:
         sensors.camera_error = "the camera is switched off"
     return sensors

@@ -1,0 +1,66 @@
+"""The `companion` console script: every subcommand is wired and does its job."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import pytest
+
+from hardware.camera.simulated import SimulatedCastle
+from hardware.vision.regions import save_regions
+from web.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_help_lists_every_command() -> None:
+    result = subprocess.run([sys.executable, "-m", "web.cli", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0
+    for command in ("serve", "gates", "detect", "markers"):
+        assert command in result.stdout
+
+
+def test_gates_once_in_simulation(capsys: pytest.CaptureFixture) -> None:
+    assert main(["gates", "--simulate", "--once"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.strip()[:1].isdigit() and "GPIO" in line]
+    assert len(rows) == 6
+
+
+def test_markers_writes_a_sheet(tmp_path: Path) -> None:
+    sheet = tmp_path / "markers.png"
+    assert main(["markers", "-o", str(sheet)]) == 0
+    image = cv2.imread(str(sheet))
+    assert image is not None and image.shape[0] > image.shape[1]  # an A4 page, portrait
+
+
+def test_detect_prints_one_json_line_per_image(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    castle = SimulatedCastle(seed=3)
+    cv2.imwrite(str(tmp_path / "empty.png"), castle.render())
+    castle.add_marble(2)
+    castle.add_marble(2)
+    castle.add_marble(None)
+    cv2.imwrite(str(tmp_path / "round.png"), castle.render())
+    save_regions(castle.regions(), tmp_path / "gates.json")
+    code = main(["detect", str(tmp_path / "round.png"), str(tmp_path / "missing.png"),
+                 "--gates", str(tmp_path / "gates.json"), "--reference", str(tmp_path / "empty.png")])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1  # one image could not be read
+    assert lines[0] == {"image": str(tmp_path / "round.png"), "counts": [0, 2, 0, 0, 0, 0], "outside": 1}
+    assert lines[1]["image"].endswith("missing.png") and "error" in lines[1]
+
+
+def test_detect_with_a_bad_gates_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "gates.json").write_text('{"gates": [}')
+    assert main(["detect", "x.png", "--gates", str(tmp_path / "gates.json")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("companion detect:")
+
+
+def test_serve_refuses_a_bad_camera_spec_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    code = main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--camera", "webcam-of-doom"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1].startswith("companion: cannot start:")
