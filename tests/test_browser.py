@@ -143,3 +143,36 @@ def test_final_screen_shows_the_winners(open_page: Callable[..., Any], base: str
     call(url, {"type": "reveal", "gate": 1})
     page.wait_for_selector("#final:not([hidden])")
     assert page.locator("#winners").inner_text() == "Winner: Ada"
+
+
+@pytest.fixture
+def sim_base(app_config: dict[str, Any]) -> Iterator[str]:
+    from web.app import create_app, shutdown
+
+    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "off"})
+    with serving(application) as url:
+        yield url
+    shutdown(application)
+
+
+def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base: str) -> None:  # noqa: F811
+    _, session = call(f"{sim_base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"]})
+    contexts = [browser.new_context(viewport={"width": 1024, "height": 600}) for _ in range(2)]
+    try:
+        panel, other = (c.new_page() for c in contexts)
+        for page in (panel, other):
+            page.goto(f"{sim_base}/play/{session['id']}")
+        assert "Simulation" in panel.locator("header").inner_text()
+        panel.wait_for_selector("#gate-status li[data-gate='1']")
+        for gate in ("1", "4", "4"):
+            panel.click(f"#sim-pad [data-gate='{gate}']")
+            panel.wait_for_selector("#toast:not([hidden])")
+            panel.wait_for_timeout(200)  # marbles come one at a time, beyond the beam's refractory time
+        other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
+        slots = other.locator("#slots .slot.filled").evaluate_all("els => els.map(e => e.dataset.gate)")
+        assert slots == ["1", "4", "4"]
+        assert "sensor" in other.locator("#slots").inner_text()
+        assert "4: 2 marbles" in other.locator("#gate-status").inner_text()
+    finally:
+        for context in contexts:
+            context.close()

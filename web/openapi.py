@@ -104,11 +104,38 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {"200": {"description": "an event stream",
                                       "content": {"text/event-stream": {"schema": {"type": "string"}}}},
                               "404": _error("unknown session")}}},
+            "/api/camera": {"get": {
+                "summary": "Camera state: source, calibration (regions, markers), empty reference, last detection",
+                "responses": {"200": {"description": "camera status"}}}},
+            "/api/camera/regions": {"post": {
+                "summary": "Save the six gate regions tapped on a snapshot (polygons in image pixels)",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["gates"], "properties": {"gates": {
+                        "type": "array", "minItems": 6, "maxItems": 6, "items": {
+                            "type": "object", "required": ["gate", "polygon"],
+                            "properties": {"gate": {"type": "integer", "minimum": 1, "maximum": 6},
+                                           "polygon": {"type": "array", "minItems": 3, "items": {
+                                               "type": "array", "minItems": 2, "maxItems": 2,
+                                               "items": {"type": "number"}}}}}}}},
+                    "example": {"gates": [{"gate": g, "polygon": [[g * 100, 200], [g * 100 + 80, 200],
+                                                                  [g * 100 + 80, 280], [g * 100, 280]]}
+                                          for g in range(1, 7)]}}}},
+                "responses": {"200": {"description": "saved"}, "400": _error("malformed regions"),
+                              "503": _error("the camera is off")}}},
+            "/api/camera/reference": {"post": {
+                "summary": "Take the current picture as the empty reference (the gates are empty)",
+                "responses": {"200": {"description": "reference status"}, "409": _error("no picture yet"),
+                              "503": _error("the camera is off")}}},
+            "/api/camera/anchor": {"post": {
+                "summary": "Anchor the regions to the four ArUco markers seen now",
+                "responses": {"200": {"description": "marker check"}, "422": _error("markers not found"),
+                              "503": _error("the camera is off")}}},
             "/api/simulation/marble": {"post": {
                 "summary": "Simulation only: roll a marble through a gate with a realistic beam pulse",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["gate"],
-                    "properties": {"gate": {"type": "integer", "minimum": 1, "maximum": 6},
+                    "properties": {"gate": {"type": "integer", "minimum": 1, "maximum": 6, "nullable": True,
+                                            "description": "null: a marble that misses every gate"},
                                    "width_ms": {"type": "number", "minimum": 0.1, "maximum": 3000, "default": 15},
                                    "chatter": {"type": "boolean", "default": False}}},
                     "example": {"gate": 3, "width_ms": 15, "chatter": True}}}},
