@@ -27,6 +27,7 @@ from hardware.vision.rest import RestWatcher
 log = logging.getLogger(__name__)
 
 Reading = Callable[[Detection, bytes], None]
+MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
 
 
 class CameraHub:
@@ -52,6 +53,7 @@ class CameraHub:
         self._regions_source = "none"
         self._anchor: MarkerAnchor | None = None
         self._marker_check: dict[str, Any] | None = None
+        self._moved: GateRegions | None = None  # the regions moved by the last marker check
         self._detector: MarbleDetector | None = None
         self._detector_key: tuple[int, int] | None = None
         self._last: Detection | None = None
@@ -98,7 +100,7 @@ class CameraHub:
         save_regions(regions, self.regions_path)
         with self._lock:
             self._regions, self._regions_source = regions, "tap"
-            self._anchor = None
+            self._anchor = self._moved = None
             self._detector = None
         self.anchor_path.unlink(missing_ok=True)
         return regions
@@ -113,8 +115,9 @@ class CameraHub:
         anchor = MarkerAnchor.from_frame(frame)
         anchor.save(self.anchor_path)
         with self._lock:
-            self._anchor, self._regions_source = anchor, "markers"
-        return self._check_markers(frame)
+            self._anchor, self._regions_source, self._moved = anchor, "markers", None
+        self.current_regions(frame)
+        return self._marker_check or {}
 
     def capture_reference(self) -> dict[str, Any]:
         """Take the current picture as the empty reference (a person says the gates are empty)."""
@@ -126,25 +129,26 @@ class CameraHub:
             self._detector = None
         return self.reference.status()
 
-    def _check_markers(self, frame: np.ndarray) -> dict[str, Any]:
-        assert self._anchor is not None
-        check = self._anchor.check(frame)
-        self._marker_check = check.to_dict()
-        return self._marker_check
+    def current_regions(self, frame: np.ndarray | None = None, *, recheck: bool = True) -> GateRegions | None:
+        """The gate regions in the current frame: moved by the markers when anchored.
 
-    def current_regions(self, frame: np.ndarray | None = None) -> GateRegions | None:
-        """The gate regions in the current frame: moved by the markers when anchored."""
+        The markers are looked for again when `recheck` (a confirmation frame, or every few seconds for
+        the preview), so a bumped camera is followed; in between the last homography is reused.
+        """
         with self._lock:
-            regions, anchor = self._regions, self._anchor
+            regions, anchor, moved = self._regions, self._anchor, self._moved
         if regions is None or anchor is None or frame is None:
             return regions
-        check = anchor.check(frame)
-        self._marker_check = check.to_dict()
-        moved = anchor.project([r.polygon for r in regions.gates], check)
-        if moved is None:
-            return regions
-        return GateRegions(tuple(GateRegion(r.gate, tuple(map(tuple, p)))  # type: ignore[arg-type]
-                                 for r, p in zip(regions.gates, moved)))
+        if recheck or moved is None:
+            check = anchor.check(frame)
+            self._marker_check = check.to_dict()
+            polygons = anchor.project([r.polygon for r in regions.gates], check)
+            moved = regions if polygons is None else GateRegions(tuple(
+                GateRegion(r.gate, tuple((float(x), float(y)) for x, y in p))
+                for r, p in zip(regions.gates, polygons)))
+            with self._lock:
+                self._moved = moved
+        return moved
 
     # detection
     def _detector_for(self, regions: GateRegions) -> MarbleDetector:
@@ -156,9 +160,9 @@ class CameraHub:
                 self._detector_key = key
             return self._detector
 
-    def detect(self, frame: np.ndarray, regions: GateRegions | None = None) -> tuple[Detection, bytes] | None:
+    def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> tuple[Detection, bytes] | None:
         """Count the marbles in `frame`; returns the detection and a JPEG with the overlay."""
-        regions = regions or self.current_regions(frame)
+        regions = self.current_regions(frame, recheck=recheck_markers)
         if regions is None:
             return None
         detection = self._detector_for(regions).detect(frame)
@@ -189,13 +193,16 @@ class CameraHub:
         return detection
 
     def _loop(self) -> None:
-        reference_checked = 0.0
+        reference_checked = markers_checked = 0.0
         while not self._stop.wait(self._interval):
             frame = self.service.latest()
             if frame is None:
                 continue
+            recheck = time.monotonic() - markers_checked > MARKER_CHECK_S
+            if recheck:
+                markers_checked = time.monotonic()
             try:
-                result = self.detect(frame)
+                result = self.detect(frame, recheck_markers=recheck)
             except Exception as err:  # a bad frame must not end the loop
                 self._error = f"vision failed on a frame: {err}"
                 log.exception("vision failed")

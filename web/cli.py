@@ -82,7 +82,7 @@ def serve(args: argparse.Namespace) -> int:
         return 2
     server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="companion")
     mode = app.extensions["sensors"].mode
-    note = " (no Raspberry Pi hardware: mock pins and a file camera)" if mode == "simulation" else ""
+    note = " (no Raspberry Pi hardware: mock pins and a simulated castle camera)" if mode == "simulation" else ""
     log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
              args.host, server.effective_port, mode, note, app.config["DATA_DIR"])
 

@@ -1,0 +1,105 @@
+"""The camera hub on its own: regions that follow the markers, confirmation frames, a camera that is down."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera.markers import MarkerError
+from web.camera_hub import CameraHub
+
+GATES = {"gates": [{"gate": g, "polygon": [[60 + g * 70, 200], [110 + g * 70, 200], [110 + g * 70, 260],
+                                           [60 + g * 70, 260]]} for g in range(1, 7)]}
+
+
+class FakeService:
+    """Stands in for CameraService: hands out the frame it is given."""
+
+    def __init__(self, frame: np.ndarray | None) -> None:
+        self.frame = frame
+
+    def latest(self) -> np.ndarray | None:
+        return self.frame
+
+    def settled_frame(self, timeout: float = 2.0) -> np.ndarray | None:
+        return self.frame
+
+    def status(self) -> dict[str, Any]:
+        return {"ok": self.frame is not None, "state": "ok" if self.frame is not None else "retrying"}
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def marker_scene() -> np.ndarray:
+    """A 640x480 light board with ArUco markers 0-3 near its corners."""
+    frame = np.full((480, 640, 3), 200, np.uint8)
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker_id, (x, y) in enumerate([(20, 20), (540, 20), (540, 380), (20, 380)]):
+        marker = cv2.aruco.generateImageMarker(dictionary, marker_id, 80)
+        frame[y:y + 80, x:x + 80] = cv2.cvtColor(marker, cv2.COLOR_GRAY2BGR)
+        frame[y - 10:y, x - 10:x + 90] = 255  # a white margin around each marker
+    return frame
+
+
+def test_regions_follow_the_markers_when_the_camera_is_bumped(tmp_path: Path) -> None:
+    service = FakeService(marker_scene())
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    check = hub.anchor_to_markers()
+    assert check["found"] == [0, 1, 2, 3]
+    bumped = cv2.warpAffine(marker_scene(), np.float32([[1, 0, 25], [0, 1, -12]]), (640, 480),
+                            borderValue=(200, 200, 200))
+    moved = hub.current_regions(bumped)
+    assert moved is not None
+    x, y = moved.region(1).polygon[0]
+    assert abs(x - (130 + 25)) < 2 and abs(y - (200 - 12)) < 2
+    # A fresh hub reads the saved calibration back: regions and anchor survive a restart.
+    again = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    assert again.status()["calibration"] == "markers"
+
+
+def test_anchoring_needs_regions_and_all_four_markers(tmp_path: Path) -> None:
+    hub = CameraHub(FakeService(np.full((480, 640, 3), 200, np.uint8)), tmp_path,  # type: ignore[arg-type]
+                    on_reading=lambda *_: None)
+    with pytest.raises(MarkerError, match="regions first"):
+        hub.anchor_to_markers()
+    hub.set_regions(GATES)
+    with pytest.raises(MarkerError, match="not found"):
+        hub.anchor_to_markers()
+
+
+def test_confirmation_reads_the_settled_frame(tmp_path: Path) -> None:
+    board = np.full((480, 640, 3), 120, np.uint8)
+    readings: list[Any] = []
+    service = FakeService(board.copy())
+    hub = CameraHub(service, tmp_path, on_reading=lambda d, photo: readings.append((d, photo)))  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.reference.offer(board, beams_idle=True, regions_empty=True, now=1e9)
+    frame = board.copy()
+    cv2.circle(frame, (295, 230), 12, (40, 40, 220), -1)  # a red marble resting in gate 3
+    cv2.circle(frame, (291, 226), 3, (255, 255, 255), -1)  # with a highlight
+    service.frame = frame
+    detection = hub.confirm_now()
+    assert detection is not None and list(detection.counts) == [0, 0, 1, 0, 0, 0]
+    assert readings and readings[0][1][:2] == b"\xff\xd8"  # the photo, with its overlay, as JPEG
+
+
+def test_a_camera_that_is_down_confirms_nothing(tmp_path: Path) -> None:
+    readings: list[Any] = []
+    hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *a: readings.append(a))  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    assert hub.confirm_now() is None and readings == []  # the beams stay the live signal (ruling D3)
+    with pytest.raises(MarkerError, match="no picture"):
+        hub.capture_reference()
+
+
+def test_a_damaged_calibration_file_is_reported_not_fatal(tmp_path: Path) -> None:
+    (tmp_path / "gates.json").write_text("{not json")
+    hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    status = hub.status()
+    assert status["calibrated"] is False and "calibrate again" in status["error"]
