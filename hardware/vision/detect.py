@@ -1,21 +1,24 @@
 """Count the marbles resting in each gate region of a camera frame.
 
-Method (no learned parameters, nothing tuned to one scene generator):
+Method (nothing fitted to one scene generator's colours; every threshold is a relative change):
 
 1. Work on the gate area only (regions' bounding box plus a margin of a few marble radii), scaled
-   so that a marble has a radius of about ``WORK_RADIUS`` pixels.
-2. Change evidence: per-pixel difference to an empty reference image of the same scene in log-RGB
-   (so a light change is an additive offset), after removing the light change with a robust,
-   smooth offset field (normalised convolution over pixels that did not change). The difference
-   is split into brightness and colour; darkening without a colour change (a shadow) is weighted
-   down. Without a reference the frame is compared with a median-filtered copy of itself (a local
-   background estimate), which is less sure: printed shapes of marble size can pass for marbles.
-3. Shape prior from the expected marble radius (given, or inferred from the region size): the
-   fraction of changed pixels inside a disc of marble radius around each pixel. A marble gives a
-   peak near 1 at its centre; touching marbles give separate peaks (the contact point is a saddle),
-   thin printed edges and noise give low values. Peaks are kept greedily at least about one
-   marble radius apart.
-4. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
+   so that a marble has a radius of about ``WORK_RADIUS`` pixels; colours go through a log table,
+   so a light change is an additive offset.
+2. Change image: difference to the empty reference in log-RGB after removing the light change
+   (global median offset plus a smooth, robust low-frequency correction), with a 3x3 envelope of
+   the reference for a camera nudge of about a pixel. Brightness and colour change are combined;
+   pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
+   with a median-filtered copy of itself (a local background learnt from the gate area itself).
+3. Circle evidence of the known marble radius: every pixel on an edge of the change image votes
+   for the point one radius (0.75..1.25 radii) into the change, so a marble's outline, even the
+   thin rim of clear glass whose inside looks like the board, piles its votes on its centre;
+   touching marbles keep separate centres; a soft shadow edge or a straight printed edge spreads
+   its votes. The fraction of the disc that changed is added as a second, weaker evidence.
+4. Peaks are kept greedily at least ``PEAK_SEPARATION`` of their own radius apart, and only when a
+   small bright spot (the specular highlight every glass or glazed marble shows) lies near the
+   centre: a shadow is never brighter than the board around it.
+5. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.vision.circles import MEAN3, RADIUS_FACTORS, change_magnitude, circle_votes, light_offset, local_maxima, to_log
 from hardware.vision.regions import GateRegions
 
 WORK_RADIUS = 6.0
@@ -72,19 +76,36 @@ def estimate_marble_radius(regions: GateRegions) -> float:
     return max(1.5, math.sqrt(median) * RADIUS_PER_REGION_SIDE)
 
 
-def _disc(radius: float) -> np.ndarray:
-    """Normalised disc kernel (sums to 1)."""
-    n = int(math.ceil(radius))
-    yy, xx = np.mgrid[-n:n + 1, -n:n + 1].astype(np.float32)
-    k = np.clip(radius + 0.5 - np.sqrt(xx * xx + yy * yy), 0.0, 1.0)
-    return (k / k.sum()).astype(np.float32)
+@dataclass(frozen=True)
+class _Tuning:
+    """Thresholds of one mode (with or without reference); all relative (log units or fractions)."""
+
+    grad_min: float      # edge strength of the change image that votes (log units per pixel)
+    min_score: float     # circle votes + FILL_WEIGHT * disc fill needed for a marble
+    highlight: float     # brightest spot near the centre above its surroundings (log units)
+
+
+WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.08)
+WITHOUT_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.25)
+
+DARK_WEIGHT = 0.5
+"""Weight of pure darkening in the change (a shadow darkens; a marble also changes colour/edges)."""
+
+FILL_WEIGHT = 0.3
+"""Weight of the changed fraction of the marble's disc, added to the circle votes."""
+
+FILL_MIN_CHANGE = 0.15
+"""Change (log units) above which a pixel counts as changed for the disc fill (raised with noise)."""
+
+PEAK_SEPARATION = 1.75
+"""Minimum distance between two marble centres, in marble radii (touching marbles: 2 or more)."""
 
 
 class MarbleDetector:
     """Reusable detector for one camera set-up (regions, optional empty reference)."""
 
     def __init__(self, regions: GateRegions, reference: np.ndarray | None = None, *,
-                 marble_radius_px: float | None = None, roi_margin_radii: float = 8.0) -> None:
+                 marble_radius_px: float | None = None, roi_margin_radii: float = 6.0) -> None:
         if marble_radius_px is not None and not marble_radius_px > 0:
             raise ValueError(f"marble_radius_px must be positive, got {marble_radius_px}")
         self.regions = regions
@@ -92,31 +113,47 @@ class MarbleDetector:
         self.scale = min(1.0, WORK_RADIUS / self.radius_px)
         self.roi_margin_radii = roi_margin_radii
         self._work_r = self.radius_px * self.scale
-        self._kernel = _disc(self._work_r * 0.9)
-        self._t_ref, self._t_noref, self._min_fill = 0.06, 0.35, 0.6
-        self._ref_lin: np.ndarray | None = None
-        self._ref_lo: np.ndarray | None = None
-        self._ref_hi: np.ndarray | None = None
-        self._ref_shape: tuple[int, int] | None = None
+        self._fill_side = max(3, int(round(0.9 * self._work_r * math.sqrt(math.pi))) | 1)  # disc's area
+        self._spot_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(0.4 * self._work_r) + 1,) * 2)
+        self._near_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(0.7 * self._work_r) + 1,) * 2)
+        self._envelope = np.ones((3, 3), np.uint8)
+        self._reference: np.ndarray | None = None
+        self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         self.set_reference(reference)
 
     # ----------------------------------------------------------------- set-up
 
     def set_reference(self, reference_bgr: np.ndarray | None) -> None:
-        """Use ``reference_bgr`` (same camera, no marbles) as the empty scene; None for none."""
+        """Use ``reference_bgr`` (same camera, no marbles) as the empty scene; None for none.
+
+        A reference of another size than the frames is scaled to the frame size (same aspect
+        ratio required; detect raises ValueError otherwise).
+        """
+        self._ref_cache = {}
         if reference_bgr is None:
-            self._ref_lin = self._ref_lo = self._ref_hi = None
-            self._ref_shape = None
+            self._reference = None
             return
         _check_image(reference_bgr, "reference")
-        self._ref_shape = reference_bgr.shape[:2]
-        self._ref_lin = self._prepare(reference_bgr)
-        # envelope over a 3x3 neighbourhood: tolerance to a camera nudge of about a pixel
-        box = np.ones((3, 3), np.uint8)
-        self._ref_lo = cv2.erode(self._ref_lin, box)
-        self._ref_hi = cv2.dilate(self._ref_lin, box)
-        self._ref_hi[self._ref_hi >= 250.0] = 1e4  # saturated: the true value may be higher
+        self._reference = reference_bgr
+        h, w = reference_bgr.shape[:2]
+        self._prepared_reference(h, w)
+
+    def _prepared_reference(self, h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Log reference of the gate area for frames of h x w, with its 3x3 min/max envelope."""
+        key = (h, w)
+        if key not in self._ref_cache:
+            ref = self._reference
+            assert ref is not None
+            rh, rw = ref.shape[:2]
+            if (rh, rw) != (h, w):
+                if abs(rw / rh - w / h) > 0.02 * (w / h):
+                    raise ValueError(f"reference image is {rw}x{rh} but frames are {w}x{h}: "
+                                     "different aspect ratio, take a new empty reference")
+                ref = cv2.resize(ref, (w, h), interpolation=cv2.INTER_AREA if rw > w else cv2.INTER_LINEAR)
+            lref = to_log(self._prepare(ref))
+            self._ref_cache[key] = (lref, cv2.erode(lref, self._envelope), cv2.dilate(lref, self._envelope))
+        return self._ref_cache[key]
 
     def _roi(self, h: int, w: int) -> tuple[int, int, int, int]:
         """Gate area (x0, y0, x1, y1) in frame pixels, clipped to the frame."""
@@ -132,14 +169,14 @@ class MarbleDetector:
         return self._roi_cache[key]
 
     def _prepare(self, img: np.ndarray) -> np.ndarray:
-        """Crop to the gate area and scale to the working size (float32 BGR, linear)."""
+        """Crop to the gate area and scale to the working size (uint8 BGR)."""
         h, w = img.shape[:2]
         x0, y0, x1, y1 = self._roi(h, w)
         crop = img[y0:y1, x0:x1]
         if self.scale < 1.0:
             size = (max(1, int(round((x1 - x0) * self.scale))), max(1, int(round((y1 - y0) * self.scale))))
             crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
-        return crop.astype(np.float32)
+        return crop
 
     # ----------------------------------------------------------------- detection
 
@@ -147,131 +184,63 @@ class MarbleDetector:
         """Find the marbles in ``frame_bgr`` and count them per gate region."""
         _check_image(frame_bgr, "frame")
         h, w = frame_bgr.shape[:2]
-        cur = self._prepare(frame_bgr)
-        if self._ref_lin is not None and self._ref_shape == (h, w):
-            gain = _light_gain(cur, self._ref_lin, self._work_r)
-            # the camera clips at 255: so does the expected value
-            expected = np.minimum(np.clip(cur, self._ref_lo * gain, self._ref_hi * gain), 255.0)
-            t_min = self._t_ref
+        work = self._prepare(frame_bgr)
+        cur = to_log(work)
+        if self._reference is not None:
+            lref, lo, hi = self._prepared_reference(h, w)
+            g = light_offset(cur - lref, self._work_r)
+            diff = cur - np.clip(cur, lo + g, hi + g)
+            tuning = WITH_REFERENCE
         else:
-            expected = _background_estimate(cur, self._work_r)
-            t_min = self._t_noref
-        score = _change_score(cur, expected)
-        mask = _threshold(score, t_min)
-        fill = cv2.filter2D(mask, -1, self._kernel, borderType=cv2.BORDER_CONSTANT)
-        centres = _peaks(fill, min_value=self._min_fill, min_dist=PEAK_SEPARATION * self._work_r)
+            background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
+            diff = cur - to_log(background)
+            tuning = WITHOUT_REFERENCE
+        change, _ = change_magnitude(diff, DARK_WEIGHT)
+        votes, per_radius = circle_votes(change, self._work_r, tuning.grad_min)
+        t_fill = max(FILL_MIN_CHANGE, 3.0 * float(change[::2, ::2].mean()))
+        side = self._fill_side
+        fill = cv2.boxFilter((change > t_fill).astype(np.float32), -1, (side, side), borderType=cv2.BORDER_CONSTANT)
+        score = votes + FILL_WEIGHT * fill
+        xs, ys = local_maxima(score, tuning.min_score)
+        centres = self._select(xs, ys, cur, per_radius, tuning.highlight) if len(xs) else []
         x0, y0, _, _ = self._roi(h, w)
         marbles = []
-        for cx, cy in centres:
-            fx, fy = x0 + (cx + 0.5) / self.scale - 0.5, y0 + (cy + 0.5) / self.scale - 0.5
-            marbles.append(Marble(fx, fy, self.radius_px, self.regions.gate_at(fx, fy)))
         counts = [0] * 6
         outside = 0
-        for m in marbles:
-            if m.gate is None:
+        for cx, cy, r in centres:
+            fx, fy = x0 + (cx + 0.5) / self.scale - 0.5, y0 + (cy + 0.5) / self.scale - 0.5
+            gate = self.regions.gate_at(fx, fy)
+            marbles.append(Marble(fx, fy, r / self.scale, gate))
+            if gate is None:
                 outside += 1
             else:
-                counts[m.gate - 1] += 1
+                counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles))  # type: ignore[arg-type]
+
+    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, per_radius: list[np.ndarray],
+                highlight: float) -> list[tuple[float, float, float]]:
+        """Greedy non-maximum suppression by each peak's own radius, keeping only peaks with a
+        specular highlight nearby (a small spot brighter than its surroundings)."""
+        lum = cv2.transform(cur, MEAN3)
+        spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
+        spot_near = cv2.dilate(spot, self._near_kernel)
+        smooth = [cv2.GaussianBlur(v, (0, 0), 1.2) for v in per_radius]
+        kept: list[tuple[float, float, float]] = []
+        for x, y in zip(xs.tolist(), ys.tolist()):
+            best = max(range(len(smooth)), key=lambda k: smooth[k][y, x])
+            r = self._work_r * RADIUS_FACTORS[best]
+            if any((x - kx) ** 2 + (y - ky) ** 2 < (PEAK_SEPARATION * max(r, kr)) ** 2 for kx, ky, kr in kept):
+                continue
+            if spot_near[y, x] < highlight:
+                continue
+            kept.append((float(x), float(y), r))
+        return kept
 
 
 def _check_image(img: object, what: str) -> None:
     if not isinstance(img, np.ndarray) or img.ndim != 3 or img.shape[2] != 3 or img.dtype != np.uint8:
         desc = f"array {img.dtype} {img.shape}" if isinstance(img, np.ndarray) else type(img).__name__
         raise ValueError(f"{what} must be a BGR uint8 image (h, w, 3), got {desc}")
-
-
-LOG_OFFSET = 16.0
-"""log(v + LOG_OFFSET): relative (light-invariant) for bright values, tame noise in the dark."""
-
-
-def _log(img: np.ndarray) -> np.ndarray:
-    return cv2.log(img + LOG_OFFSET)
-
-
-def _light_gain(cur: np.ndarray, ref: np.ndarray, r: float) -> np.ndarray:
-    """Smooth per-channel gain field (the light change, frame / reference) from block medians.
-
-    Blocks are about 7 marble radii wide, so a few marbles in a block leave its median unchanged.
-    """
-    h, w = cur.shape[:2]
-    b = max(4, int(round(7 * r)))
-    ny, nx = max(1, round(h / b)), max(1, round(w / b))
-    ys = np.linspace(0, h, ny + 1).astype(int)
-    xs = np.linspace(0, w, nx + 1).astype(int)
-    ratio = (cur + 4.0) / (ref + 4.0)
-    grid = np.empty((ny, nx, 3), np.float32)
-    for i in range(ny):
-        for j in range(nx):
-            grid[i, j] = np.median(ratio[ys[i]:ys[i + 1]:2, xs[j]:xs[j + 1]:2].reshape(-1, 3), axis=0)
-    grid = np.clip(grid, 0.2, 5.0)
-    if ny == 1 and nx == 1:
-        return np.broadcast_to(grid[0, 0], cur.shape)
-    return cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
-
-
-def _background_estimate(cur: np.ndarray, r: float) -> np.ndarray:
-    """Local background of a frame without reference: median over a window of a few marbles."""
-    k = int(4 * r) | 1
-    return cv2.medianBlur(np.clip(cur, 0, 255).astype(np.uint8), k).astype(np.float32)
-
-
-DARK_WEIGHT = 0.4
-"""Weight of pure darkening (brightness drop without colour change: what a shadow does)."""
-
-CHROMA_WEIGHT = 1.5
-"""Weight of the colour change (distortion not explained by a brightness factor)."""
-
-
-def _change_score(cur: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Per-pixel change of ``cur`` against ``expected`` (both linear BGR float32).
-
-    Split as in shadow-aware background subtraction: a brightness factor alpha (best fit of
-    cur ~ alpha * expected) and the colour distortion left over, relative to brightness. Darkening
-    alone (shadow-like) is weighted down by DARK_WEIGHT.
-    """
-    dot = (cur * expected).sum(axis=2)
-    ee = (expected * expected).sum(axis=2)
-    alpha = dot / (ee + 1.0)
-    resid = cur - alpha[..., None] * expected
-    norm_e = np.sqrt(ee)
-    chroma = np.sqrt((resid * resid).sum(axis=2)) / (norm_e + 3.0 * LOG_OFFSET)
-    lum = _log(np.sqrt((cur * cur).sum(axis=2))) - _log(norm_e)
-    lum = np.where(lum < 0, lum * DARK_WEIGHT, lum)
-    return np.sqrt((CHROMA_WEIGHT * chroma) ** 2 + lum * lum)
-
-
-NOISE_FACTOR = 3.0
-"""Threshold at least this multiple of the 90th percentile of the change score (noise level)."""
-
-
-def _threshold(score: np.ndarray, t_min: float) -> np.ndarray:
-    """Binary change mask (float32 0/1), threshold adapted to the noise level, small gaps closed."""
-    t = max(t_min, NOISE_FACTOR * float(np.percentile(score[::2, ::2], 90)))
-    mask = (score > t).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    return mask.astype(np.float32)
-
-
-PEAK_SEPARATION = 1.6
-"""Minimum distance between two marble centres, in marble radii (touching marbles: 2)."""
-
-
-def _peaks(fill: np.ndarray, min_value: float, min_dist: float) -> list[tuple[float, float]]:
-    """Local maxima of ``fill`` above ``min_value``, greedily kept ``min_dist`` apart."""
-    dil = cv2.dilate(fill, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((fill >= dil) & (fill >= min_value))
-    if len(xs) == 0:
-        return []
-    vals = fill[ys, xs]
-    order = np.argsort(-vals, kind="stable")
-    kept: list[tuple[float, float]] = []
-    d2 = min_dist * min_dist
-    for i in order:
-        x, y = float(xs[i]), float(ys[i])
-        if all((x - kx) ** 2 + (y - ky) ** 2 >= d2 for kx, ky in kept):
-            kept.append((x, y))
-    return kept
 
 
 def count_marbles(frame_bgr: np.ndarray, regions: GateRegions, reference: np.ndarray | None = None) -> Detection:

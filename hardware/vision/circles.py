@@ -1,0 +1,98 @@
+"""Image helpers for marble detection: log table, light correction, circle votes, peaks.
+
+Pure numpy/cv2 functions on small working images (float32); no state, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+LOG_OFFSET = 16.0
+"""log(v + LOG_OFFSET): relative (light-invariant) for bright values, tame noise in the dark."""
+
+LOG_TABLE = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET).astype(np.float32)
+"""uint8 -> log value, applied with cv2.LUT (no per-pixel log at detection time)."""
+
+MEAN3 = np.full((1, 3), 1.0 / 3.0, np.float32)
+_SUM3 = np.ones((1, 3), np.float32)
+
+RADIUS_FACTORS = (0.75, 0.85, 0.95, 1.05, 1.15, 1.25)
+"""Radii voted for, as fractions of the expected marble radius (perspective, estimate error)."""
+
+
+def to_log(img_u8: np.ndarray) -> np.ndarray:
+    """uint8 BGR -> float32 log BGR."""
+    return cv2.LUT(img_u8, LOG_TABLE)
+
+
+def light_offset(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndarray:
+    """The light change in a log difference image: global per-channel median plus a smooth
+    correction estimated only from pixels that changed little (normalised convolution on a coarse
+    grid of cells about 8 marble radii wide, so marbles and shadows do not bias it)."""
+    h, w = diff.shape[:2]
+    sample = diff[::3, ::3].reshape(-1, 3)
+    g0 = np.median(sample, axis=0).astype(np.float32)
+    res = diff - g0
+    b, g, r = cv2.split(cv2.absdiff(res, 0.0))
+    weight = (cv2.max(cv2.max(b, g), r) < inlier).astype(np.float32)
+    cell = max(4, int(8 * radius))
+    nx, ny = max(2, round(w / cell)), max(2, round(h / cell))
+    num = cv2.resize(res * weight[..., None], (nx, ny), interpolation=cv2.INTER_AREA)
+    den = cv2.resize(weight, (nx, ny), interpolation=cv2.INTER_AREA)[..., None]
+    corr = np.where(den > 0.05, num / np.maximum(den, 1e-3), 0.0).astype(np.float32)
+    return g0 + cv2.resize(corr, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def change_magnitude(e: np.ndarray, dark_weight: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel change from a log difference ``e`` (h, w, 3): (magnitude, brightness change).
+
+    Colour change (the part of ``e`` that differs between channels) counts fully; brightness
+    change counts fully when brighter, ``dark_weight`` times when darker (a shadow only darkens).
+    """
+    lum = cv2.transform(e, MEAN3)
+    chroma2 = np.maximum(cv2.transform(e * e, _SUM3) - 3.0 * lum * lum, 0.0)
+    wl = np.where(lum < 0, lum * dark_weight, lum)
+    return np.sqrt(chroma2 + 3.0 * wl * wl), lum
+
+
+def circle_votes(change: np.ndarray, radius: float, grad_min: float,
+                 factors: tuple[float, ...] = RADIUS_FACTORS) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Votes for circle centres of ``radius`` (times each factor) from the edges of ``change``.
+
+    An edge pixel (gradient at least ``grad_min``) votes for the point ``f * radius`` along its
+    gradient, i.e. into the changed area. Per radius the votes are divided by the
+    circumference; the result (mean over radii, smoothed) is about the fraction of a marble's
+    outline that agrees. Also returns the per-radius vote maps (unsmoothed) for radius choice.
+    """
+    h, w = change.shape
+    gx = cv2.Sobel(change, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
+    gy = cv2.Sobel(change, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
+    mag = cv2.magnitude(gx, gy)
+    ys, xs = np.nonzero(mag > grad_min)
+    m = mag[ys, xs]
+    ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
+    xs_f, ys_f = xs.astype(np.float32), ys.astype(np.float32)
+    total = np.zeros((h, w), np.float32)
+    per_radius: list[np.ndarray] = []
+    for f in factors:
+        vx = np.rint(xs_f + (f * radius) * ux).astype(np.int32)
+        vy = np.rint(ys_f + (f * radius) * uy).astype(np.int32)
+        ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
+        votes = np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
+        votes = votes.astype(np.float32).reshape(h, w) / (2.0 * math.pi * f * radius)
+        per_radius.append(votes)
+        total += votes
+    sigma = 0.8
+    total = cv2.GaussianBlur(total, (0, 0), sigma) * (2.0 * math.pi * sigma * sigma / len(factors))
+    return total, per_radius
+
+
+def local_maxima(score: np.ndarray, min_value: float) -> tuple[np.ndarray, np.ndarray]:
+    """(xs, ys) of 3x3 local maxima of ``score`` at least ``min_value``, strongest first."""
+    dil = cv2.dilate(score, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((score >= dil) & (score >= min_value))
+    order = np.argsort(-score[ys, xs], kind="stable")
+    return xs[order], ys[order]
