@@ -173,6 +173,38 @@ def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base:
         assert slots == ["1", "4", "4"]
         assert "sensor" in other.locator("#slots").inner_text()
         assert "4: 2 marbles" in other.locator("#gate-status").inner_text()
+        assert "1: 1 marble\n" in other.locator("#gate-status").inner_text() + "\n"
     finally:
         for context in contexts:
             context.close()
+
+
+def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[str, Any]) -> None:  # noqa: F811
+    from web.app import create_app, shutdown
+
+    application = create_app({**app_config, "SENSORS": "simulation"})
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    try:
+        with serving(application) as base:
+            page = context.new_page()
+            page.goto(f"{base}/camera")
+            page.wait_for_selector("#preview:not([hidden])")
+            page.click("#calibrate")
+            canvas = page.wait_for_selector("#calib:not([hidden])")
+            box = canvas.bounding_box()
+            scale = box["width"] / 640  # the snapshot is 640 px wide
+            for gate in range(1, 7):
+                page.click(f"#calib-gates [data-gate='{gate}']")
+                for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):
+                    x, y = 20 + (gate - 1) * 100 + dx, 150 + dy
+                    page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
+            page.click("#calib-save")
+            page.wait_for_selector("#calib[hidden]", state="attached")
+            _, status = call(f"{base}/api/camera")
+            assert status["calibration"] == "tap"
+            first = status["regions"]["gates"][0]["polygon"]
+            assert all(abs(a - b) <= 2 for p, q in zip(first, [[20, 150], [80, 150], [80, 250], [20, 250]])
+                       for a, b in zip(p, q))
+    finally:
+        context.close()
+        shutdown(application)

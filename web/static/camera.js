@@ -9,6 +9,7 @@ let calibrating = false;
 let snapshot = null;
 let polygons = {};   // gate -> [[x, y], ...] in image pixels
 let gate = 1;
+let fresh = true;    // the next tap on the picture starts the selected gate anew
 
 function facts(s) {
   if (!s || s.ok === false && !s.camera) return [h("li", { class: "warn" }, s?.error || "the camera is off")];
@@ -36,8 +37,11 @@ async function refreshStatus() {
 function refreshPicture() {
   if (calibrating) return;
   const next = new Image();
-  next.onload = () => { preview.src = next.src; preview.hidden = false; $("no-picture").hidden = true; };
-  next.onerror = () => { preview.hidden = true; $("no-picture").hidden = false; };
+  next.onload = () => {
+    if (calibrating) return; // a picture that arrived after calibration began
+    preview.src = next.src; preview.hidden = false; $("no-picture").hidden = true;
+  };
+  next.onerror = () => { if (!calibrating) { preview.hidden = true; $("no-picture").hidden = false; } };
   next.src = `/camera/preview.jpg?t=${Date.now()}`;
 }
 
@@ -57,8 +61,8 @@ function draw() {
   }
   const done = [1, 2, 3, 4, 5, 6].filter((g) => (polygons[g] || []).length >= 3);
   $("calib-save").disabled = done.length !== 6;
-  $("calib-hint").textContent = `Gate ${gate}: tap its corners (${(polygons[gate] || []).length} so far). ` +
-    `${done.length} of 6 gates done.`;
+  $("calib-hint").textContent = `Gate ${gate}: tap its corners` +
+    (fresh ? " (a tap starts it anew)" : ` (${polygons[gate].length} so far)`) + `. ${done.length} of 6 gates done.`;
   for (const btn of $("calib-gates").children) {
     btn.setAttribute("aria-pressed", String(Number(btn.dataset.gate) === gate));
   }
@@ -74,7 +78,7 @@ async function startCalibration() {
     polygons = {};
     for (const g of status.regions?.gates || []) polygons[g.gate] = g.polygon.map((p) => [...p]);
     gate = 1;
-    polygons[gate] = [];
+    fresh = true;
     canvas.hidden = false;
     preview.hidden = true;
     $("calib-tools").hidden = false;
@@ -95,20 +99,17 @@ canvas.addEventListener("pointerdown", (e) => {
   const rect = canvas.getBoundingClientRect();
   const x = ((e.clientX - rect.left) / rect.width) * canvas.width;
   const y = ((e.clientY - rect.top) / rect.height) * canvas.height;
-  (polygons[gate] ||= []).push([Math.round(x), Math.round(y)]);
+  if (fresh) { polygons[gate] = []; fresh = false; }
+  polygons[gate].push([Math.round(x), Math.round(y)]);
   draw();
 });
 
 $("calib-gates").replaceChildren(...[1, 2, 3, 4, 5, 6].map((g) =>
-  h("button", { class: "btn gate", dataset: { gate: g }, onclick: () => {
-    gate = g;
-    if ((polygons[g] || []).length >= 3 && !confirm(`Tap gate ${g} again?`)) { draw(); return; }
-    polygons[g] = [];
-    draw();
-  } }, `Gate ${g}`)));
+  h("button", { class: "btn gate", dataset: { gate: g }, onclick: () => { gate = g; fresh = true; draw(); } },
+    `Gate ${g}`)));
 $("calibrate").addEventListener("click", startCalibration);
 $("calib-cancel").addEventListener("click", stopCalibration);
-$("calib-undo").addEventListener("click", () => { (polygons[gate] || []).pop(); draw(); });
+$("calib-undo").addEventListener("click", () => { if (!fresh) (polygons[gate] || []).pop(); draw(); });
 $("calib-save").addEventListener("click", async () => {
   const gates = [1, 2, 3, 4, 5, 6].map((g) => ({ gate: g, polygon: polygons[g] }));
   const result = await api("/api/camera/regions", { gates });

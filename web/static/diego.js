@@ -136,7 +136,8 @@ function renderSensors(status) {
   }
   list.replaceChildren(...gates.gates.map((g) =>
     h("li", { class: g.stuck ? "warn" : g.flaky ? "flaky" : g.blocked ? "blocked" : "", dataset: { gate: g.gate } },
-      `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable" : `${g.marbles} marbles`)),
+      `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable"
+        : `${g.marbles} marble${g.marbles === 1 ? "" : "s"}`)),
     cameraLine);
 }
 
