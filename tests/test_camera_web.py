@@ -8,6 +8,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.waiting import wait_for
 from web.app import create_app, shutdown
 
 
@@ -20,22 +21,12 @@ def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
         made.append(application)
         camera = application.extensions["sensors"].camera
         if camera is not None and camera.service.status()["source"] == "simulation":
-            _wait(lambda: camera.reference.get() is not None)  # set up: the empty gates were seen
+            wait_for(lambda: camera.reference.get() is not None)  # set up: the empty gates were seen
         return application
 
     yield make
     for application in made:
         shutdown(application)
-
-
-def _wait(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting")
 
 
 def _start(client: FlaskClient) -> dict[str, Any]:
@@ -53,7 +44,7 @@ def test_the_camera_confirms_what_the_beams_saw(make_app: Callable[..., Flask]) 
     for gate in (2, 2, 5):
         client.post("/api/simulation/marble", json={"gate": gate, "width_ms": 15})
         time.sleep(0.2)
-    current = _wait(lambda: (c := _current(client, session))["camera"] and c)
+    current = wait_for(lambda: (c := _current(client, session))["camera"] and c)
     assert current["camera"]["counts"] == [0, 2, 0, 0, 1, 0]
     assert current["confirmed"] and current["flag"] is None
     photo = client.get(f"/camera/confirmation/{session['id']}.jpg")
@@ -69,7 +60,7 @@ def test_a_disagreeing_photo_flags_the_round_until_a_tap(make_app: Callable[...,
     sensors = app.extensions["sensors"]
     sensors.simulator.roll(3, width_ms=15)  # the beam of gate 3 saw a marble ...
     sensors.castle.add_marble(4)             # ... which bounced on and rests in gate 4
-    current = _wait(lambda: (c := _current(client, session))["flag"] and c)
+    current = wait_for(lambda: (c := _current(client, session))["flag"] and c)
     assert current["marbles"] == [3] and current["camera"]["counts"] == [0, 0, 0, 1, 0, 0]
     client.post(f"/api/sessions/{session['id']}/events", json={"type": "guess", "player": "Ben", "gate": 4})
     refused = client.post(f"/api/sessions/{session['id']}/events", json={"type": "reveal", "gate": 4})
@@ -86,10 +77,10 @@ def test_without_beams_the_camera_alone_fills_the_round(make_app: Callable[..., 
     assert client.get("/api/health").get_json()["sensors"]["camera"]["camera_only"] is True
     castle = app.extensions["sensors"].castle
     castle.add_marble(1)
-    _wait(lambda: _current(client, session)["marbles"] == [1])
+    wait_for(lambda: _current(client, session)["marbles"] == [1])
     castle.add_marble(6)
     castle.add_marble(None)
-    current = _wait(lambda: (c := _current(client, session))["marbles"] == [1, 6, None] and c)
+    current = wait_for(lambda: (c := _current(client, session))["marbles"] == [1, 6, None] and c)
     assert current["sources"] == ["camera"] * 3 and current["flag"] is None
 
 
@@ -106,11 +97,11 @@ def test_marbles_go_back_when_a_new_round_starts(make_app: Callable[..., Flask])
 def test_a_missing_camera_never_stops_the_companion(make_app: Callable[..., Flask]) -> None:
     app = make_app(CAMERA="usb:/dev/video-that-is-not-there")
     client = app.test_client()
-    camera = _wait(lambda: (c := client.get("/api/health").get_json()["sensors"]["camera"])["camera"]["error"] and c)
+    camera = wait_for(lambda: (c := client.get("/api/health").get_json()["sensors"]["camera"])["camera"]["error"] and c)
     assert camera["ok"] is False and camera["camera"]["state"] in ("retrying", "starting")
     session = _start(client)
     client.post("/api/simulation/marble", json={"gate": 5})
-    _wait(lambda: _current(client, session)["marbles"] == [5])  # the beams go on
+    wait_for(lambda: _current(client, session)["marbles"] == [5])  # the beams go on
     assert client.get("/camera").status_code == 200
     assert client.get("/camera/preview.jpg").status_code == 503
 
@@ -133,7 +124,7 @@ def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask
 def test_reference_and_markers_api(make_app: Callable[..., Flask]) -> None:
     app = make_app()
     client = app.test_client()
-    _wait(lambda: app.extensions["sensors"].camera.service.latest() is not None)
+    wait_for(lambda: app.extensions["sensors"].camera.service.latest() is not None)
     reference = client.post("/api/camera/reference", json={})
     assert reference.status_code == 200 and reference.get_json()["reference"]["captured"]
     anchor = client.post("/api/camera/anchor", json={})  # the simulated castle has no printed markers
@@ -143,7 +134,7 @@ def test_reference_and_markers_api(make_app: Callable[..., Flask]) -> None:
 def test_preview_and_page(make_app: Callable[..., Flask]) -> None:
     app = make_app()
     client = app.test_client()
-    preview = _wait(lambda: (r := client.get("/camera/preview.jpg")).status_code == 200 and r)
+    preview = wait_for(lambda: (r := client.get("/camera/preview.jpg")).status_code == 200 and r)
     assert preview.mimetype == "image/jpeg"
     page = client.get("/camera")
     assert page.status_code == 200 and b"Tap the gate corners" in page.data

@@ -9,6 +9,7 @@ import pytest
 from flask import Flask
 
 from tests.servers import SseReader, call, serving
+from tests.waiting import wait_for
 from web.app import create_app, shutdown
 from web.cli import main as cli_main
 from web.sensors import detect_mode
@@ -25,23 +26,13 @@ def _roll(app: Flask, gate: int, width_ms: float = 15.0, chatter: bool = False) 
     app.extensions["sensors"].roll(gate, width_ms, chatter)
 
 
-def _wait(predicate: Any, timeout: float = 3.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("timed out waiting")
-
-
 def test_pulses_become_marble_events_in_the_running_round(sim_app: Flask) -> None:
     client = sim_app.test_client()
     session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
     for gate, width, chatter in ((2, 15.0, True), (5, 9.0, False), (2, 30.0, True)):
         _roll(sim_app, gate, width, chatter)
         time.sleep(0.2)  # marbles are pushed one at a time, well beyond the refractory time
-    view = _wait(lambda: (v := client.get(f"/api/sessions/{session['id']}").get_json())
+    view = wait_for(lambda: (v := client.get(f"/api/sessions/{session['id']}").get_json())
                  ["state"]["current"]["marbles"] == [2, 5, 2] and v)
     assert view["state"]["current"]["sources"] == ["sensor"] * 3
     events = client.get(f"/api/sessions/{session['id']}/events").get_json()["events"]
@@ -68,7 +59,7 @@ def test_a_fourth_sensor_marble_flags_the_round(sim_app: Flask) -> None:  # ruli
     session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
     for gate in (1, 2, 3, 4):
         _roll(sim_app, gate)
-    view = _wait(lambda: (v := client.get(f"/api/sessions/{session['id']}").get_json())
+    view = wait_for(lambda: (v := client.get(f"/api/sessions/{session['id']}").get_json())
                  ["state"]["current"]["flag"] and v)
     assert view["state"]["phase"] == "flagged" and len(view["state"]["current"]["marbles"]) == 4
 
@@ -76,7 +67,7 @@ def test_a_fourth_sensor_marble_flags_the_round(sim_app: Flask) -> None:  # ruli
 def test_marbles_outside_a_round_are_shown_not_scored(sim_app: Flask) -> None:
     client = sim_app.test_client()
     _roll(sim_app, 6)
-    sensors = _wait(lambda: client.get("/api/health").get_json()["sensors"]["last_marble"])
+    sensors = wait_for(lambda: client.get("/api/health").get_json()["sensors"]["last_marble"])
     assert sensors["gate"] == 6 and sensors["scored"] is False
     assert "no Diego Drachenzahn round" in sensors["note"]
     assert client.get("/api/sessions").get_json()["sessions"] == []
@@ -86,11 +77,11 @@ def test_a_stuck_beam_shows_in_health_and_counts_nothing(sim_app: Flask) -> None
     client = sim_app.test_client()
     session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
     sim_app.extensions["sensors"].simulator.block(4)  # a gate wired the wrong way round, or blocked
-    gate4 = _wait(lambda: (g := client.get("/api/health").get_json()["sensors"]["gates"]["gates"][3])["stuck"] and g,
+    gate4 = wait_for(lambda: (g := client.get("/api/health").get_json()["sensors"]["gates"]["gates"][3])["stuck"] and g,
                   timeout=5)
     assert gate4["marbles"] == 0
     sim_app.extensions["sensors"].simulator.clear(4)
-    _wait(lambda: not client.get("/api/health").get_json()["sensors"]["gates"]["gates"][3]["stuck"], timeout=5)
+    wait_for(lambda: not client.get("/api/health").get_json()["sensors"]["gates"]["gates"][3]["stuck"], timeout=5)
     assert client.get(f"/api/sessions/{session['id']}").get_json()["seq"] == 0
 
 
@@ -99,7 +90,7 @@ def test_simulation_endpoint_rolls_through_the_pins(sim_app: Flask) -> None:
     session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
     response = client.post("/api/simulation/marble", json={"gate": 4, "width_ms": 12.5, "chatter": True})
     assert response.status_code == 202
-    _wait(lambda: client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]["marbles"] == [4])
+    wait_for(lambda: client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]["marbles"] == [4])
     for bad in ({"gate": 0}, {"gate": "2"}, {"gate": 2, "width_ms": -1}, {"gate": 2, "chatter": "yes"}, {}):
         assert client.post("/api/simulation/marble", json=bad).status_code == 400, bad
 

@@ -88,20 +88,13 @@ def post_event(session_id: int):
     return jsonify(table().submit(session_id, data, source="tap", expected_seq=expected_seq(data)))
 
 
-@bp.post("/sessions/<int:session_id>/undo")
-def undo(session_id: int):
+@bp.post("/sessions/<int:session_id>/<any(undo, redo):action>")
+def undo_or_redo(session_id: int, action: str):
     data = request.get_json(silent=True) if request.data else {}
     if not isinstance(data, dict):
         raise ApiError(400, "malformed", "the body must be a JSON object or empty")
-    return jsonify(table().undo(session_id, expected_seq(data)))
-
-
-@bp.post("/sessions/<int:session_id>/redo")
-def redo(session_id: int):
-    data = request.get_json(silent=True) if request.data else {}
-    if not isinstance(data, dict):
-        raise ApiError(400, "malformed", "the body must be a JSON object or empty")
-    return jsonify(table().redo(session_id, expected_seq(data)))
+    step = table().undo if action == "undo" else table().redo
+    return jsonify(step(session_id, expected_seq(data)))
 
 
 @bp.get("/sessions/<int:session_id>/events")
