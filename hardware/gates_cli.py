@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import TextIO
+from typing import Any, TextIO
 
 from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
                             GateHardwareError, MarbleReading, PHYSICAL_PINS)
@@ -24,6 +24,16 @@ _CLEAR_SCREEN = "\x1b[H\x1b[2J"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of `companion gates` to ``parser``."""
+    add_wiring_arguments(parser)
+    parser.add_argument(
+        "--simulate", action="store_true",
+        help="no Pi needed: mock pins, with random virtual marbles rolling through")
+    parser.add_argument(
+        "--once", action="store_true", help="print one snapshot and exit")
+
+
+def add_wiring_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say how the gates are wired (shared with `companion serve`)."""
     parser.add_argument(
         "--pins", metavar="P1,...,P6",
         help="BCM pins of gates 1..6, comma-separated (default: "
@@ -36,11 +46,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--active-high", action="store_true",
         help="a broken beam drives the line high (e.g. 38 kHz light-barrier receivers): "
              "no internal pull, active high")
-    parser.add_argument(
-        "--simulate", action="store_true",
-        help="no Pi needed: mock pins, with random virtual marbles rolling through")
-    parser.add_argument(
-        "--once", action="store_true", help="print one snapshot and exit")
 
 
 def parse_pins(text: str) -> tuple[int | str, ...]:
@@ -49,14 +54,21 @@ def parse_pins(text: str) -> tuple[int | str, ...]:
     return tuple(int(item) if item.isdigit() else item for item in items)
 
 
+def wiring_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The GateConfig fields the wiring options ask for (only those given)."""
+    wiring: dict[str, Any] = {}
+    if getattr(args, "pins", None):
+        wiring["pins"] = parse_pins(args.pins)
+    if getattr(args, "active_high", False):
+        wiring.update(pull_up=None, active_state=True)
+    elif getattr(args, "external_pull_up", False):
+        wiring.update(pull_up=None, active_state=False)
+    return wiring
+
+
 def config_from_args(args: argparse.Namespace) -> GateConfig:
     """The GateConfig the options ask for (GateConfigError if they cannot work)."""
-    pins = parse_pins(args.pins) if getattr(args, "pins", None) else DEFAULT_PINS
-    if getattr(args, "active_high", False):
-        return GateConfig(pins=pins, pull_up=None, active_state=True)  # type: ignore[arg-type]
-    if getattr(args, "external_pull_up", False):
-        return GateConfig(pins=pins, pull_up=None, active_state=False)  # type: ignore[arg-type]
-    return GateConfig(pins=pins)  # type: ignore[arg-type]
+    return GateConfig(**wiring_from_args(args))
 
 
 def render(status: dict, *, source: str, recent: list[MarbleReading] | None = None) -> str:

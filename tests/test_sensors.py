@@ -114,7 +114,7 @@ def test_sensor_marbles_reach_the_stream(sim_app: Flask) -> None:
 
 def test_a_pin_used_twice_stops_the_start_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", "0",
-                     "--gate-pins", "17,27,22,17,5,6"])
+                     "--pins", "17,27,22,17,5,6"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
     assert err[-1].startswith("companion: cannot start:") and "pin 17 is used twice" in err[-1]
@@ -122,7 +122,7 @@ def test_a_pin_used_twice_stops_the_start_with_one_line(tmp_path: Path, capsys: 
 
 def test_a_pin_that_is_not_gpio_stops_the_start(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", "0",
-                     "--gate-pins", "17,27,22,99,5,6"])
+                     "--pins", "17,27,22,99,5,6"])
     assert code == 2 and "pin 99 is not a GPIO pin" in capsys.readouterr().err
 
 

@@ -9,6 +9,8 @@ import signal
 import sys
 from typing import Any, Sequence
 
+from hardware.gates_cli import add_wiring_arguments, wiring_from_args
+
 log = logging.getLogger("companion")
 
 # subcommand -> module with add_arguments(parser) and run(args) -> int; imported only when used
@@ -31,10 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="auto: hardware on a Raspberry Pi, else simulation")
     serve.add_argument("--camera", default=None,
                        help="camera source: picamera2, usb:0, file:PATH[,PATH...] (default by mode)")
-    serve.add_argument("--gate-pins", default=None, metavar="P1,...,P6",
-                       help="BCM pins of gates 1-6 (default: see hardware/WIRING.md)")
-    serve.add_argument("--external-pull-up", choices=["active-low", "active-high"], default=None,
-                       help="the gates have external pull-ups; a broken beam drives the line low or high")
+    serve.add_argument("--no-beams", action="store_true",
+                       help="no break-beam gates are fitted: the camera alone fills in the rounds")
+    add_wiring_arguments(serve)
     serve.add_argument("--threads", type=int, default=24, help="server threads (each live page holds one)")
     for name, (module, help_text) in TOOLS.items():
         tool = sub.add_parser(name, help=help_text)
@@ -69,12 +70,8 @@ def serve(args: argparse.Namespace) -> int:
     config: dict[str, Any] = {"DATA_DIR": args.data, "SENSORS": args.sensors}
     if args.camera:
         config["CAMERA"] = args.camera
-    gates: dict[str, Any] = {}
-    if args.gate_pins:
-        gates["pins"] = tuple(int(p) if p.strip().isdigit() else p.strip() for p in args.gate_pins.split(","))
-    if args.external_pull_up:
-        gates.update(pull_up=None, active_state=args.external_pull_up == "active-high")
-    config["GATES"] = gates
+    config["GATES"] = wiring_from_args(args)
+    config["BEAMS"] = not args.no_beams
     try:
         app = create_app(config)
     except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
