@@ -4,6 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8080
 DATA   ?= $(or $(COMPANION_DATA),./data)
+ARGS   ?=
 # On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
 VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
 
@@ -22,7 +23,7 @@ $(VENV)/.installed-test: $(VENV)/.installed
 	touch $@
 
 run: $(VENV)/.installed
-	$(VENV)/bin/companion serve --host 0.0.0.0 --port $(PORT) --data $(DATA)
+	$(VENV)/bin/companion serve --host 0.0.0.0 --port $(PORT) --data $(DATA) $(ARGS)
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q

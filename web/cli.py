@@ -32,7 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--sensors", choices=["auto", "simulation", "hardware", "off"], default="auto",
                        help="auto: hardware on a Raspberry Pi, else simulation")
     serve.add_argument("--camera", default=None,
-                       help="camera source: picamera2, usb:0, file:PATH[,PATH...] (default by mode)")
+                       help="camera: picamera2, usb:N, file:PATH[,PATH...], simulation or off "
+                            "(default: picamera2 on a Pi, else simulation)")
     serve.add_argument("--no-beams", action="store_true",
                        help="no break-beam gates are fitted: the camera alone fills in the rounds")
     add_wiring_arguments(serve)
