@@ -103,3 +103,26 @@ def test_a_damaged_calibration_file_is_reported_not_fatal(tmp_path: Path) -> Non
     hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
     status = hub.status()
     assert status["calibrated"] is False and "calibrate again" in status["error"]
+
+
+def test_a_moved_camera_drops_the_empty_reference(tmp_path: Path) -> None:
+    from hardware.vision.detect import Detection
+
+    empty = Detection(counts=(0, 0, 0, 0, 0, 0), outside=0, marbles=())
+    round_has_marbles = [False]
+    service = FakeService(marker_scene())
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    round_empty=lambda: not round_has_marbles[0])
+    hub.set_regions(GATES)
+    hub.anchor_to_markers()
+    assert hub._refresh_reference(marker_scene(), empty, last_check=0.0) is not None
+    assert hub.reference.get() is not None
+    round_has_marbles[0] = True  # a round is being played: no new reference may be taken now
+    bumped = cv2.warpAffine(marker_scene(), np.float32([[1, 0, 15], [0, 1, 0]]), (640, 480),
+                            borderValue=(200, 200, 200))
+    hub.current_regions(bumped)
+    hub._refresh_reference(bumped, empty, last_check=0.0)
+    assert hub.reference.get() is None  # the old one no longer lines up with the picture
+    round_has_marbles[0] = False
+    hub._refresh_reference(bumped, empty, last_check=0.0)
+    assert hub.reference.get() is not None  # taken again once the gates are empty

@@ -28,6 +28,13 @@ log = logging.getLogger(__name__)
 
 Reading = Callable[[Detection, bytes], None]
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
+CAMERA_MOVED_PX = 3.0  # a shift of the regions beyond this makes the empty reference stale
+
+
+def _shift_px(a: GateRegions, b: GateRegions) -> float:
+    """The largest distance between corresponding polygon corners of two sets of gate regions."""
+    return max((abs(p[0] - q[0]) + abs(p[1] - q[1]) for ra, rb in zip(a.gates, b.gates)
+                for p, q in zip(ra.polygon, rb.polygon)), default=0.0)
 
 
 class CameraHub:
@@ -46,7 +53,8 @@ class CameraHub:
         self._interval = 1.0 / vision_fps
         self.regions_path = data_dir / "gates.json"
         self.anchor_path = data_dir / "markers.json"
-        self.reference = ReferenceStore(data_dir / "empty-reference.png")
+        # Refreshed at most every 5 minutes: light drifts slowly, and the SD card is spared.
+        self.reference = ReferenceStore(data_dir / "empty-reference.png", min_interval=300.0)
         self._lock = threading.RLock()
         self._default_regions = default_regions
         self._regions: GateRegions | None = None
@@ -54,6 +62,7 @@ class CameraHub:
         self._anchor: MarkerAnchor | None = None
         self._marker_check: dict[str, Any] | None = None
         self._moved: GateRegions | None = None  # the regions moved by the last marker check
+        self._reference_regions: GateRegions | None = None  # where they were when the reference was taken
         self._detector: MarbleDetector | None = None
         self._detector_key: tuple[int, int] | None = None
         self._last: Detection | None = None
@@ -124,7 +133,9 @@ class CameraHub:
         frame = self.service.latest()
         if frame is None:
             raise MarkerError("the camera has no picture yet")
-        self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time() + self.reference.min_interval + 1)
+        self.reference.clear()  # a person's word replaces the old reference at once
+        self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
+        self._reference_regions = self._moved
         with self._lock:
             self._detector = None
         return self.reference.status()
@@ -212,20 +223,36 @@ class CameraHub:
             detection, preview = result
             with self._lock:
                 self._last, self._preview, self._error = detection, preview, None
-            now = time.time()
-            # The empty reference: taken when the beams are idle and the round has no marbles; refreshed
-            # only when the picture agrees it is empty. Without one, the game state alone decides, since
-            # detection without a reference is less sure (printed symbols can look like marbles).
-            has_reference = self.reference.get() is not None
-            looks_empty = detection.total == 0 and detection.outside == 0
-            if (looks_empty or not has_reference) and now - reference_checked > (5 if has_reference else 0.5):
-                reference_checked = now
-                if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
-                    log.info("empty reference %s", "refreshed" if has_reference else "taken")
+            if now_checked := self._refresh_reference(frame, detection, reference_checked):
+                reference_checked = now_checked
             if self.camera_only:
                 resting = self._rest.update(tuple(detection.counts), detection.outside, time.monotonic())
                 if resting is not None:
                     self._on_reading(detection, preview)
+
+    def _refresh_reference(self, frame: np.ndarray, detection: Detection, last_check: float) -> float | None:
+        """Take or refresh the empty reference; returns the time of this check, None if not due.
+
+        Taken when the beams are idle and the round has no marbles; refreshed only when the picture
+        agrees it is empty. Without one the game state alone decides, since detection without a
+        reference is less sure. When the markers show that the camera moved, the old reference no longer
+        lines up with the picture: it is dropped and taken again.
+        """
+        now = time.time()
+        moved = self._moved
+        if moved is not None and self._reference_regions is not None \
+                and _shift_px(moved, self._reference_regions) > CAMERA_MOVED_PX:
+            log.info("the camera moved: the empty reference will be taken again")
+            self.reference.clear()
+            self._reference_regions = None
+        has_reference = self.reference.get() is not None
+        looks_empty = detection.total == 0 and detection.outside == 0
+        if not (looks_empty or not has_reference) or now - last_check <= (5 if has_reference else 0.5):
+            return None
+        if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
+            self._reference_regions = moved
+            log.info("empty reference %s", "refreshed" if has_reference else "taken")
+        return now
 
     # what the page shows
     def preview_jpeg(self) -> bytes | None:

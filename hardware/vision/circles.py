@@ -19,6 +19,7 @@ LOG_TABLE = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET).astype(np.floa
 MEAN3 = np.full((1, 3), 1.0 / 3.0, np.float32)
 _SUM3 = np.ones((1, 3), np.float32)
 
+INNER_WEIGHT = 0.6
 RADIUS_FACTORS = (0.75, 0.85, 0.95, 1.05, 1.15, 1.25)
 """Radii voted for, as fractions of the expected marble radius (perspective, estimate error)."""
 
@@ -31,19 +32,18 @@ def to_log(img_u8: np.ndarray) -> np.ndarray:
 def light_offset(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndarray:
     """The light change in a log difference image: global per-channel median plus a smooth
     correction estimated only from pixels that changed little (normalised convolution on a coarse
-    grid of cells about 8 marble radii wide, so marbles and shadows do not bias it)."""
+    grid of cells about 8 marble radii wide, so marbles and shadows do not bias it). The smooth
+    part is estimated on every second pixel (it varies over many marble radii)."""
     h, w = diff.shape[:2]
-    sample = diff[::3, ::3].reshape(-1, 3)
-    g0 = np.median(sample, axis=0).astype(np.float32)
-    res = diff - g0
-    b, g, r = cv2.split(cv2.absdiff(res, 0.0))
-    weight = (cv2.max(cv2.max(b, g), r) < inlier).astype(np.float32)
+    g0 = np.median(diff[::3, ::3].reshape(-1, 3), axis=0).astype(np.float32)
+    res = np.ascontiguousarray(diff[::2, ::2]) - g0
+    weight = (np.abs(res).max(axis=2) < inlier).astype(np.float32)
     cell = max(4, int(8 * radius))
     nx, ny = max(2, round(w / cell)), max(2, round(h / cell))
     num = cv2.resize(res * weight[..., None], (nx, ny), interpolation=cv2.INTER_AREA)
     den = cv2.resize(weight, (nx, ny), interpolation=cv2.INTER_AREA)[..., None]
-    corr = np.where(den > 0.05, num / np.maximum(den, 1e-3), 0.0).astype(np.float32)
-    return g0 + cv2.resize(corr, (w, h), interpolation=cv2.INTER_LINEAR)
+    corr = np.where(den > 0.05, num / np.maximum(den, 1e-3), 0.0).astype(np.float32) + g0
+    return cv2.resize(corr, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def change_magnitude(e: np.ndarray, dark_weight: float) -> tuple[np.ndarray, np.ndarray]:
@@ -59,13 +59,14 @@ def change_magnitude(e: np.ndarray, dark_weight: float) -> tuple[np.ndarray, np.
 
 
 def circle_votes(change: np.ndarray, radius: float, grad_min: float,
-                 factors: tuple[float, ...] = RADIUS_FACTORS) -> tuple[np.ndarray, list[np.ndarray]]:
+                 factors: tuple[float, ...] = RADIUS_FACTORS) -> tuple[np.ndarray, np.ndarray]:
     """Votes for circle centres of ``radius`` (times each factor) from the edges of ``change``.
 
     An edge pixel (gradient at least ``grad_min``) votes for the point ``f * radius`` along its
     gradient, i.e. into the changed area. Per radius the votes are divided by the
     circumference; the result (mean over radii, smoothed) is about the fraction of a marble's
-    outline that agrees. Also returns the per-radius vote maps (unsmoothed) for radius choice.
+    outline that agrees. Also returns the per-radius vote maps (unsmoothed, shape
+    (len(factors), h, w)) for the choice of each marble's radius.
     """
     h, w = change.shape
     gx = cv2.Sobel(change, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
@@ -74,20 +75,35 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     ys, xs = np.nonzero(mag > grad_min)
     m = mag[ys, xs]
     ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
-    xs_f, ys_f = xs.astype(np.float32), ys.astype(np.float32)
-    total = np.zeros((h, w), np.float32)
-    per_radius: list[np.ndarray] = []
-    for f in factors:
-        vx = np.rint(xs_f + (f * radius) * ux).astype(np.int32)
-        vy = np.rint(ys_f + (f * radius) * uy).astype(np.int32)
-        ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
-        votes = np.bincount(vy[ok] * w + vx[ok], minlength=h * w)
-        votes = votes.astype(np.float32).reshape(h, w) / (2.0 * math.pi * f * radius)
-        per_radius.append(votes)
-        total += votes
+    if INNER_WEIGHT > 0:
+        n = len(xs)
+        xs, ys = np.concatenate([xs, xs]), np.concatenate([ys, ys])
+        ux, uy = np.concatenate([ux, -ux]), np.concatenate([uy, -uy])
+        wts = np.concatenate([np.ones(n, np.float32), np.full(n, INNER_WEIGHT, np.float32)])
+    else:
+        wts = np.ones(len(xs), np.float32)
+    f = np.asarray(factors, np.float32)[:, None] * np.float32(radius)
+    vx = np.rint(xs.astype(np.float32) + f * ux).astype(np.int32)
+    vy = np.rint(ys.astype(np.float32) + f * uy).astype(np.int32)
+    ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
+    layer = np.broadcast_to(np.arange(len(factors), dtype=np.int32)[:, None] * (h * w), vx.shape)
+    votes = np.bincount((layer + vy * w + vx)[ok], weights=np.broadcast_to(wts, vx.shape)[ok], minlength=len(factors) * h * w)
+    per_radius = votes.astype(np.float32).reshape(len(factors), h, w)
+    per_radius /= (2.0 * math.pi) * f[:, :, None]
+    total = per_radius.sum(axis=0)
     sigma = 0.8
     total = cv2.GaussianBlur(total, (0, 0), sigma) * (2.0 * math.pi * sigma * sigma / len(factors))
     return total, per_radius
+
+
+def best_radius(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Index of the radius with most votes in the 3x3 neighbourhood of each (x, y)."""
+    _, h, w = per_radius.shape
+    sums = np.zeros((per_radius.shape[0], len(xs)), np.float32)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            sums += per_radius[:, np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
+    return np.argmax(sums, axis=0)
 
 
 def local_maxima(score: np.ndarray, min_value: float) -> tuple[np.ndarray, np.ndarray]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from hardware.vision.circles import MEAN3, RADIUS_FACTORS, change_magnitude, circle_votes, light_offset, local_maxima, to_log
+from hardware.vision.circles import LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes, light_offset, local_maxima, to_log
 from hardware.vision.regions import GateRegions
 
 WORK_RADIUS = 6.0
@@ -85,7 +85,7 @@ class _Tuning:
     highlight: float     # brightest spot near the centre above its surroundings (log units)
 
 
-WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.08)
+WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.35, highlight=0.08)
 WITHOUT_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.25)
 
 DARK_WEIGHT = 0.5
@@ -97,7 +97,17 @@ FILL_WEIGHT = 0.3
 FILL_MIN_CHANGE = 0.15
 """Change (log units) above which a pixel counts as changed for the disc fill (raised with noise)."""
 
-PEAK_SEPARATION = 1.75
+_TRACE: list = []
+PEAK_SEPARATION = 1.55
+
+CLIPPED_LUM = float(LOG_TABLE[245])
+"""Mean log brightness of a clipped (over-exposed) pixel: there a highlight cannot stand out, so
+a clipped spot near the centre passes for one."""
+HIGHLIGHT_REACH = 0.7
+SHADOW_REACH = 2.0
+SHADOW_MIN_OFFSET = 0.15
+SHADOW_COS = 0.8
+SHADOW_OVERRIDE_SCORE = 0.7
 """Minimum distance between two marble centres, in marble radii (touching marbles: 2 or more)."""
 
 
@@ -169,13 +179,21 @@ class MarbleDetector:
         return self._roi_cache[key]
 
     def _prepare(self, img: np.ndarray) -> np.ndarray:
-        """Crop to the gate area and scale to the working size (uint8 BGR)."""
+        """Crop to the gate area and scale to the working size (uint8 BGR).
+
+        Scaling is an integer-factor area average (fast, averages the noise) followed, when
+        needed, by a bilinear resize of the small remainder."""
         h, w = img.shape[:2]
         x0, y0, x1, y1 = self._roi(h, w)
         crop = img[y0:y1, x0:x1]
         if self.scale < 1.0:
             size = (max(1, int(round((x1 - x0) * self.scale))), max(1, int(round((y1 - y0) * self.scale))))
-            crop = cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+            k = int(1.0 / self.scale + 1e-6)
+            if k >= 2:
+                cw, ch = (x1 - x0) // k, (y1 - y0) // k
+                crop = cv2.resize(crop[:ch * k, :cw * k], (cw, ch), interpolation=cv2.INTER_AREA)
+            if crop.shape[1] != size[0] or crop.shape[0] != size[1]:
+                crop = cv2.resize(crop, size, interpolation=cv2.INTER_LINEAR)
         return crop
 
     # ----------------------------------------------------------------- detection
@@ -189,7 +207,7 @@ class MarbleDetector:
         if self._reference is not None:
             lref, lo, hi = self._prepared_reference(h, w)
             g = light_offset(cur - lref, self._work_r)
-            diff = cur - np.clip(cur, lo + g, hi + g)
+            diff = cur - cv2.min(cv2.max(cur, lo + g), hi + g)
             tuning = WITH_REFERENCE
         else:
             background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
@@ -202,7 +220,7 @@ class MarbleDetector:
         fill = cv2.boxFilter((change > t_fill).astype(np.float32), -1, (side, side), borderType=cv2.BORDER_CONSTANT)
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, tuning.min_score)
-        centres = self._select(xs, ys, cur, per_radius, tuning.highlight) if len(xs) else []
+        centres = self._select(xs, ys, cur, per_radius, score, tuning.highlight) if len(xs) else []
         x0, y0, _, _ = self._roi(h, w)
         marbles = []
         counts = [0] * 6
@@ -217,24 +235,62 @@ class MarbleDetector:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles))  # type: ignore[arg-type]
 
-    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, per_radius: list[np.ndarray],
-                highlight: float) -> list[tuple[float, float, float]]:
-        """Greedy non-maximum suppression by each peak's own radius, keeping only peaks with a
-        specular highlight nearby (a small spot brighter than its surroundings)."""
+    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, per_radius: np.ndarray,
+                score: np.ndarray, highlight: float) -> list[tuple[float, float, float]]:
+        """Greedy non-maximum suppression (strongest first, ``PEAK_SEPARATION`` expected radii
+        apart), keeping only peaks with a specular highlight nearby (a small spot brighter than
+        its surroundings), and dropping a weaker peak in the shadow of a kept marble (see
+        ``_in_shadow``)."""
         lum = cv2.transform(cur, MEAN3)
         spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
-        spot_near = cv2.dilate(spot, self._near_kernel)
-        smooth = [cv2.GaussianBlur(v, (0, 0), 1.2) for v in per_radius]
+        radius_index = best_radius(per_radius, xs, ys).tolist()
         kept: list[tuple[float, float, float]] = []
-        for x, y in zip(xs.tolist(), ys.tolist()):
-            best = max(range(len(smooth)), key=lambda k: smooth[k][y, x])
+        lights: list[tuple[float, float]] = []
+        sep2 = (PEAK_SEPARATION * self._work_r) ** 2
+        reach = int(HIGHLIGHT_REACH * self._work_r)
+        h, w = spot.shape
+        for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
             r = self._work_r * RADIUS_FACTORS[best]
-            if any((x - kx) ** 2 + (y - ky) ** 2 < (PEAK_SEPARATION * max(r, kr)) ** 2 for kx, ky, kr in kept):
+            if any((x - kx) ** 2 + (y - ky) ** 2 < sep2 for kx, ky, kr in kept):
+                _TRACE.append((x, y, 'nms', float(score[y, x])))
                 continue
-            if spot_near[y, x] < highlight:
+            ya, xa = max(0, y - reach), max(0, x - reach)
+            win = spot[ya:min(h, y + reach + 1), xa:min(w, x + reach + 1)]
+            yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
+            masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
+            k = int(np.argmax(masked))
+            if masked.flat[k] < highlight and not lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM:
+                _TRACE.append((x, y, 'nohl', float(score[y, x])))
                 continue
+            hx, hy = xa + k % win.shape[1] - x, ya + k // win.shape[1] - y
+            if self._in_shadow(x, y, r, float(score[y, x]), kept, lights):
+                _TRACE.append((x, y, 'shadow', float(score[y, x])))
+                continue
+            _dbg = [(round(math.hypot(x - kx, y - ky) / self._work_r, 2), round(-((x - kx) * lhx + (y - ky) * lhy) / (math.hypot(x - kx, y - ky) * math.hypot(lhx, lhy) + 1e-9), 2), round(math.hypot(lhx, lhy) / self._work_r, 2)) for (kx, ky, kr), (lhx, lhy) in zip(kept, lights)]
+            _TRACE.append((x, y, 'kept', float(score[y, x]), _dbg))
             kept.append((float(x), float(y), r))
+            lights.append((float(hx), float(hy)))
         return kept
+
+    def _in_shadow(self, x: int, y: int, r: float, s: float, kept: list[tuple[float, float, float]],
+                   lights: list[tuple[float, float]]) -> bool:
+        """True when (x, y) lies on the far side from the light of a stronger kept marble, close
+        enough to be its shadow (and the glass caustic in it), unless its own score is strong.
+
+        The light's direction is where the kept marble's highlight sits relative to its centre;
+        a shadow falls the opposite way."""
+        if s >= SHADOW_OVERRIDE_SCORE:
+            return False
+        rr = self._work_r
+        for (kx, ky, kr), (hx, hy) in zip(kept, lights):
+            vx, vy = x - kx, y - ky
+            d = math.hypot(vx, vy)
+            hl = math.hypot(hx, hy)
+            if d >= SHADOW_REACH * 0.5 * (r + kr) or hl < SHADOW_MIN_OFFSET * rr:
+                continue
+            if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
+                return True
+        return False
 
 
 def _check_image(img: object, what: str) -> None:
