@@ -96,7 +96,7 @@ class Table:
         names = _player_names(players)
         if not game.min_players <= len(names) <= game.max_players:
             raise IllegalEventError(game.rulings[0] if game.rulings else "players",
-                                      f"{game.name} is for {game.min_players} to {game.max_players} players")
+                                    f"{game.name} is for {game.min_players} to {game.max_players} players")
         resolved = game.resolve_options(options)
         state = game.setup(tuple(names), resolved)
         with self._lock:

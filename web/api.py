@@ -105,7 +105,7 @@ def events(session_id: int):
 @bp.post("/simulation/marble")
 def simulate_marble():
     sensors = current_app.extensions["sensors"]
-    if sensors.mode != "simulation" or sensors.simulator is None:
+    if sensors.mode != "simulation" or sensors.gates is None or sensors.simulator is None:
         raise ApiError(404, "not_found", "marble simulation exists only in simulation mode")
     data = json_body()
     gate = data.get("gate")

@@ -121,7 +121,7 @@ class Sensors:
     # simulation
     def roll(self, gate: int | None, width_ms: float, chatter: bool) -> None:
         """Simulation only: a marble through gate `gate` (a beam pulse), or past every gate (None)."""
-        if gate is not None:
+        if gate is not None and self.gates is not None:
             self.simulator.roll(gate, width_ms=width_ms, chatter=chatter)
             self.gates.flush()
         if self.castle is not None:
