@@ -20,6 +20,8 @@ MEAN3 = np.full((1, 3), 1.0 / 3.0, np.float32)
 _SUM3 = np.ones((1, 3), np.float32)
 
 INNER_WEIGHT = 0.6
+"""Weight of the votes against the gradient (the inner edge of a thin ring, e.g. clear glass's rim)."""
+
 RADIUS_FACTORS = (0.75, 0.85, 0.95, 1.05, 1.15, 1.25)
 """Radii voted for, as fractions of the expected marble radius (perspective, estimate error)."""
 
@@ -35,9 +37,9 @@ def light_offset(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.nd
     grid of cells about 8 marble radii wide, so marbles and shadows do not bias it). The smooth
     part is estimated on every second pixel (it varies over many marble radii)."""
     h, w = diff.shape[:2]
-    g0 = np.median(diff[::3, ::3].reshape(-1, 3), axis=0).astype(np.float32)
+    g0 = np.median(diff[::4, ::4].reshape(-1, 3), axis=0).astype(np.float32)
     res = np.ascontiguousarray(diff[::2, ::2]) - g0
-    weight = (np.abs(res).max(axis=2) < inlier).astype(np.float32)
+    weight = cv2.inRange(res, (-inlier,) * 3, (inlier,) * 3).astype(np.float32) * np.float32(1.0 / 255.0)
     cell = max(4, int(8 * radius))
     nx, ny = max(2, round(w / cell)), max(2, round(h / cell))
     num = cv2.resize(res * weight[..., None], (nx, ny), interpolation=cv2.INTER_AREA)
@@ -63,7 +65,8 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     """Votes for circle centres of ``radius`` (times each factor) from the edges of ``change``.
 
     An edge pixel (gradient at least ``grad_min``) votes for the point ``f * radius`` along its
-    gradient, i.e. into the changed area. Per radius the votes are divided by the
+    gradient, i.e. into the changed area, and with ``INNER_WEIGHT`` for the point against it
+    (a thin changed ring: its inner edge faces the centre). Per radius the votes are divided by the
     circumference; the result (mean over radii, smoothed) is about the fraction of a marble's
     outline that agrees. Also returns the per-radius vote maps (unsmoothed, shape
     (len(factors), h, w)) for the choice of each marble's radius.
@@ -75,22 +78,22 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     ys, xs = np.nonzero(mag > grad_min)
     m = mag[ys, xs]
     ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
+    n = len(xs)
     if INNER_WEIGHT > 0:
-        n = len(xs)
         xs, ys = np.concatenate([xs, xs]), np.concatenate([ys, ys])
         ux, uy = np.concatenate([ux, -ux]), np.concatenate([uy, -uy])
-        wts = np.concatenate([np.ones(n, np.float32), np.full(n, INNER_WEIGHT, np.float32)])
-    else:
-        wts = np.ones(len(xs), np.float32)
     f = np.asarray(factors, np.float32)[:, None] * np.float32(radius)
     vx = np.rint(xs.astype(np.float32) + f * ux).astype(np.int32)
     vy = np.rint(ys.astype(np.float32) + f * uy).astype(np.int32)
     ok = (vx >= 0) & (vx < w) & (vy >= 0) & (vy < h)
-    layer = np.broadcast_to(np.arange(len(factors), dtype=np.int32)[:, None] * (h * w), vx.shape)
-    votes = np.bincount((layer + vy * w + vx)[ok], weights=np.broadcast_to(wts, vx.shape)[ok], minlength=len(factors) * h * w)
-    per_radius = votes.astype(np.float32).reshape(len(factors), h, w)
-    per_radius /= (2.0 * math.pi) * f[:, :, None]
-    total = per_radius.sum(axis=0)
+    # each vote weighs 1 / circumference (INNER_WEIGHT / circumference against the gradient)
+    wts = np.repeat(1.0 / (2.0 * math.pi * f), len(xs), axis=1)
+    wts[:, n:] *= INNER_WEIGHT
+    pix = (vy * w + vx)[ok]
+    wts = wts[ok]
+    layer = np.broadcast_to(np.arange(len(factors), dtype=np.int32)[:, None] * (h * w), vx.shape)[ok]
+    per_radius = np.bincount(layer + pix, weights=wts, minlength=len(factors) * h * w).reshape(len(factors), h, w)
+    total = np.bincount(pix, weights=wts, minlength=h * w).astype(np.float32).reshape(h, w)
     sigma = 0.8
     total = cv2.GaussianBlur(total, (0, 0), sigma) * (2.0 * math.pi * sigma * sigma / len(factors))
     return total, per_radius

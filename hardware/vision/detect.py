@@ -11,13 +11,18 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
    with a median-filtered copy of itself (a local background learnt from the gate area itself).
 3. Circle evidence of the known marble radius: every pixel on an edge of the change image votes
-   for the point one radius (0.75..1.25 radii) into the change, so a marble's outline, even the
-   thin rim of clear glass whose inside looks like the board, piles its votes on its centre;
-   touching marbles keep separate centres; a soft shadow edge or a straight printed edge spreads
+   for the point one radius (0.75..1.25 radii) into the change, so a marble's outline piles its
+   votes on its centre; the inner edge of a thin ring (the dark rim of clear glass whose inside
+   looks like the board) votes the other way, also toward the centre, at a lower weight.
+   Touching marbles keep separate centres; a soft shadow edge or a straight printed edge spreads
    its votes. The fraction of the disc that changed is added as a second, weaker evidence.
-4. Peaks are kept greedily at least ``PEAK_SEPARATION`` of their own radius apart, and only when a
-   small bright spot (the specular highlight every glass or glazed marble shows) lies near the
-   centre: a shadow is never brighter than the board around it.
+4. Peaks count only with a small bright spot near the centre (the specular highlight every glass
+   or glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can
+   stand out). The marble radius of this frame is measured from the pooled votes of the clear
+   detections; peaks are then kept greedily, strongest first, at least ``PEAK_SEPARATION``
+   radii apart, and a weaker peak closer than ``SHADOW_REACH`` radii to a kept marble, on the
+   side away from the light (opposite to where that marble's highlight sits), is its shadow
+   and the caustic that glass focuses into it.
 5. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 """
 
@@ -85,7 +90,7 @@ class _Tuning:
     highlight: float     # brightest spot near the centre above its surroundings (log units)
 
 
-WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.35, highlight=0.08)
+WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.25, highlight=0.14)
 WITHOUT_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.25)
 
 DARK_WEIGHT = 0.5
@@ -97,18 +102,35 @@ FILL_WEIGHT = 0.3
 FILL_MIN_CHANGE = 0.15
 """Change (log units) above which a pixel counts as changed for the disc fill (raised with noise)."""
 
-_TRACE: list = []
-PEAK_SEPARATION = 1.55
+PEAK_SEPARATION = 1.7
+"""Minimum distance between two marble centres, in radii measured in the frame (touching: 2)."""
+
+HIGHLIGHT_REACH = 0.7
+"""The specular highlight is looked for within this many expected radii of a peak."""
 
 CLIPPED_LUM = float(LOG_TABLE[245])
 """Mean log brightness of a clipped (over-exposed) pixel: there a highlight cannot stand out, so
 a clipped spot near the centre passes for one."""
-HIGHLIGHT_REACH = 0.7
-SHADOW_REACH = 2.0
-SHADOW_MIN_OFFSET = 0.15
+
+RADIUS_SCORE = 0.7
+"""Score of the detections whose votes measure the frame's marble radius."""
+
+SHADOW_REACH = 1.9
+"""A weaker peak closer than this many radii to a kept marble, on its far side from the light,
+is that marble's shadow (a real neighbour's centre is at least 2 radii away)."""
+
 SHADOW_COS = 0.8
-SHADOW_OVERRIDE_SCORE = 0.7
-"""Minimum distance between two marble centres, in marble radii (touching marbles: 2 or more)."""
+"""Cosine of the largest angle between the shadow direction (away from the light) and the peak."""
+
+SHADOW_MIN_OFFSET = 0.15
+"""Highlight offset from the centre (radii) below which the light is overhead: no shadow rule."""
+
+SHADOW_MAX_CHROMA = 0.15
+"""Median colour change (log units) in a disc above which a peak is no shadow (a shadow only darkens)."""
+
+
+_Peak = tuple[int, int, float, float, float, float]
+"""A candidate marble in working pixels: x, y, radius, score, highlight offset dx, dy."""
 
 
 class MarbleDetector:
@@ -125,7 +147,6 @@ class MarbleDetector:
         self._work_r = self.radius_px * self.scale
         self._fill_side = max(3, int(round(0.9 * self._work_r * math.sqrt(math.pi))) | 1)  # disc's area
         self._spot_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(0.4 * self._work_r) + 1,) * 2)
-        self._near_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(0.7 * self._work_r) + 1,) * 2)
         self._envelope = np.ones((3, 3), np.uint8)
         self._reference: np.ndarray | None = None
         self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -220,12 +241,12 @@ class MarbleDetector:
         fill = cv2.boxFilter((change > t_fill).astype(np.float32), -1, (side, side), borderType=cv2.BORDER_CONSTANT)
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, tuning.min_score)
-        centres = self._select(xs, ys, cur, per_radius, score, tuning.highlight) if len(xs) else []
+        centres = self._select(xs, ys, cur, diff, per_radius, score, tuning.highlight) if len(xs) else []
         x0, y0, _, _ = self._roi(h, w)
         marbles = []
         counts = [0] * 6
         outside = 0
-        for cx, cy, r in centres:
+        for cx, cy, r, *_ in centres:
             fx, fy = x0 + (cx + 0.5) / self.scale - 0.5, y0 + (cy + 0.5) / self.scale - 0.5
             gate = self.regions.gate_at(fx, fy)
             marbles.append(Marble(fx, fy, r / self.scale, gate))
@@ -235,58 +256,92 @@ class MarbleDetector:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles))  # type: ignore[arg-type]
 
-    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, per_radius: np.ndarray,
-                score: np.ndarray, highlight: float) -> list[tuple[float, float, float]]:
-        """Greedy non-maximum suppression (strongest first, ``PEAK_SEPARATION`` expected radii
-        apart), keeping only peaks with a specular highlight nearby (a small spot brighter than
-        its surroundings), and dropping a weaker peak in the shadow of a kept marble (see
-        ``_in_shadow``)."""
+    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray,
+                per_radius: np.ndarray, score: np.ndarray, highlight: float) -> list[_Peak]:
+        """Peaks (strongest first) with a specular highlight nearby (a small spot brighter than
+        its surroundings, or clipped), then greedy non-maximum suppression and the shadow rule,
+        with distances in units of the marble radius measured in this frame (see
+        ``_frame_radius``)."""
         lum = cv2.transform(cur, MEAN3)
         spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
         radius_index = best_radius(per_radius, xs, ys).tolist()
-        kept: list[tuple[float, float, float]] = []
-        lights: list[tuple[float, float]] = []
-        sep2 = (PEAK_SEPARATION * self._work_r) ** 2
         reach = int(HIGHLIGHT_REACH * self._work_r)
         h, w = spot.shape
+        cands: list[_Peak] = []
         for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
-            r = self._work_r * RADIUS_FACTORS[best]
-            if any((x - kx) ** 2 + (y - ky) ** 2 < sep2 for kx, ky, kr in kept):
-                _TRACE.append((x, y, 'nms', float(score[y, x])))
-                continue
             ya, xa = max(0, y - reach), max(0, x - reach)
             win = spot[ya:min(h, y + reach + 1), xa:min(w, x + reach + 1)]
             yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
             masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
             k = int(np.argmax(masked))
             if masked.flat[k] < highlight and not lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM:
-                _TRACE.append((x, y, 'nohl', float(score[y, x])))
                 continue
-            hx, hy = xa + k % win.shape[1] - x, ya + k // win.shape[1] - y
-            if self._in_shadow(x, y, r, float(score[y, x]), kept, lights):
-                _TRACE.append((x, y, 'shadow', float(score[y, x])))
+            cands.append((x, y, self._work_r * RADIUS_FACTORS[best], float(score[y, x]),
+                          float(xa + k % win.shape[1] - x), float(ya + k // win.shape[1] - y)))
+        first = self._suppress(cands, self._work_r, None)
+        return self._suppress(cands, self._frame_radius(first, per_radius), diff)
+
+    def _frame_radius(self, marbles: list[_Peak],
+                      per_radius: np.ndarray) -> float:
+        """The marble radius in this frame (working pixels): where the pooled circle votes of the
+        confident detections (score ``RADIUS_SCORE`` or more) peak (parabolic interpolation between the voted radii); the expected
+        radius when there is no clear detection."""
+        strong = [m for m in marbles if m[3] >= RADIUS_SCORE]
+        if not strong:
+            return self._work_r
+        xs = np.array([m[0] for m in strong])
+        ys = np.array([m[1] for m in strong])
+        _, h, w = per_radius.shape
+        pooled = np.zeros(per_radius.shape[0], np.float64)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                pooled += per_radius[:, np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)].sum(axis=1)
+        k = int(np.argmax(pooled))
+        f = RADIUS_FACTORS[k]
+        if 0 < k < len(pooled) - 1:
+            a, b, c = pooled[k - 1], pooled[k], pooled[k + 1]
+            den = a - 2 * b + c
+            if den < 0:
+                f += 0.5 * (a - c) / den * (RADIUS_FACTORS[k + 1] - RADIUS_FACTORS[k])
+        return self._work_r * f
+
+    def _suppress(self, cands: list[_Peak], radius: float,
+                  diff: np.ndarray | None) -> list[_Peak]:
+        """Greedy: keep a peak unless it lies within ``PEAK_SEPARATION`` radii of a kept one or
+        (given the log difference image ``diff``) in the shadow of a kept one."""
+        kept: list[_Peak] = []
+        sep2 = (PEAK_SEPARATION * radius) ** 2
+        for c in cands:
+            x, y = c[0], c[1]
+            if any((x - k[0]) ** 2 + (y - k[1]) ** 2 < sep2 for k in kept):
                 continue
-            _dbg = [(round(math.hypot(x - kx, y - ky) / self._work_r, 2), round(-((x - kx) * lhx + (y - ky) * lhy) / (math.hypot(x - kx, y - ky) * math.hypot(lhx, lhy) + 1e-9), 2), round(math.hypot(lhx, lhy) / self._work_r, 2)) for (kx, ky, kr), (lhx, lhy) in zip(kept, lights)]
-            _TRACE.append((x, y, 'kept', float(score[y, x]), _dbg))
-            kept.append((float(x), float(y), r))
-            lights.append((float(hx), float(hy)))
+            if diff is not None and self._in_shadow(c, kept, radius) and not self._coloured(c, diff, radius):
+                continue
+            kept.append(c)
         return kept
 
-    def _in_shadow(self, x: int, y: int, r: float, s: float, kept: list[tuple[float, float, float]],
-                   lights: list[tuple[float, float]]) -> bool:
-        """True when (x, y) lies on the far side from the light of a stronger kept marble, close
-        enough to be its shadow (and the glass caustic in it), unless its own score is strong.
+    @staticmethod
+    def _coloured(c: _Peak, diff: np.ndarray, radius: float) -> bool:
+        """True when the disc of peak ``c`` changed colour (median chroma of the log difference
+        above ``SHADOW_MAX_CHROMA``): a shadow only darkens, a tinted or opaque marble recolours."""
+        x, y = c[0], c[1]
+        k = max(1, int(0.8 * radius))
+        patch = diff[max(0, y - k):y + k + 1, max(0, x - k):x + k + 1].reshape(-1, 3)
+        chroma = np.sqrt(np.maximum((patch * patch).sum(axis=1) - patch.sum(axis=1) ** 2 / 3.0, 0.0))
+        return float(np.median(chroma)) > SHADOW_MAX_CHROMA
 
-        The light's direction is where the kept marble's highlight sits relative to its centre;
-        a shadow falls the opposite way."""
-        if s >= SHADOW_OVERRIDE_SCORE:
-            return False
-        rr = self._work_r
-        for (kx, ky, kr), (hx, hy) in zip(kept, lights):
+    def _in_shadow(self, c: _Peak,
+                   kept: list[_Peak], radius: float) -> bool:
+        """True when peak ``c`` lies on the far side from the light of a kept (stronger) marble,
+        closer than ``SHADOW_REACH`` radii: its shadow, with the caustic a glass marble focuses
+        into it. The light's direction is where the kept marble's highlight sits relative to its
+        centre; a shadow falls the opposite way."""
+        x, y = c[0], c[1]
+        for kx, ky, _, _, hx, hy in kept:
             vx, vy = x - kx, y - ky
             d = math.hypot(vx, vy)
             hl = math.hypot(hx, hy)
-            if d >= SHADOW_REACH * 0.5 * (r + kr) or hl < SHADOW_MIN_OFFSET * rr:
+            if d >= SHADOW_REACH * radius or hl < SHADOW_MIN_OFFSET * radius:
                 continue
             if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
                 return True
