@@ -32,12 +32,14 @@ CAMERA_MOVED_PX = 3.0  # a shift of the regions beyond this makes the empty refe
 
 
 def _shift_px(a: GateRegions, b: GateRegions) -> float:
-    """The largest distance between corresponding polygon corners of two sets of gate regions."""
+    """The largest displacement (|dx| + |dy|, pixels) between corresponding corners of two region sets."""
     return max((abs(p[0] - q[0]) + abs(p[1] - q[1]) for ra, rb in zip(a.gates, b.gates)
                 for p, q in zip(ra.polygon, rb.polygon)), default=0.0)
 
 
 class CameraHub:
+    """Runs the vision loop beside a CameraService and keeps the calibration and the empty reference."""
+
     def __init__(self, service: CameraService, data_dir: Path, *, on_reading: Reading,
                  default_regions: GateRegions | None = None, camera_only: bool = False,
                  settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
