@@ -22,17 +22,26 @@ def base(app: Flask) -> Iterator[str]:
 def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
     """Opens pages in fresh browser contexts; closes them before the server stops."""
     contexts: list[Any] = []
+    outside: list[str] = []
+
+    def local_only(route: Any) -> None:
+        """The table has no internet: only the companion itself may be asked for anything."""
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
 
     def open_(width: int = 1024, height: int = 600) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
-        context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(base)
-                      else route.abort())  # the table has no internet: nothing else may be fetched
+        context.route("**/*", local_only)
         contexts.append(context)
         return context.new_page()
 
     yield open_
     for context in contexts:
         context.close()
+    assert outside == [], f"the page asked for something beyond the companion: {outside}"
 
 
 def _add_player(page: Any, name: str) -> None:
