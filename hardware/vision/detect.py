@@ -21,9 +21,15 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    stand out). The marble radius of this frame is measured from the pooled votes of the clear
    detections; peaks are then kept greedily, strongest first, at least ``PEAK_SEPARATION``
    radii apart, and a weaker peak closer than ``SHADOW_REACH`` radii to a kept marble, on the
-   side away from the light (opposite to where that marble's highlight sits), is its shadow
-   and the caustic that glass focuses into it.
-5. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
+   side away from the light, is its shadow and the caustic that glass focuses into it. The
+   light's direction is the consensus of the confident marbles' highlight directions (one lamp
+   lights the table), else where that marble's own highlight sits. A marble and its shadow can
+   merge into one blob whose votes peak on the shadow side: then a peak on the light side that
+   is nearly as strong replaces it. A clear circle (score ``STRONG_SCORE``) needs only a weaker
+   highlight (with a reference).
+5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
+   with some circle evidence around it, is one more marble: faint clear glass on a similar board.
+6. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 """
 
 from __future__ import annotations
@@ -88,10 +94,12 @@ class _Tuning:
     grad_min: float      # edge strength of the change image that votes (log units per pixel)
     min_score: float     # circle votes + FILL_WEIGHT * disc fill needed for a marble
     highlight: float     # brightest spot near the centre above its surroundings (log units)
+    strong_highlight: float  # fraction of ``highlight`` enough at a peak of STRONG_SCORE or more
 
 
-WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.25, highlight=0.14)
-WITHOUT_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.25)
+WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.25, highlight=0.14, strong_highlight=0.7)
+WITHOUT_REFERENCE = _Tuning(grad_min=0.03, min_score=0.4, highlight=0.25, strong_highlight=1.0)
+"""Without a reference a printed symbol's circle is as strong as a marble's: no discount there."""
 
 DARK_WEIGHT = 0.5
 """Weight of pure darkening in the change (a shadow darkens; a marble also changes colour/edges)."""
@@ -107,6 +115,10 @@ PEAK_SEPARATION = 1.7
 
 HIGHLIGHT_REACH = 0.7
 """The specular highlight is looked for within this many expected radii of a peak."""
+
+STRONG_SCORE = 0.6
+"""Score of a clear circle of the marble's size: it needs only ``strong_highlight`` times the
+usual highlight (the two evidences add up; a small glare is blurred away at the working size)."""
 
 CLIPPED_LUM = float(LOG_TABLE[245])
 """Mean log brightness of a clipped (over-exposed) pixel: there a highlight cannot stand out, so
@@ -124,6 +136,20 @@ SHADOW_COS = 0.8
 
 SHADOW_MIN_OFFSET = 0.15
 """Highlight offset from the centre (radii) below which the light is overhead: no shadow rule."""
+
+SEED_SCORE = 0.15
+"""Circle evidence (score) that a new highlight needs nearby to count as a marble (see
+``_seeded_by_highlights``); lower than ``min_score``, since the highlight is evidence too."""
+
+SEED_AWAY = 2.0
+"""A new highlight closer than this many radii to a found marble is its glare or caustic."""
+
+LIGHT_AGREEMENT = 0.7
+"""Length of the mean highlight direction (unit vectors) above which the marbles agree on the light."""
+
+LIGHT_SIDE_RATIO = 0.7
+"""A peak on the light side of a stronger one it conflicts with replaces it when at least this
+fraction as strong (the stronger one being the marble's centre pulled onto its shadow)."""
 
 SHADOW_MAX_CHROMA = 0.15
 """Median colour change (log units) in a disc above which a peak is no shadow (a shadow only darkens)."""
@@ -241,7 +267,7 @@ class MarbleDetector:
         fill = cv2.boxFilter((change > t_fill).astype(np.float32), -1, (side, side), borderType=cv2.BORDER_CONSTANT)
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, tuning.min_score)
-        centres = self._select(xs, ys, cur, diff, per_radius, score, tuning.highlight) if len(xs) else []
+        centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
         x0, y0, _, _ = self._roi(h, w)
         marbles = []
         counts = [0] * 6
@@ -257,11 +283,13 @@ class MarbleDetector:
         return Detection(tuple(counts), outside, tuple(marbles))  # type: ignore[arg-type]
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray,
-                per_radius: np.ndarray, score: np.ndarray, highlight: float) -> list[_Peak]:
+                per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[_Peak]:
         """Peaks (strongest first) with a specular highlight nearby (a small spot brighter than
         its surroundings, or clipped), then greedy non-maximum suppression and the shadow rule,
         with distances in units of the marble radius measured in this frame (see
-        ``_frame_radius``)."""
+        ``_frame_radius``). A peak of ``STRONG_SCORE`` or more needs a weaker highlight, and with
+        a reference, new highlights away from every kept marble seed more marbles."""
+        highlight, strong = tuning.highlight, tuning.strong_highlight
         lum = cv2.transform(cur, MEAN3)
         spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
         radius_index = best_radius(per_radius, xs, ys).tolist()
@@ -274,12 +302,18 @@ class MarbleDetector:
             yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
             masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
             k = int(np.argmax(masked))
-            if masked.flat[k] < highlight and not lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM:
+            needed = highlight * (strong if score[y, x] >= STRONG_SCORE else 1.0)
+            if masked.flat[k] < needed and not lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM:
                 continue
             cands.append((x, y, self._work_r * RADIUS_FACTORS[best], float(score[y, x]),
                           float(xa + k % win.shape[1] - x), float(ya + k // win.shape[1] - y)))
         first = self._suppress(cands, self._work_r, None)
-        return self._suppress(cands, self._frame_radius(first, per_radius), diff)
+        radius = self._frame_radius(first, per_radius)
+        light = _light_direction(self._suppress(cands, radius, None), radius)
+        kept = self._suppress(cands, radius, diff, light)
+        if self._reference is not None:
+            kept += _seeded_by_highlights(spot, cv2.transform(diff, MEAN3), score, kept, radius, highlight)
+        return kept
 
     def _frame_radius(self, marbles: list[_Peak],
                       per_radius: np.ndarray) -> float:
@@ -305,17 +339,28 @@ class MarbleDetector:
                 f += 0.5 * (a - c) / den * (RADIUS_FACTORS[k + 1] - RADIUS_FACTORS[k])
         return self._work_r * f
 
-    def _suppress(self, cands: list[_Peak], radius: float,
-                  diff: np.ndarray | None) -> list[_Peak]:
+    def _suppress(self, cands: list[_Peak], radius: float, diff: np.ndarray | None,
+                  light: tuple[float, float] | None = None) -> list[_Peak]:
         """Greedy: keep a peak unless it lies within ``PEAK_SEPARATION`` radii of a kept one or
-        (given the log difference image ``diff``) in the shadow of a kept one."""
+        (given the log difference image ``diff``) in the shadow of a kept one; ``light`` is the
+        frame's light direction (see ``_light_direction``), else each marble's own highlight.
+
+        With a known light, a weaker peak close to exactly one kept peak that lies from it away
+        from the light (a marble and its shadow merge into one blob whose votes peak on the
+        shadow side) replaces that peak when it is not much weaker (``LIGHT_SIDE_RATIO``)."""
         kept: list[_Peak] = []
         sep2 = (PEAK_SEPARATION * radius) ** 2
         for c in cands:
             x, y = c[0], c[1]
-            if any((x - k[0]) ** 2 + (y - k[1]) ** 2 < sep2 for k in kept):
+            close = [k for k in kept if (x - k[0]) ** 2 + (y - k[1]) ** 2 < sep2]
+            if close:
+                if diff is not None and light is not None and len(close) == 1 \
+                        and _shadow_shifted(close[0], c, light) and c[3] >= LIGHT_SIDE_RATIO * close[0][3]:
+                    rest = [k for k in kept if k is not close[0]]
+                    if not (self._in_shadow(c, rest, radius, light) and not self._coloured(c, diff, radius)):
+                        kept = rest + [c]
                 continue
-            if diff is not None and self._in_shadow(c, kept, radius) and not self._coloured(c, diff, radius):
+            if diff is not None and self._in_shadow(c, kept, radius, light) and not self._coloured(c, diff, radius):
                 continue
             kept.append(c)
         return kept
@@ -330,22 +375,84 @@ class MarbleDetector:
         chroma = np.sqrt(np.maximum((patch * patch).sum(axis=1) - patch.sum(axis=1) ** 2 / 3.0, 0.0))
         return float(np.median(chroma)) > SHADOW_MAX_CHROMA
 
-    def _in_shadow(self, c: _Peak,
-                   kept: list[_Peak], radius: float) -> bool:
+    @staticmethod
+    def _in_shadow(c: _Peak, kept: list[_Peak], radius: float,
+                   light: tuple[float, float] | None = None) -> bool:
         """True when peak ``c`` lies on the far side from the light of a kept (stronger) marble,
         closer than ``SHADOW_REACH`` radii: its shadow, with the caustic a glass marble focuses
-        into it. The light's direction is where the kept marble's highlight sits relative to its
-        centre; a shadow falls the opposite way."""
+        into it. The light's direction is ``light`` (unit vector) when the frame's marbles agree
+        on one, else where the kept marble's highlight sits relative to its centre; a shadow
+        falls the opposite way."""
         x, y = c[0], c[1]
         for kx, ky, _, _, hx, hy in kept:
             vx, vy = x - kx, y - ky
             d = math.hypot(vx, vy)
             hl = math.hypot(hx, hy)
-            if d >= SHADOW_REACH * radius or hl < SHADOW_MIN_OFFSET * radius:
+            if light is not None:
+                hx, hy, hl = light[0], light[1], 1.0
+            elif hl < SHADOW_MIN_OFFSET * radius:
+                continue
+            if d >= SHADOW_REACH * radius or d == 0:
                 continue
             if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
                 return True
         return False
+
+
+def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:
+    """The frame's light direction (unit vector in the image plane, toward the light) when the
+    confident marbles (score ``RADIUS_SCORE`` or more, highlight off-centre) agree on one: the
+    mean of their highlight directions, if at least ``LIGHT_AGREEMENT`` long. One lamp lights
+    the whole table, so the consensus is steadier than any single marble's highlight (which a
+    neighbour's glare or a caustic can pull aside)."""
+    units = []
+    for m in marbles:
+        hl = math.hypot(m[4], m[5])
+        if m[3] >= RADIUS_SCORE and hl >= SHADOW_MIN_OFFSET * radius:
+            units.append((m[4] / hl, m[5] / hl))
+    if len(units) < 2:
+        return None
+    sx, sy = sum(u[0] for u in units) / len(units), sum(u[1] for u in units) / len(units)
+    n = math.hypot(sx, sy)
+    return (sx / n, sy / n) if n >= LIGHT_AGREEMENT else None
+
+
+def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.ndarray,
+                          kept: list[_Peak], radius: float, highlight: float) -> list[_Peak]:
+    """Marbles found from new highlights: a specular spot (``spot`` at least ``highlight``) that
+    the empty reference lacks (brightened by at least as much, ``lum_change``), farther than
+    ``SEED_AWAY`` radii from every kept marble (so neither a kept marble's own highlight nor the
+    caustic in its shadow), with circle evidence of at least ``SEED_SCORE`` within
+    ``HIGHLIGHT_REACH`` radii of it. This finds clear glass that looks like the board it rests
+    on: its rim is faint, but its glare is new. Returns the added peaks (at the best score)."""
+    new = np.where(lum_change > highlight, spot, 0.0).astype(np.float32)
+    sx, sy = local_maxima(new, highlight)
+    reach = int(math.ceil(HIGHLIGHT_REACH * radius))
+    h, w = score.shape
+    added: list[_Peak] = []
+    for x, y in zip(sx.tolist(), sy.tolist()):
+        found = kept + added
+        if any((x - k[0]) ** 2 + (y - k[1]) ** 2 < (SEED_AWAY * radius) ** 2 for k in found):
+            continue
+        ya, xa = max(0, y - reach), max(0, x - reach)
+        win = score[ya:min(h, y + reach + 1), xa:min(w, x + reach + 1)]
+        yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
+        masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
+        k = int(np.argmax(masked))
+        if masked.flat[k] < SEED_SCORE:
+            continue
+        cy, cx = ya + k // win.shape[1], xa + k % win.shape[1]
+        if any((cx - q[0]) ** 2 + (cy - q[1]) ** 2 < (PEAK_SEPARATION * radius) ** 2 for q in found):
+            continue
+        added.append((cx, cy, radius, float(masked.flat[k]), float(x - cx), float(y - cy)))
+    return added
+
+
+def _shadow_shifted(k: _Peak, c: _Peak, light: tuple[float, float]) -> bool:
+    """True when peak ``k`` lies from peak ``c`` away from the light (within the shadow cone)."""
+    vx, vy = k[0] - c[0], k[1] - c[1]
+    d = math.hypot(vx, vy)
+    return d > 0 and -(vx * light[0] + vy * light[1]) / d > SHADOW_COS
 
 
 def _check_image(img: object, what: str) -> None:
