@@ -7,7 +7,8 @@ for _ in $(seq 1 60); do
   curl -fsS -o /dev/null "${URL}api/health" && break
   sleep 1
 done
-exec chromium --kiosk --noerrdialogs --disable-infobars --no-first-run --disable-session-crashed-bubble \
+BROWSER="$(command -v chromium-browser || command -v chromium)"  # Raspberry Pi OS names it chromium-browser
+exec "$BROWSER" --kiosk --noerrdialogs --disable-infobars --no-first-run --disable-session-crashed-bubble \
   --disable-translate --disable-pinch --overscroll-history-navigation=0 --check-for-update-interval=31536000 \
   --disable-background-networking --disable-component-update --disable-sync \
   --app="$URL"
