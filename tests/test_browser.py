@@ -137,6 +137,9 @@ def test_tap_targets_and_layout(open_page: Callable[..., Any], base: str, width:
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path} scrolls sideways at {width}x{height}"
         assert page.locator("input[type='text'], input:not([type])").count() == (1 if path == "/" else 0)
+        if path != "/":  # a whole round can be entered without scrolling, even with four players
+            bottom = page.evaluate("document.querySelector('#reveal-pad').getBoundingClientRect().bottom")
+            assert bottom <= height, f"the reveal buttons end at {bottom} px, below the {height} px screen"
 
 
 def test_final_screen_shows_the_winners(open_page: Callable[..., Any], base: str) -> None:
