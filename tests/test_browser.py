@@ -59,7 +59,9 @@ def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[.
     page.click("[data-game='diego-drachenzahn']")
     for name in ("Ada", "Ben", "Cleo"):
         _add_player(page, name)
-    assert page.locator("#seats li").all_inner_texts()[0].startswith("Ada")
+    page.wait_for_function("document.querySelectorAll('#seats li').length === 3")  # each name is saved first
+    seated = page.locator("#seats li").all_inner_texts()
+    assert [" ".join(t.split()) for t in seated] == ["1 Ada starts", "2 Ben", "3 Cleo"]
     page.click("#start")
     page.wait_for_url("**/play/*")
     url = page.url

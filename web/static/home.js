@@ -12,7 +12,7 @@ const pool = document.getElementById("player-pool");
 
 function refresh() {
   seatsEl.replaceChildren(...seats.map((name, i) =>
-    h("li", {}, name, i === 0 ? h("small", {}, " starts") : null)));
+    h("li", { dataset: { seat: i + 1 } }, h("b", {}, `${i + 1}`), name, i === 0 ? h("small", {}, "starts") : null)));
   for (const chip of pool.querySelectorAll("[data-player]")) {
     chip.setAttribute("aria-pressed", seats.includes(chip.dataset.player) ? "true" : "false");
   }
