@@ -19,8 +19,11 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 4. Peaks count only with a small bright spot near the centre (the specular highlight every glass
    or glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can
    stand out). The marble radius of this frame is measured from the pooled votes of the clear
-   detections; peaks are then kept greedily, strongest first, at least ``PEAK_SEPARATION``
-   radii apart, and a weaker peak closer than ``SHADOW_REACH`` radii to a kept marble, on the
+   detections (the expected radius when those votes peak at the smallest radius voted for: inner
+   structure, no measurement); peaks are then kept greedily, strongest first, at least
+   ``PEAK_SEPARATION`` radii apart (a closer peak, but at least ``TWO_MIN_DISTANCE`` radii away, is
+   a second, touching marble when its own part of the disc changed and did more than darken; the
+   votes of touching marbles peak pulled toward each other), and a weaker peak closer than ``SHADOW_REACH`` radii to a kept marble, on the
    side away from the light, is its shadow and the caustic that glass focuses into it. The
    light's direction is the consensus of the confident marbles' highlight directions (one lamp
    lights the table), else where that marble's own highlight sits. A marble and its shadow can
@@ -153,6 +156,20 @@ fraction as strong (the stronger one being the marble's centre pulled onto its s
 
 SHADOW_MAX_CHROMA = 0.15
 """Median colour change (log units) in a disc above which a peak is no shadow (a shadow only darkens)."""
+
+
+TWO_MIN_DISTANCE = 1.55
+"""Closest (radii) a peak may lie to a kept marble and still be a second, touching marble (its
+votes peak is pulled toward the neighbour, whose changed area flattens the disc fill)."""
+
+TWO_MIN_FILL = 0.5
+"""Fraction of a second marble's own disc part (outside its neighbour's disc) that must have changed."""
+
+TWO_MIN_CHROMA = 0.06
+"""Median colour change (log units) of that part: more than a shadow's pure darkening."""
+
+TWO_MAX_DARKENING = -0.12
+"""Median brightness change (log units) of that part must be above this (a shadow darkens more)."""
 
 
 _Peak = tuple[int, int, float, float, float, float]
@@ -331,6 +348,8 @@ class MarbleDetector:
             for dx in (-1, 0, 1):
                 pooled += per_radius[:, np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)].sum(axis=1)
         k = int(np.argmax(pooled))
+        if k == 0:  # votes still rising below the voted range: inner structure, no measurement
+            return self._work_r
         f = RADIUS_FACTORS[k]
         if 0 < k < len(pooled) - 1:
             a, b, c = pooled[k - 1], pooled[k], pooled[k + 1]
@@ -347,7 +366,9 @@ class MarbleDetector:
 
         With a known light, a weaker peak close to exactly one kept peak that lies from it away
         from the light (a marble and its shadow merge into one blob whose votes peak on the
-        shadow side) replaces that peak when it is not much weaker (``LIGHT_SIDE_RATIO``)."""
+        shadow side) replaces that peak when it is not much weaker (``LIGHT_SIDE_RATIO``).
+        Otherwise a close peak is kept when ``_second_marble`` finds it a touching neighbour of
+        every kept peak it is close to."""
         kept: list[_Peak] = []
         sep2 = (PEAK_SEPARATION * radius) ** 2
         for c in cands:
@@ -359,6 +380,8 @@ class MarbleDetector:
                     rest = [k for k in kept if k is not close[0]]
                     if not (self._in_shadow(c, rest, radius, light) and not self._coloured(c, diff, radius)):
                         kept = rest + [c]
+                elif diff is not None and all(_second_marble(c, k, diff, radius) for k in close):
+                    kept.append(c)
                 continue
             if diff is not None and self._in_shadow(c, kept, radius, light) and not self._coloured(c, diff, radius):
                 continue
@@ -446,6 +469,30 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
             continue
         added.append((cx, cy, radius, float(masked.flat[k]), float(x - cx), float(y - cy)))
     return added
+
+
+def _second_marble(c: _Peak, k: _Peak, diff: np.ndarray, radius: float) -> bool:
+    """True when peak ``c``, closer than ``PEAK_SEPARATION`` to the kept peak ``k`` but at least
+    ``TWO_MIN_DISTANCE`` radii away, is a second marble touching it (whose votes peak pulled toward
+    its neighbour): the part of c's disc outside k's disc changed (``TWO_MIN_FILL`` of it by
+    ``FILL_MIN_CHANGE``), and did more than darken (median colour change ``TWO_MIN_CHROMA``,
+    median brightness change above ``TWO_MAX_DARKENING``), unlike a shadow or k's own edge."""
+    x, y, kx, ky = c[0], c[1], k[0], k[1]
+    if (x - kx) ** 2 + (y - ky) ** 2 < (TWO_MIN_DISTANCE * radius) ** 2:
+        return False
+    ri = int(math.ceil(radius))
+    ya, xa = max(0, y - ri), max(0, x - ri)
+    patch = diff[ya:y + ri + 1, xa:x + ri + 1]
+    yy, xx = np.ogrid[ya:ya + patch.shape[0], xa:xa + patch.shape[1]]
+    own = ((xx - x) ** 2 + (yy - y) ** 2 <= radius * radius) & ((xx - kx) ** 2 + (yy - ky) ** 2 > radius * radius)
+    if own.sum() < 3:
+        return False
+    e = patch[own]
+    lum = e.mean(axis=1)
+    chroma = np.sqrt(np.maximum((e * e).sum(axis=1) - 3.0 * lum * lum, 0.0))
+    change = np.sqrt(chroma * chroma + 3.0 * np.where(lum < 0, lum * DARK_WEIGHT, lum) ** 2)
+    return bool((change > FILL_MIN_CHANGE).mean() >= TWO_MIN_FILL and np.median(chroma) >= TWO_MIN_CHROMA
+                and np.median(lum) > TWO_MAX_DARKENING)
 
 
 def _shadow_shifted(k: _Peak, c: _Peak, light: tuple[float, float]) -> bool:
