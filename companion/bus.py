@@ -11,7 +11,7 @@ Message = tuple[str, Any]  # (event name, JSON-able data)
 class Subscription:
     """Messages for one listener, from one or more topics. Closed when the listener is too slow."""
 
-    def __init__(self, bus: "Bus", topics: tuple[str, ...], maxsize: int) -> None:
+    def __init__(self, bus: Bus, topics: tuple[str, ...], maxsize: int) -> None:
         self._bus = bus
         self.topics = topics
         self._queue: queue.Queue[Message | None] = queue.Queue(maxsize)
@@ -34,7 +34,7 @@ class Subscription:
     def close(self) -> None:
         self._bus.unsubscribe(self)
 
-    def __enter__(self) -> "Subscription":
+    def __enter__(self) -> Subscription:
         return self
 
     def __exit__(self, *_: Any) -> None:

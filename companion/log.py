@@ -88,7 +88,7 @@ class EventLog:
         with self._lock:
             self._db.close()
 
-    def _tx(self) -> "_Transaction":
+    def _tx(self) -> _Transaction:
         return _Transaction(self._db, self._lock)
 
     # sessions

@@ -79,7 +79,7 @@ class GateRegions:
         ys = [p[1] for g in self.gates for p in g.polygon]
         return min(xs), min(ys), max(xs), max(ys)
 
-    def scaled(self, sx: float, sy: float | None = None) -> "GateRegions":
+    def scaled(self, sx: float, sy: float | None = None) -> GateRegions:
         """A copy with every point multiplied by (sx, sy) (for a resized image)."""
         sy = sx if sy is None else sy
         return GateRegions(tuple(
@@ -92,7 +92,7 @@ class GateRegions:
             for g in self.gates]}
 
     @classmethod
-    def from_json(cls, data: object) -> "GateRegions":
+    def from_json(cls, data: object) -> GateRegions:
         """Parse and validate the file format; raises RegionsError naming what is wrong."""
         if not isinstance(data, dict):
             raise RegionsError("gate regions: expected a JSON object with a 'gates' list")
