@@ -138,3 +138,23 @@ def test_mode_detection(tmp_path: Path) -> None:
 def test_simulation_is_said_on_the_page(sim_app: Flask) -> None:
     page = sim_app.test_client().get("/").data.decode()
     assert "Simulation" in page
+
+
+@pytest.mark.filterwarnings("ignore::gpiozero.exc.PinFactoryFallback")  # gpiozero tries every pin library
+def test_hardware_mode_without_hardware_says_what_is_missing(app_config: dict[str, Any]) -> None:
+    application = create_app({**app_config, "SENSORS": "hardware"})
+    try:
+        client = application.test_client()
+        sensors = wait_for(lambda: (s := client.get("/api/health").get_json()["sensors"])["camera"]["camera"]
+                           ["error"] and s)
+        assert client.get("/api/health").get_json()["mode"] == "hardware"
+        assert "could not start" in sensors["gates"]["error"]  # no GPIO here: reported, not fatal
+        assert sensors["camera"]["camera"]["source"] == "picamera2"
+        assert "picamera2" in sensors["camera"]["camera"]["error"]
+        assert sensors["camera"]["camera"]["state"] in ("retrying", "starting")
+        lores = application.extensions["sensors"].camera.service._source.lores_size
+        assert lores == (640, 480)  # vision reads the 640x480 lores stream
+        session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["A", "B"]})
+        assert session.status_code == 201  # taps go on
+    finally:
+        shutdown(application)

@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="auto: hardware on a Raspberry Pi, else simulation")
     serve.add_argument("--camera", default=None,
                        help="camera: picamera2, usb:N, file:PATH[,PATH...], simulation or off "
-                            "(default: picamera2 on a Pi, else simulation)")
+                            "(default: picamera2:640x480 on a Pi, else simulation)")
     serve.add_argument("--no-beams", action="store_true",
                        help="no break-beam gates are fitted: the camera alone fills in the rounds")
     add_wiring_arguments(serve)

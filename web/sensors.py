@@ -157,7 +157,9 @@ def start_sensors(app: Flask, table: Table) -> Sensors:
         _start_gates(app, sensors)
     else:
         sensors.gates_error = "no beams fitted: the camera alone fills in the rounds"
-    camera = app.config.get("CAMERA") or ("simulation" if mode == "simulation" else "picamera2")
+    # On the Pi the vision stream is a 640x480 lores stream: the marble detector is markedly surer at
+    # 640x480 than at 320x240 and costs the same per frame (see bench/bench_vision.py).
+    camera = app.config.get("CAMERA") or ("simulation" if mode == "simulation" else "picamera2:640x480")
     if camera != "off":
         try:
             _start_camera(app, sensors, camera, camera_only=sensors.gates is None)
