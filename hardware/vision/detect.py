@@ -32,7 +32,10 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    highlight (with a reference).
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
-6. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
+6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
+   touching marble or a shadow with a caustic) is kept or rejected by a small logistic model of a
+   few relative measurements (``hardware.vision.candidates``, fitted on seeds 0..2999 only).
+7. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.vision import candidates as review
 from hardware.vision.circles import LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes, light_offset, local_maxima, to_log
 from hardware.vision.regions import GateRegions
 
@@ -194,6 +198,7 @@ class MarbleDetector:
         self._reference: np.ndarray | None = None
         self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        self.candidate_log: list | None = None  # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.set_reference(reference)
 
     # ----------------------------------------------------------------- set-up
@@ -329,8 +334,41 @@ class MarbleDetector:
         light = _light_direction(self._suppress(cands, radius, None), radius)
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
-            kept += _seeded_by_highlights(spot, cv2.transform(diff, MEAN3), score, kept, radius, highlight)
+            lum_change = cv2.transform(diff, MEAN3)
+            kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight)
+            kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight)
         return kept
+
+    def _review(self, cands: list[_Peak], kept: list[_Peak], diff: np.ndarray, spot: np.ndarray,
+                lum_change: np.ndarray, radius: float, light: tuple[float, float] | None,
+                highlight: float) -> list[_Peak]:
+        """Strongest first, a candidate whose nearest stronger marble kept lies
+        ``review.REVIEW_NEAR``..``review.REVIEW_FAR`` radii away is kept or rejected by the
+        logistic model of ``hardware.vision.candidates``; every other keeps the rules' verdict,
+        except that a peak closer than ``REVIEW_NEAR`` to a marble only the model kept is dropped."""
+        was = {id(k) for k in kept}
+        pool = sorted(set(map(id, cands)) | was)
+        by_id = {id(c): c for c in cands + kept}
+        order = sorted((by_id[i] for i in pool), key=lambda c: -c[3])
+        final: list[_Peak] = []
+        near2, far2 = (review.REVIEW_NEAR * radius) ** 2, (review.REVIEW_FAR * radius) ** 2
+        for c in order:
+            verdict = id(c) in was
+            if final:
+                d2 = [(c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 for k in final]
+                i = int(np.argmin(d2))
+                if d2[i] < near2 and id(final[i]) not in was:
+                    verdict = False  # the model's marble already claims this peak
+                elif near2 <= d2[i] < far2:
+                    f = review.features(c, final[i], diff, spot, lum_change, radius, light, highlight,
+                                        FILL_MIN_CHANGE, DARK_WEIGHT)
+                    if self.candidate_log is not None:
+                        self.candidate_log.append((f, c, list(final), verdict))
+                    if review.WEIGHTS.any():
+                        verdict = review.keep(f)
+            if verdict:
+                final.append(c)
+        return final
 
     def _frame_radius(self, marbles: list[_Peak],
                       per_radius: np.ndarray) -> float:

@@ -1,0 +1,71 @@
+"""How the weights in hardware/vision/candidates.py were obtained (run by hand, not by pytest).
+
+``python -m tests.vision_fit`` collects the reviewed candidates of seeds 0..2999 (tuning seeds
+only), labels each by the ground truth (a marble within 1 radius of it that no stronger kept
+marble already claims), fits a logistic regression by gradient descent on standardised features (L2 0.01)
+and prints the weights in raw feature units.
+"""
+
+from __future__ import annotations
+
+import math
+from multiprocessing import Pool
+
+import numpy as np
+
+from hardware.vision import candidates
+from hardware.vision.detect import MarbleDetector
+from tests.scenes import make_scene
+
+
+def collect(seed: int) -> list[tuple[np.ndarray, int, int]]:
+    """(features, label, rules' verdict) of every reviewed candidate of scene ``seed``."""
+    sc = make_scene(seed)
+    det = MarbleDetector(sc.regions, sc.reference)
+    det.candidate_log = []
+    det.detect(sc.image)
+    h, w = sc.image.shape[:2]
+    x0, y0, _, _ = det._roi(h, w)
+    truth = [((m.x - x0 + 0.5) * det.scale - 0.5, (m.y - y0 + 0.5) * det.scale - 0.5) for m in sc.marbles]
+    reach = 1.0 * det._work_r
+    rows = []
+    def near(p: tuple) -> set[int]:
+        return {i for i, (tx, ty) in enumerate(truth) if math.hypot(p[0] - tx, p[1] - ty) < reach}
+
+    for f, c, stronger, verdict in det.candidate_log:
+        taken = set().union(*(near(k) for k in stronger))
+        rows.append((f, int(bool(near(c) - taken)), int(verdict)))
+    return rows
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 3000) -> np.ndarray:
+    """Weights (raw units, first column the bias) of a logistic regression by gradient descent."""
+    mu, sd = x[:, 1:].mean(axis=0), x[:, 1:].std(axis=0) + 1e-9
+    z = np.hstack([np.ones((len(x), 1)), (x[:, 1:] - mu) / sd])
+    wz = np.zeros(z.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(z @ wz)))
+        g = z.T @ (p - y) / len(y) + l2 * np.r_[0.0, wz[1:]]
+        wz -= 1.0 * g
+    w = np.r_[wz[0] - (wz[1:] * mu / sd).sum(), wz[1:] / sd]
+    return w
+
+
+def main(seeds: range = range(0, 3000)) -> None:
+    """Collect with the current WEIGHTS active (the decisions shape which candidates are
+    reviewed; the stored weights come from the second round), fit, print."""
+    with Pool(2) as pool:
+        rows = [r for rs in pool.map(collect, seeds, chunksize=20) for r in rs]
+    x = np.array([r[0] for r in rows])
+    y = np.array([r[1] for r in rows], float)
+    rules = np.array([r[2] for r in rows])
+    w = fit_logistic(x, y)
+    pred = (x @ w > 0).astype(int)
+    print(f"{len(rows)} reviewed candidates, {int(y.sum())} real; rules right {np.mean(rules == y):.4f}, "
+          f"model right {np.mean(pred == y):.4f}")
+    print("WEIGHTS = np.array([" + ", ".join(f"{v:.4g}" for v in w) + "])")
+    print(dict(zip(candidates.FEATURE_NAMES, np.round(w, 3))))
+
+
+if __name__ == "__main__":
+    main()
