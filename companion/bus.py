@@ -66,7 +66,3 @@ class Bus:
         for subscription in targets:
             subscription._offer((name, data))
         return len(targets)
-
-    def count(self, topic: str) -> int:
-        with self._lock:
-            return len(self._subscribers.get(topic, ()))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hardware.camera.markers import MarkerError
-from web.camera_hub import CameraHub
+from web.camera_hub import CameraHub, NoPicture
 
 GATES = {"gates": [{"gate": g, "polygon": [[60 + g * 70, 200], [110 + g * 70, 200], [110 + g * 70, 260],
                                            [60 + g * 70, 260]]} for g in range(1, 7)]}
@@ -94,7 +94,7 @@ def test_a_camera_that_is_down_confirms_nothing(tmp_path: Path) -> None:
     hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *a: readings.append(a))  # type: ignore[arg-type]
     hub.set_regions(GATES)
     assert hub.confirm_now() is None and readings == []  # the beams stay the live signal (ruling D3)
-    with pytest.raises(MarkerError, match="no picture"):
+    with pytest.raises(NoPicture, match="no picture"):
         hub.capture_reference()
 
 

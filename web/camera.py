@@ -6,8 +6,12 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
+from hardware.camera.markers import MarkerError
+from hardware.vision.regions import RegionsError
+
 from .api import json_body
-from .errors import ApiError
+from .camera_hub import NoPicture
+from .errors import ApiError, error_response
 
 bp = Blueprint("camera", __name__)
 
@@ -66,31 +70,29 @@ def status():
 
 @bp.post("/api/camera/regions")
 def regions():
-    from hardware.vision.regions import RegionsError
-
-    data = json_body()
-    try:
-        saved = _hub().set_regions(data)
-    except RegionsError as err:
-        raise ApiError(400, "malformed", str(err)) from None
-    return jsonify({"regions": saved.to_json()})
+    return jsonify({"regions": _hub().set_regions(json_body()).to_json()})
 
 
 @bp.post("/api/camera/reference")
 def reference():
-    from hardware.camera.markers import MarkerError
-
-    try:
-        return jsonify({"reference": _hub().capture_reference()})
-    except MarkerError as err:
-        raise ApiError(409, "no_picture", str(err)) from None
+    return jsonify({"reference": _hub().capture_reference()})
 
 
 @bp.post("/api/camera/anchor")
 def anchor():
-    from hardware.camera.markers import MarkerError
+    return jsonify({"markers": _hub().anchor_to_markers()})
 
-    try:
-        return jsonify({"markers": _hub().anchor_to_markers()})
-    except MarkerError as err:
-        raise ApiError(422, "markers", str(err)) from None
+
+@bp.errorhandler(RegionsError)
+def _bad_regions(err: RegionsError):
+    return error_response(400, "malformed", str(err))
+
+
+@bp.errorhandler(MarkerError)
+def _markers(err: MarkerError):
+    return error_response(422, "markers", str(err))
+
+
+@bp.errorhandler(NoPicture)
+def _no_picture(err: NoPicture):
+    return error_response(409, "no_picture", str(err))

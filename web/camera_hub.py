@@ -27,6 +27,11 @@ from hardware.vision.rest import RestWatcher
 log = logging.getLogger(__name__)
 
 Reading = Callable[[Detection, bytes], None]
+
+
+class NoPicture(RuntimeError):
+    """The camera has not delivered a picture yet (starting, or down)."""
+
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
 CAMERA_MOVED_PX = 3.0  # a shift of the regions beyond this makes the empty reference stale
 
@@ -120,7 +125,7 @@ class CameraHub:
         """Anchor the saved regions to the four ArUco markers seen now (the regions then follow the camera)."""
         frame = self.service.latest()
         if frame is None:
-            raise MarkerError("the camera has no picture yet")
+            raise NoPicture("the camera has no picture yet")
         if self._regions is None:
             raise MarkerError("tap the gate regions first, then anchor them to the markers")
         anchor = MarkerAnchor.from_frame(frame)
@@ -134,7 +139,7 @@ class CameraHub:
         """Take the current picture as the empty reference (a person says the gates are empty)."""
         frame = self.service.latest()
         if frame is None:
-            raise MarkerError("the camera has no picture yet")
+            raise NoPicture("the camera has no picture yet")
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions = self._moved
