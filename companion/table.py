@@ -182,11 +182,7 @@ class Table:
         return loaded
 
     def _fold(self, record: SessionRecord) -> Any:
-        game = self.games[record.game]
-        state = game.setup(record.players, record.options)
-        for payload in iter_live_payloads(self.log.events(record.id, live_only=True)):
-            state = game.apply(state, payload)
-        return state
+        return fold_log(self.log, record, self.games[record.game])
 
     def _view(self, record: SessionRecord, state: Any) -> dict[str, Any]:
         game = self.games[record.game]
@@ -206,6 +202,14 @@ class Table:
             "can_redo": self.log.has_events(record.id, "undone"),
             "state": view,
         }
+
+
+def fold_log(log: EventLog, record: SessionRecord, game: Game) -> Any:
+    """The session's state: the game's pure `apply` folded over its live events, from `setup`."""
+    state = game.setup(record.players, record.options)
+    for payload in iter_live_payloads(log.events(record.id, live_only=True)):
+        state = game.apply(state, payload)
+    return state
 
 
 def _player_names(players: Any) -> list[str]:

@@ -17,8 +17,9 @@ import pytest
 
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
 from companion.games.diego import DiegoState
-from companion.log import EventLog, iter_live_payloads
+from companion.log import EventLog
 from companion.table import Table, TableError
+from companion.table import fold_log as fold_session
 
 GAME = GAMES["diego-drachenzahn"]
 NAMES = ("Ada", "Ben", "Cleo", "Dan")
@@ -336,10 +337,7 @@ def fold_log(log: EventLog, session_id: int) -> DiegoState:
     """The pure fold of the session's live events, independent of the table's cache."""
     record = log.session(session_id)
     assert record is not None
-    state = GAME.setup(record.players, record.options)
-    for payload in iter_live_payloads(log.events(session_id, live_only=True)):
-        state = GAME.apply(state, payload)
-    return state
+    return fold_session(log, record, GAME)
 
 
 def check_table(table: Table, session_id: int) -> dict[str, Any]:

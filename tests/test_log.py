@@ -11,7 +11,7 @@ import pytest
 from companion.games import GAMES
 from companion.games.diego import DiegoState
 from companion.log import EventLog, iter_live_payloads
-from companion.table import Table
+from companion.table import Table, fold_log
 
 GAME = GAMES["diego-drachenzahn"]
 PLAYERS = ("Ada", "Ben", "Cleo")
@@ -33,10 +33,7 @@ def log(path: Path) -> Iterator[EventLog]:
 def fold(log: EventLog, session_id: int) -> DiegoState:
     record = log.session(session_id)
     assert record is not None
-    state = GAME.setup(record.players, record.options)
-    for payload in iter_live_payloads(log.events(session_id, live_only=True)):
-        state = GAME.apply(state, payload)
-    return state
+    return fold_log(log, record, GAME)
 
 
 def count_rows(log: EventLog, session_id: int | None = None) -> int:
