@@ -59,15 +59,16 @@ class GateConfig:
     #: driven receiver output), then ``active_state`` says which level means "beam broken".
     pull_up: bool | None = True
     active_state: bool | None = None
-    min_pulse_ms: float = 1.0
-    max_pulse_ms: float = 500.0
-    stuck_ms: float = 1500.0
-    merge_gap_ms: float = 2.0
-    refractory_ms: float = 150.0
-    recover_ms: float = 500.0
-    solid_fraction: float = 0.5
-    flaky_glitches: int = 5
-    flaky_window_ms: float = 10_000.0
+    # The state machine's thresholds, flat here so that a config is one plain dict; defaults from BeamTiming.
+    min_pulse_ms: float = BeamTiming.min_pulse_ms
+    max_pulse_ms: float = BeamTiming.max_pulse_ms
+    stuck_ms: float = BeamTiming.stuck_ms
+    merge_gap_ms: float = BeamTiming.merge_gap_ms
+    refractory_ms: float = BeamTiming.refractory_ms
+    recover_ms: float = BeamTiming.recover_ms
+    solid_fraction: float = BeamTiming.solid_fraction
+    flaky_glitches: int = BeamTiming.flaky_glitches
+    flaky_window_ms: float = BeamTiming.flaky_window_ms
     #: How often the worker wakes without an edge, to notice stuck beams.
     tick_ms: float = 100.0
 
