@@ -71,7 +71,7 @@ class CameraHub:
         self._moved: GateRegions | None = None  # the regions moved by the last marker check
         self._reference_regions: GateRegions | None = None  # where they were when the reference was taken
         self._detector: MarbleDetector | None = None
-        self._detector_key: tuple[int, int] | None = None
+        self._detector_inputs: tuple[Any, Any] = (None, None)  # the regions and reference it was built from
         self._last: Detection | None = None
         self._preview: bytes | None = None
         self._error: str | None = None
@@ -117,7 +117,6 @@ class CameraHub:
         with self._lock:
             self._regions, self._regions_source = regions, "tap"
             self._anchor = self._moved = None
-            self._detector = None
         self.anchor_path.unlink(missing_ok=True)
         return regions
 
@@ -143,8 +142,6 @@ class CameraHub:
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions = self._moved
-        with self._lock:
-            self._detector = None
         return self.reference.status()
 
     def current_regions(self, frame: np.ndarray | None = None, *, recheck: bool = True) -> GateRegions | None:
@@ -170,12 +167,13 @@ class CameraHub:
 
     # detection
     def _detector_for(self, regions: GateRegions) -> MarbleDetector:
+        """A detector for these regions and the current reference, rebuilt only when either changes."""
         reference = self.reference.get()
-        key = (id(regions), id(reference))
         with self._lock:
-            if self._detector is None or self._detector_key != key:
+            built_for = self._detector_inputs
+            if self._detector is None or built_for[0] is not regions or built_for[1] is not reference:
                 self._detector = MarbleDetector(regions, reference)
-                self._detector_key = key
+                self._detector_inputs = (regions, reference)
             return self._detector
 
     def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> tuple[Detection, bytes] | None:
