@@ -248,7 +248,6 @@ def view(state: DiegoState) -> dict[str, Any]:
             else {"counts": list(current.camera), "outside": current.camera_outside},
             "flag": current.flag,
             "confirmed": current.confirmed,
-            "accepts_sensor_marbles": True,
         },
     )
     return data
