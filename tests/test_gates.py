@@ -140,14 +140,15 @@ def test_stuck_gate_shows_in_status_and_recovers(factory: MockFactory) -> None:
         status = gates.status()
         assert status["ok"] is False
         assert gate_status(gates, 4)["blocked"] is True
+        # the status changes before the worker calls on_change: wait for the call
+        assert wait_for(lambda: rec.changes >= 1)
         changes_when_stuck = rec.changes
-        assert changes_when_stuck >= 1
         sim.clear(4)
         assert gates.flush()
         # stuck until the beam has stayed clear for recover_ms (500 ms)
         assert wait_for(lambda: not gate_status(gates, 4)["stuck"])
         assert gates.status()["ok"] is True
-        assert rec.changes > changes_when_stuck
+        assert wait_for(lambda: rec.changes > changes_when_stuck)
         sim.roll(4, width_ms=15.0)
         assert gates.flush()
         g4 = gate_status(gates, 4)
