@@ -1,13 +1,16 @@
 """The kiosk in headless Chromium: start a game by tap, play a round, see it live on a second page."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable, Iterator
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 
 from tests.browser import browser  # noqa: F401  (fixture)
 from tests.servers import call, serving
+from tests.waiting import PATIENCE_S
 
 SIZES = [(1024, 600), (768, 1024)]
 
@@ -74,7 +77,8 @@ def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[.
     for _ in range(3):
         page.click("#marble-pad [data-gate='2']")
     other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
-    assert page.locator("#marble-pad [data-gate='2']").is_disabled()  # a fourth marble cannot be tapped
+    # a fourth marble cannot be tapped (once this page, too, has heard of the third: each page has its own stream)
+    expect(page.locator("#marble-pad [data-gate='2']")).to_be_disabled(timeout=PATIENCE_S * 1000)
     page.click("[data-player='Ben'] [data-gate='2']")
     page.click("[data-player='Cleo'] [data-gate='5']")
     other.wait_for_selector("[data-player='Cleo'] .guessed")
@@ -179,13 +183,20 @@ def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base:
         assert "Simulation" in panel.locator("header").inner_text()
         panel.wait_for_selector("#gate-status li[data-gate='1']")
         for gate in ("1", "4", "4"):
-            panel.click(f"#sim-pad [data-gate='{gate}']")
+            # The toast of the previous marble may still show: wait for this marble's answer (the server has
+            # rolled it) before the pause, or a slow request would put two rolls of gate 4 back to back.
+            with panel.expect_response(lambda r: r.url.endswith("/api/simulation/marble")) as answer:
+                panel.click(f"#sim-pad [data-gate='{gate}']")
+            assert answer.value.status == 202
             panel.wait_for_selector("#toast:not([hidden])")
             panel.wait_for_timeout(200)  # marbles come one at a time, beyond the beam's refractory time
         other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
         slots = other.locator("#slots .slot.filled").evaluate_all("els => els.map(e => e.dataset.gate)")
         assert slots == ["1", "4", "4"]
         assert "sensor" in other.locator("#slots").inner_text()
+        # the gates' status is a message of its own, sent just after the session's: wait for it
+        expect(other.locator("#gate-status")).to_contain_text("4: 2 marbles", use_inner_text=True,
+                                                                timeout=PATIENCE_S * 1000)
         assert "4: 2 marbles" in other.locator("#gate-status").inner_text()
         assert "1: 1 marble\n" in other.locator("#gate-status").inner_text() + "\n"
     finally:
@@ -199,7 +210,7 @@ def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[st
     application = create_app({**app_config, "SENSORS": "simulation"})
     context = browser.new_context(viewport={"width": 1024, "height": 600})
     try:
-        with serving(application) as base:
+        with serving(application) as base, contextlib.closing(context):  # the page stops polling first
             page = context.new_page()
             page.goto(f"{base}/camera")
             page.wait_for_selector("#preview:not([hidden])")
@@ -220,5 +231,5 @@ def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[st
             assert all(abs(a - b) <= 2 for p, q in zip(first, [[20, 150], [80, 150], [80, 250], [20, 250]])
                        for a, b in zip(p, q))
     finally:
-        context.close()
+        context.close()  # a second close is harmless
         shutdown(application)

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from tests.servers import call
+from tests.waiting import PATIENCE_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,15 +27,24 @@ def _start(data: Path, port: int) -> subprocess.Popen:
         [sys.executable, "-m", "web.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
          "--data", str(data), "--sensors", "off"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline and process.poll() is None:
         try:
             if call(f"http://127.0.0.1:{port}/api/health", timeout=1)[0] == 200:
                 return process
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     process.kill()
-    raise AssertionError("the server did not start: " + process.stderr.read().decode()[-2000:])
+    _, err = process.communicate(timeout=PATIENCE_S)
+    raise AssertionError("the server did not start: " + err.decode()[-2000:])
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Make sure the server is gone and its stderr pipe closed, whatever the test did."""
+    if process.poll() is None:
+        process.kill()
+    process.communicate(timeout=PATIENCE_S)
 
 
 def _round_events(players: list[str], active: int) -> list[dict]:
@@ -73,14 +83,12 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
         while len(acknowledged) < 60 and writer.is_alive():
             time.sleep(0.001)
         server.send_signal(signal.SIGKILL)  # mid-stream: the writer is still sending
-        server.wait(10)
+        server.wait(PATIENCE_S)
         stop.set()
-        writer.join(10)
+        writer.join(PATIENCE_S)
         assert 60 <= len(acknowledged) < len(plan)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+        _stop(server)
 
     server = _start(tmp_path, port)
     try:
@@ -99,5 +107,8 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
         assert view["round"] == rounds_done + 1
     finally:
         server.send_signal(signal.SIGTERM)
-        server.wait(10)
+        try:
+            server.wait(PATIENCE_S)  # a generous bound on a loaded machine; it stops at once when idle
+        finally:
+            _stop(server)
         assert os.path.exists(tmp_path / "companion.sqlite3")

@@ -15,6 +15,7 @@ from hardware import gates_cli
 from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
                             MarbleReading)
 from hardware.simulator import MarbleSimulator
+from tests.waiting import PATIENCE_S, wait_for
 
 
 @pytest.fixture
@@ -46,14 +47,9 @@ def make_gates(factory: MockFactory, rec: Recorder, config: GateConfig | None = 
                      on_change=rec.change)
 
 
-def wait_for(predicate, timeout: float = 5.0) -> bool:
-    """Poll until ``predicate()`` holds (a generous bound, not a timing assertion)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return predicate()
+def flushed(gates: GateArray) -> bool:
+    """``gates.flush()`` with a bound that a loaded machine cannot hit (its default is 1 s)."""
+    return gates.flush(timeout=PATIENCE_S)
 
 
 def gate_status(gates: GateArray, gate: int) -> dict:
@@ -68,7 +64,7 @@ def test_pulses_become_marble_readings_for_the_right_gates(factory: MockFactory)
             pin.drive_low()   # beam broken: the receiver pulls the line low
             time.sleep(0.015)
             pin.drive_high()
-        assert gates.flush()
+        assert flushed(gates)
         assert [r.gate for r in rec.readings] == [3, 1, 6]
         assert all(r.width_ms >= 15.0 for r in rec.readings)
         status = gates.status()
@@ -99,7 +95,7 @@ def test_simulator_roll_with_and_without_chatter_gives_one_marble_each(
         sim = MarbleSimulator(factory, gates.config.pins)
         sim.roll(2, width_ms=15.0)
         sim.roll(5, width_ms=15.0, chatter=True)
-        assert gates.flush()
+        assert flushed(gates)
         status = gates.status()
     assert [(r.gate, r.width_ms >= 15.0) for r in rec.readings] == [(2, True), (5, True)]
     assert [g["marbles"] for g in status["gates"]] == [0, 1, 0, 0, 1, 0]
@@ -112,18 +108,20 @@ def test_three_quick_marbles_through_different_gates(factory: MockFactory) -> No
         sim = MarbleSimulator(factory, gates.config.pins)
         for gate in (4, 2, 6):
             sim.roll(gate, width_ms=10.0, chatter=True)
-        assert gates.flush()
+        assert flushed(gates)
     assert [r.gate for r in rec.readings] == [4, 2, 6]
 
 
 def test_rolling_back_through_the_same_gate_counts_once(factory: MockFactory) -> None:
     rec = Recorder()
-    with make_gates(factory, rec) as gates:
+    # A refractory time far above the default 150 ms: the 40 ms between the rolls must stay "straight back"
+    # even when a loaded machine stalls this thread.
+    with make_gates(factory, rec, GateConfig(refractory_ms=5000.0)) as gates:
         sim = MarbleSimulator(factory, gates.config.pins)
         sim.roll(1, width_ms=12.0)
         time.sleep(0.04)
-        sim.roll(1, width_ms=20.0)  # straight back: well within the 150 ms refractory time
-        assert gates.flush()
+        sim.roll(1, width_ms=20.0)  # straight back: well within the refractory time
+        assert flushed(gates)
         g1 = gate_status(gates, 1)
     assert [r.gate for r in rec.readings] == [1]
     assert (g1["marbles"], g1["repeats"]) == (1, 1)
@@ -144,13 +142,13 @@ def test_stuck_gate_shows_in_status_and_recovers(factory: MockFactory) -> None:
         assert wait_for(lambda: rec.changes >= 1)
         changes_when_stuck = rec.changes
         sim.clear(4)
-        assert gates.flush()
+        assert flushed(gates)
         # stuck until the beam has stayed clear for recover_ms (500 ms)
         assert wait_for(lambda: not gate_status(gates, 4)["stuck"])
         assert gates.status()["ok"] is True
         assert wait_for(lambda: rec.changes > changes_when_stuck)
         sim.roll(4, width_ms=15.0)
-        assert gates.flush()
+        assert flushed(gates)
         g4 = gate_status(gates, 4)
     assert rec.readings and [r.gate for r in rec.readings] == [4]
     assert (g4["marbles"], g4["glitches"], g4["long_pulses"]) == (1, 0, 0)
@@ -159,8 +157,10 @@ def test_stuck_gate_shows_in_status_and_recovers(factory: MockFactory) -> None:
 def test_gate_wired_the_wrong_way_round_is_stuck_not_a_stream_of_marbles(
         factory: MockFactory) -> None:
     rec = Recorder()
-    # external pull-ups, so that the mock keeps the level it is given before the start
-    config = GateConfig(pull_up=None, active_state=False, max_pulse_ms=100.0, stuck_ms=300.0)
+    # external pull-ups, so that the mock keeps the level it is given before the start; a long recover_ms,
+    # so that a stalled thread cannot stretch a 15 ms clear gap into a recovery
+    config = GateConfig(pull_up=None, active_state=False, max_pulse_ms=100.0, stuck_ms=300.0,
+                        recover_ms=10_000.0)
     for p in config.pins:
         factory.pin(p).drive_high()
     pin = factory.pin(config.pins[1])
@@ -173,7 +173,7 @@ def test_gate_wired_the_wrong_way_round_is_stuck_not_a_stream_of_marbles(
             time.sleep(0.015)
             pin.drive_low()
             time.sleep(0.03)
-        assert gates.flush()
+        assert flushed(gates)
         assert wait_for(lambda: gate_status(gates, 2)["stuck"])
         g2 = gate_status(gates, 2)
     assert rec.readings == []
@@ -190,7 +190,7 @@ def test_flickering_cable_gives_glitches_and_a_flaky_flag(factory: MockFactory) 
             pin.drive_low()
             pin.drive_high()
             time.sleep(0.01)  # further apart than the merge gap: separate pulses
-        assert gates.flush()
+        assert flushed(gates)
         g3 = gate_status(gates, 3)
         ok = gates.status()["ok"]
     assert rec.readings == []
@@ -207,7 +207,7 @@ def test_external_pull_up_active_low(factory: MockFactory) -> None:
         assert not any(g["blocked"] for g in gates.status()["gates"])
         assert factory.pin(config.pins[0]).pull == "floating"  # no internal pull
         MarbleSimulator(factory, config.pins).roll(3, width_ms=15.0)
-        assert gates.flush()
+        assert flushed(gates)
     assert [r.gate for r in rec.readings] == [3]
 
 
@@ -217,7 +217,7 @@ def test_external_pull_up_active_high_receiver(factory: MockFactory) -> None:
     with make_gates(factory, rec, config) as gates:  # mock lines float low: beams clear
         assert not any(g["blocked"] for g in gates.status()["gates"])
         MarbleSimulator(factory, config.pins, active_low=False).roll(6, width_ms=15.0)
-        assert gates.flush()
+        assert flushed(gates)
     assert [r.gate for r in rec.readings] == [6]
 
 
@@ -261,7 +261,7 @@ def test_pin_already_in_use_fails_at_start_naming_it(factory: MockFactory) -> No
 def test_lifecycle(factory: MockFactory) -> None:
     gates = GateArray(GateConfig(), lambda r: None, pin_factory=factory)
     assert gates.status()["ok"] is False  # not started
-    assert gates.flush() is True
+    assert flushed(gates) is True
     gates.start()
     gates.start()  # a second start is harmless
     assert gates.status()["ok"] is True
@@ -284,7 +284,7 @@ def test_a_failing_callback_does_not_stop_the_worker(factory: MockFactory) -> No
         sim = MarbleSimulator(factory, gates.config.pins)
         sim.roll(1)
         sim.roll(2)
-        assert gates.flush()
+        assert flushed(gates)
     assert seen == [1, 2]
 
 
@@ -295,7 +295,7 @@ def test_simulated_glitches_back_to_back_stay_separate_glitches(factory: MockFac
         sim = MarbleSimulator(factory, gates.config.pins)
         for _ in range(4):
             sim.glitch(3)  # each ends with the beam clear for longer than the merge gap
-        assert gates.flush()
+        assert flushed(gates)
         g3 = gate_status(gates, 3)
     assert rec.readings == []
     assert (g3["glitches"], g3["marbles"], g3["flaky"]) == (4, 0, False)
@@ -309,7 +309,7 @@ def test_simulated_sub_millisecond_roll_is_a_glitch(factory: MockFactory) -> Non
         sim = MarbleSimulator(factory, gates.config.pins)
         for _ in range(3):
             sim.roll(5, width_ms=0.3)
-        assert gates.flush()
+        assert flushed(gates)
         g5 = gate_status(gates, 5)
     assert rec.readings == []
     assert (g5["glitches"], g5["marbles"]) == (3, 0)

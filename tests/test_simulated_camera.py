@@ -24,6 +24,7 @@ from hardware.simulator import MarbleSimulator
 from hardware.vision.detect import MarbleDetector
 from hardware.vision.regions import GateRegions
 from hardware.vision.rest import RestWatcher
+from tests.waiting import PATIENCE_S
 
 PLACEMENTS = 200
 GATE_CHOICES = (1, 2, 3, 4, 5, 6, None)  # None: a miss, about one marble in seven
@@ -291,7 +292,7 @@ def test_beam_simulator_to_camera_to_resting_reading() -> None:
         for gate in (2, 5, 2):
             simulator.roll(gate, width_ms=12.0)
             time.sleep(0.2)  # past the beam's refractory time before the next marble
-        assert gates.flush()
+        assert gates.flush(timeout=PATIENCE_S)  # its 1 s default is tight on a loaded machine
         assert on_marble_gates == [2, 5, 2]
         watcher = RestWatcher(settle_s=1.0, min_frames=3)
         reports = []

@@ -8,6 +8,7 @@ import pytest
 from flask import Flask
 
 from tests.servers import SseReader, call, serving
+from tests.waiting import PATIENCE_S
 
 
 @pytest.fixture
@@ -91,5 +92,5 @@ def test_streams_end_when_the_server_stops(app: Flask) -> None:
 
         reader = threading.Thread(target=drain, daemon=True)
         reader.start()
-    assert ended.wait(5), "the stream did not end with the server"
+    assert ended.wait(PATIENCE_S), "the stream did not end with the server"
     stream.close()

@@ -5,7 +5,12 @@ import time
 from typing import Any, Callable
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 10.0) -> Any:
+#: Upper bound for waits on another thread: generous, because a loaded 2-core CI machine can stall a thread
+#: for seconds. It only delays a test that is failing anyway; it is never a timing assertion.
+PATIENCE_S = 30.0
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = PATIENCE_S) -> Any:
     """The first truthy value of `predicate()`, polled every 20 ms; AssertionError after `timeout` s."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
