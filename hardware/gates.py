@@ -71,6 +71,9 @@ class GateConfig:
     flaky_window_ms: float = BeamTiming.flaky_window_ms
     #: How often the worker wakes without an edge, to notice stuck beams.
     tick_ms: float = 100.0
+    #: How late an edge may reach the worker after its timestamp (a busy callback thread): time
+    #: is judged this much behind, so a late chatter edge still merges into its pulse.
+    latency_ms: float = 10.0
 
     def __post_init__(self) -> None:
         pins = self.pins
@@ -102,6 +105,8 @@ class GateConfig:
                                   "with internal pulls it follows from pull_up")
         if not isinstance(self.tick_ms, (int, float)) or not 1 <= self.tick_ms <= 1000:
             raise GateConfigError(f"tick_ms must be between 1 and 1000, got {self.tick_ms!r}")
+        if not isinstance(self.latency_ms, (int, float)) or not 0 <= self.latency_ms <= 100:
+            raise GateConfigError(f"latency_ms must be between 0 and 100, got {self.latency_ms!r}")
         try:
             self.timing()
         except ValueError as exc:
@@ -299,7 +304,9 @@ class GateArray:
         return self._factory.ticks_diff(ticks, self._ref_ticks) * 1000.0
 
     def _now_ms(self) -> float:
-        return self._last_edge_ms + (time.monotonic() - self._last_edge_local) * 1000.0
+        """The factory's time now, less ``latency_ms`` (edges still on their way)."""
+        elapsed_ms = (time.monotonic() - self._last_edge_local) * 1000.0
+        return self._last_edge_ms + elapsed_ms - self.config.latency_ms
 
     def _timeout(self) -> float:
         wait_ms = self.config.tick_ms

@@ -369,3 +369,25 @@ def test_cli_bad_pins_give_one_line_and_exit_2(capsys: pytest.CaptureFixture[str
     assert gates_cli.run(_cli_args("--simulate", "--once", "--pins", pins)) == 2
     err = capsys.readouterr().err.strip()
     assert word in err and "\n" not in err
+
+
+@pytest.mark.parametrize("latency_ms, marbles, glitches", [(100.0, 1, 0), (0.0, 1, 1)])
+def test_chatter_edge_that_arrives_late_still_merges(factory: MockFactory, latency_ms: float,
+                                                      marbles: int, glitches: int) -> None:
+    """An edge stamped in time but delivered late (a busy callback thread) still merges into its
+    pulse while it is within ``latency_ms``; judged without that allowance it is a glitch."""
+    from gpiozero.pins.pi import PiPin  # fires the callback with the ticks we give
+
+    rec = Recorder()
+    with make_gates(factory, rec, GateConfig(latency_ms=latency_ms)) as gates:
+        pin = factory.pin(DEFAULT_PINS[2])
+        t0 = factory.ticks()
+        for dt, level in ((0.0, 0), (0.015, 1)):  # a 15 ms marble, beam broken = line low
+            PiPin._call_when_changed(pin, t0 + dt, level)
+        time.sleep(0.02)  # the chatter at its end reaches the worker 20 ms late
+        for dt, level in ((0.0152, 0), (0.0154, 1)):
+            PiPin._call_when_changed(pin, t0 + dt, level)
+        assert flushed(gates)
+        g3 = gate_status(gates, 3)
+    assert (g3["marbles"], g3["glitches"]) == (marbles, glitches)
+    assert [r.gate for r in rec.readings] == [3]

@@ -33,13 +33,18 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     data_dir = Path(app.config["DATA_DIR"] or os.environ.get("COMPANION_DATA") or "data")
     app.config["DATA_DIR"] = str(data_dir)
     database = app.config["DATABASE"] or str(data_dir / "companion.sqlite3")
-    table = Table(EventLog(database))
+    event_log = EventLog(database)
+    table = Table(event_log)
     rebuilt = table.rebuild()
     log.info("session log %s: %d unfinished sessions rebuilt", database, rebuilt)
     app.extensions["table"] = table
 
     from .sensors import start_sensors  # the hardware side is optional and imported only here
-    app.extensions["sensors"] = start_sensors(app, table)
+    try:
+        app.extensions["sensors"] = start_sensors(app, table)
+    except ValueError:  # a wrong pin or camera setting: the caller reports it and stops
+        event_log.close()
+        raise
 
     errors.register(app)
     app.register_blueprint(api.bp)

@@ -202,7 +202,7 @@ class CameraHub:
         if frame is None:
             return None  # the beams stay the live signal (ruling D3)
         result = self.detect(frame)
-        if result is None:
+        if result is None or self._stop.is_set():  # closed meanwhile: the table may be gone
             return None
         detection, photo = result
         self._on_reading(detection, photo)

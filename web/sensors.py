@@ -121,11 +121,13 @@ class Sensors:
     # simulation
     def roll(self, gate: int | None, width_ms: float, chatter: bool) -> None:
         """Simulation only: a marble through gate `gate` (a beam pulse), or past every gate (None)."""
+        if self.castle is not None:  # at rest in the castle before the beam's photo timer starts
+            self.castle.add_marble(gate)
         if gate is not None and self.gates is not None:
             self.simulator.roll(gate, width_ms=width_ms, chatter=chatter)
-            self.gates.flush()
+            if not self.gates.flush(timeout=5.0):
+                log.warning("simulated marble through gate %d not judged within 5 s", gate)
         if self.castle is not None:
-            self.castle.add_marble(gate)
             if gate is None and self.camera is not None and not self.camera.camera_only:
                 self.camera.marble_seen(self._round_marbles + 1)
 
