@@ -288,8 +288,9 @@ def _camera(img: np.ndarray, rng: np.random.Generator, blur: float, noise: float
 
 
 def _place_marbles(rng: np.random.Generator, rects: list[tuple[float, float, float, float]], r: float,
-                   w: int, h: int) -> list[tuple[float, float, int | None]]:
-    """Canonical marble centres with their gate (None = outside), non-overlapping, some touching."""
+                   w: int, h: int, H: np.ndarray) -> list[tuple[float, float, int | None]]:
+    """Canonical marble centres with their gate (None = outside), non-overlapping, some touching,
+    each wholly in view once projected by ``H`` (a marble the camera cannot see has no truth)."""
     n = int(rng.choice([0, 1, 2, 3, 4, 5], p=[0.08, 0.22, 0.27, 0.33, 0.06, 0.04]))
     placed: list[tuple[float, float, int | None]] = []
     margin = 0.45 * r  # centres stay clear of region edges so the truth is unambiguous
@@ -321,6 +322,9 @@ def _place_marbles(rng: np.random.Generator, rects: list[tuple[float, float, flo
                 x0, y0, x1, y1 = rects[int(rng.integers(len(rects)))]
                 x, y = rng.uniform(x0 + r, x1 - r), rng.uniform(y0 + r, y1 - r)
             if not (2 * r < x < w - 2 * r and row_y0 - 3 * r < y < h - 2 * r):
+                continue
+            ix, iy = _project(H, x, y)
+            if not (2 * r < ix < w - 2 * r and 2 * r < iy < h - 2 * r):
                 continue
             g = gate_of(x, y)
             if g == "edge" or not free(x, y):
@@ -373,7 +377,7 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480)) -> Scene:
     # light direction (toward the light), elevation 35..85 degrees
     az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
     light = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
-    placed = _place_marbles(rng, rects, r, w, h)
+    placed = _place_marbles(rng, rects, r, w, h, H)
     marbles: list[SceneMarble] = []
     for x, y, g in placed:
         ix, iy = _project(H, x, y)
