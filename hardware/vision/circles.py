@@ -99,14 +99,21 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     return total, per_radius
 
 
+def neighbourhood_votes(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Votes per radius summed over the 3x3 neighbourhood of each (x, y): shape (radii, points)."""
+    _, h, w = per_radius.shape
+    rows = [np.minimum(np.maximum(ys + d, 0), h - 1) for d in (-1, 0, 1)]
+    cols = [np.minimum(np.maximum(xs + d, 0), w - 1) for d in (-1, 0, 1)]
+    sums = np.zeros((per_radius.shape[0], len(xs)), np.float64)
+    for r in rows:
+        for c in cols:
+            sums += per_radius[:, r, c]
+    return sums
+
+
 def best_radius(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Index of the radius with most votes in the 3x3 neighbourhood of each (x, y)."""
-    _, h, w = per_radius.shape
-    sums = np.zeros((per_radius.shape[0], len(xs)), np.float32)
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            sums += per_radius[:, np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)]
-    return np.argmax(sums, axis=0)
+    return np.argmax(neighbourhood_votes(per_radius, xs, ys), axis=0)
 
 
 def local_maxima(score: np.ndarray, min_value: float) -> tuple[np.ndarray, np.ndarray]:

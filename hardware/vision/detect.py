@@ -47,7 +47,8 @@ import cv2
 import numpy as np
 
 from hardware.vision import candidates as review
-from hardware.vision.circles import LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes, light_offset, local_maxima, to_log
+from hardware.vision.circles import (LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes,
+                                     light_offset, local_maxima, neighbourhood_votes, to_log)
 from hardware.vision.regions import GateRegions
 
 WORK_RADIUS = 6.0
@@ -276,7 +277,7 @@ class MarbleDetector:
         if self._reference is not None:
             lref, lo, hi = self._prepared_reference(h, w)
             g = light_offset(cur - lref, self._work_r)
-            diff = cur - cv2.min(cv2.max(cur, lo + g), hi + g)
+            diff = cv2.subtract(cur, cv2.min(cv2.max(cur, cv2.add(lo, g)), cv2.add(hi, g)))
             tuning = WITH_REFERENCE
         else:
             background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
@@ -380,11 +381,7 @@ class MarbleDetector:
             return self._work_r
         xs = np.array([m[0] for m in strong])
         ys = np.array([m[1] for m in strong])
-        _, h, w = per_radius.shape
-        pooled = np.zeros(per_radius.shape[0], np.float64)
-        for dy in (-1, 0, 1):
-            for dx in (-1, 0, 1):
-                pooled += per_radius[:, np.clip(ys + dy, 0, h - 1), np.clip(xs + dx, 0, w - 1)].sum(axis=1)
+        pooled = neighbourhood_votes(per_radius, xs, ys).sum(axis=1)
         k = int(np.argmax(pooled))
         if k == 0:  # votes still rising below the voted range: inner structure, no measurement
             return self._work_r
