@@ -31,11 +31,12 @@ def to_log(img_u8: np.ndarray) -> np.ndarray:
     return cv2.LUT(img_u8, LOG_TABLE)
 
 
-def light_offset(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndarray:
-    """The light change in a log difference image: global per-channel median plus a smooth
-    correction estimated only from pixels that changed little (normalised convolution on a coarse
-    grid of cells about 8 marble radii wide, so marbles and shadows do not bias it). The smooth
-    part is estimated on every second pixel (it varies over many marble radii)."""
+def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndarray:
+    """The light change in a log difference image, as a per-pixel, per-channel gain (linear):
+    global per-channel median plus a smooth correction estimated only from pixels that changed
+    little (normalised convolution on a coarse grid of cells about 8 marble radii wide, so marbles
+    and shadows do not bias it). The smooth part is estimated on every second pixel (it varies
+    over many marble radii)."""
     h, w = diff.shape[:2]
     g0 = np.median(diff[::4, ::4].reshape(-1, 3), axis=0).astype(np.float32)
     res = np.ascontiguousarray(diff[::2, ::2]) - g0
@@ -45,7 +46,7 @@ def light_offset(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.nd
     num = cv2.resize(res * weight[..., None], (nx, ny), interpolation=cv2.INTER_AREA)
     den = cv2.resize(weight, (nx, ny), interpolation=cv2.INTER_AREA)[..., None]
     corr = np.where(den > 0.05, num / np.maximum(den, 1e-3), 0.0).astype(np.float32) + g0
-    return cv2.resize(corr, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.resize(cv2.exp(corr), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def change_magnitude(e: np.ndarray, dark_weight: float) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,10 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    so a light change is an additive offset.
 2. Change image: difference to the empty reference in log-RGB after removing the light change
    (global median offset plus a smooth, robust low-frequency correction), with a 3x3 envelope of
-   the reference for a camera nudge of about a pixel. Brightness and colour change are combined;
+   the reference for a camera nudge of about a pixel. The light change is applied to the
+   reference as a gain on its linear values (a channel near black stays near black, so saturated
+   printed colours do not seem to change hue), and an over-exposed reference channel is only a
+   lower bound. Brightness and colour change are combined;
    pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
    with a median-filtered copy of itself (a local background learnt from the gate area itself).
 3. Circle evidence of the known marble radius: every pixel on an edge of the change image votes
@@ -47,8 +50,8 @@ import cv2
 import numpy as np
 
 from hardware.vision import candidates as review
-from hardware.vision.circles import (LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes,
-                                     light_offset, local_maxima, neighbourhood_votes, to_log)
+from hardware.vision.circles import (LOG_OFFSET, LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes,
+                                     light_gain, local_maxima, neighbourhood_votes, to_log)
 from hardware.vision.regions import GateRegions
 
 WORK_RADIUS = 6.0
@@ -177,6 +180,10 @@ TWO_MAX_DARKENING = -0.12
 """Median brightness change (log units) of that part must be above this (a shadow darkens more)."""
 
 
+CLIPPED_VALUE = 250
+"""A reference channel at or above this is over-exposed: only a lower bound of its true value."""
+
+
 _Peak = tuple[int, int, float, float, float, float]
 """A candidate marble in working pixels: x, y, radius, score, highlight offset dx, dy."""
 
@@ -220,7 +227,8 @@ class MarbleDetector:
         self._prepared_reference(h, w)
 
     def _prepared_reference(self, h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Log reference of the gate area for frames of h x w, with its 3x3 min/max envelope."""
+        """Log reference of the gate area for frames of h x w, with its 3x3 min/max envelope
+        (linear pixel values, float32)."""
         key = (h, w)
         if key not in self._ref_cache:
             ref = self._reference
@@ -231,8 +239,11 @@ class MarbleDetector:
                     raise ValueError(f"reference image is {rw}x{rh} but frames are {w}x{h}: "
                                      "different aspect ratio, take a new empty reference")
                 ref = cv2.resize(ref, (w, h), interpolation=cv2.INTER_AREA if rw > w else cv2.INTER_LINEAR)
-            lref = to_log(self._prepare(ref))
-            self._ref_cache[key] = (lref, cv2.erode(lref, self._envelope), cv2.dilate(lref, self._envelope))
+            work = self._prepare(ref)
+            linear = work.astype(np.float32)
+            high = cv2.dilate(linear, self._envelope)
+            high[high >= CLIPPED_VALUE] = np.float32(1e6)  # over-exposed: the true value is unknown
+            self._ref_cache[key] = (to_log(work), cv2.erode(linear, self._envelope), high)
         return self._ref_cache[key]
 
     def _roi(self, h: int, w: int) -> tuple[int, int, int, int]:
@@ -276,8 +287,12 @@ class MarbleDetector:
         cur = to_log(work)
         if self._reference is not None:
             lref, lo, hi = self._prepared_reference(h, w)
-            g = light_offset(cur - lref, self._work_r)
-            diff = cv2.subtract(cur, cv2.min(cv2.max(cur, cv2.add(lo, g)), cv2.add(hi, g)))
+            gain = light_gain(cur - lref, self._work_r)
+            # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
+            # not the log table's offset, so a channel near black stays near black when the light
+            # changes and a saturated printed colour does not seem to change hue)
+            lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
+            diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
             tuning = WITH_REFERENCE
         else:
             background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
