@@ -37,7 +37,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
    touching marble or a shadow with a caustic) is kept or rejected by a small logistic model of a
-   few relative measurements (``hardware.vision.candidates``, fitted on seeds 0..2999 only).
+   few relative measurements (``hardware.vision.candidates``, fitted on training seeds only).
 7. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 """
 
