@@ -4,7 +4,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 
 1. Work on the gate area only (regions' bounding box plus a margin of a few marble radii), scaled
    so that a marble has a radius of about ``WORK_RADIUS`` pixels; colours go through a log table,
-   so a light change is an additive offset.
+   so a light change is nearly an additive offset (exactly so for bright values; see 2).
 2. Change image: difference to the empty reference in log-RGB after removing the light change
    (global median offset plus a smooth, robust low-frequency correction), with a 3x3 envelope of
    the reference for a camera nudge of about a pixel. The light change is applied to the
@@ -50,8 +50,9 @@ import cv2
 import numpy as np
 
 from hardware.vision import candidates as review
-from hardware.vision.circles import (LOG_OFFSET, LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius, change_magnitude, circle_votes,
-                                     light_gain, local_maxima, neighbourhood_votes, to_log)
+from hardware.vision.circles import (LOG_OFFSET, LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius,
+                                     change_magnitude, circle_votes, light_gain, local_maxima,
+                                     neighbourhood_votes, to_log)
 from hardware.vision.regions import GateRegions
 
 WORK_RADIUS = 6.0
