@@ -49,25 +49,33 @@ def features(c: tuple, k: tuple, diff: np.ndarray, spot: np.ndarray, lum_change:
         hx, hy = (k[4] / hl, k[5] / hl) if hl > 0.15 * radius else (0.0, 0.0)
     cos = -(vx * hx + vy * hy) / d if d > 0 else 0.0
     dr = d / radius
-    ri = int(math.ceil(radius))
-    ya, xa = max(0, y - ri), max(0, x - ri)
-    patch = diff[ya:y + ri + 1, xa:x + ri + 1]
-    yy, xx = np.ogrid[ya:ya + patch.shape[0], xa:xa + patch.shape[1]]
-    own = ((xx - x) ** 2 + (yy - y) ** 2 <= radius * radius) & ((xx - kx) ** 2 + (yy - ky) ** 2 > radius * radius)
-    if own.sum() >= 3:
-        e = patch[own]
-        lum = e.mean(axis=1)
-        chroma = np.sqrt(np.maximum((e * e).sum(axis=1) - 3.0 * lum * lum, 0.0))
-        change = np.sqrt(chroma * chroma + 3.0 * np.where(lum < 0, lum * dark_weight, lum) ** 2)
-        fill, med_c, med_l = float((change > fill_change).mean()), float(np.median(chroma)), float(np.median(lum))
-    else:
-        fill = med_c = med_l = 0.0
+    fill, med_c, med_l = own_part(c, k, diff, radius, fill_change, dark_weight) or (0.0, 0.0, 0.0)
     h, w = spot.shape
     px, py = min(w - 1, max(0, int(x + c[4]))), min(h - 1, max(0, int(y + c[5])))
     hs = float(spot[py, px]) / highlight
     new = float(min(lum_change[py, px], spot[py, px])) / highlight
     return np.array([1.0, dr, cos, cos * max(0.0, 2.1 - dr), c[3], c[3] / max(k[3], 1e-6),
                      fill, med_c, med_l, min(hs, 3.0), max(-3.0, min(new, 3.0))])
+
+
+def own_part(c: tuple, k: tuple, diff: np.ndarray, radius: float, fill_change: float,
+             dark_weight: float) -> tuple[float, float, float] | None:
+    """How the part of c's disc outside k's disc changed (``diff``: log difference image): the
+    fraction changed by ``fill_change`` (darkening weighted by ``dark_weight``), the median colour
+    change and the median brightness change; None when that part has fewer than 3 pixels."""
+    x, y, kx, ky = c[0], c[1], k[0], k[1]
+    ri = int(math.ceil(radius))
+    ya, xa = max(0, y - ri), max(0, x - ri)
+    patch = diff[ya:y + ri + 1, xa:x + ri + 1]
+    yy, xx = np.ogrid[ya:ya + patch.shape[0], xa:xa + patch.shape[1]]
+    own = ((xx - x) ** 2 + (yy - y) ** 2 <= radius * radius) & ((xx - kx) ** 2 + (yy - ky) ** 2 > radius * radius)
+    if own.sum() < 3:
+        return None
+    e = patch[own]
+    lum = e.mean(axis=1)
+    chroma = np.sqrt(np.maximum((e * e).sum(axis=1) - 3.0 * lum * lum, 0.0))
+    change = np.sqrt(chroma * chroma + 3.0 * np.where(lum < 0, lum * dark_weight, lum) ** 2)
+    return float((change > fill_change).mean()), float(np.median(chroma)), float(np.median(lum))
 
 
 def keep(f: np.ndarray) -> bool:

@@ -364,9 +364,7 @@ class MarbleDetector:
         logistic model of ``hardware.vision.candidates``; every other keeps the rules' verdict,
         except that a peak closer than ``REVIEW_NEAR`` to a marble only the model kept is dropped."""
         was = {id(k) for k in kept}
-        pool = sorted(set(map(id, cands)) | was)
-        by_id = {id(c): c for c in cands + kept}
-        order = sorted((by_id[i] for i in pool), key=lambda c: -c[3])
+        order = sorted({id(c): c for c in cands + kept}.values(), key=lambda c: -c[3])
         final: list[_Peak] = []
         near2, far2 = (review.REVIEW_NEAR * radius) ** 2, (review.REVIEW_FAR * radius) ** 2
         for c in order:
@@ -528,22 +526,13 @@ def _second_marble(c: _Peak, k: _Peak, diff: np.ndarray, radius: float) -> bool:
     its neighbour): the part of c's disc outside k's disc changed (``TWO_MIN_FILL`` of it by
     ``FILL_MIN_CHANGE``), and did more than darken (median colour change ``TWO_MIN_CHROMA``,
     median brightness change above ``TWO_MAX_DARKENING``), unlike a shadow or k's own edge."""
-    x, y, kx, ky = c[0], c[1], k[0], k[1]
-    if (x - kx) ** 2 + (y - ky) ** 2 < (TWO_MIN_DISTANCE * radius) ** 2:
+    if (c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 < (TWO_MIN_DISTANCE * radius) ** 2:
         return False
-    ri = int(math.ceil(radius))
-    ya, xa = max(0, y - ri), max(0, x - ri)
-    patch = diff[ya:y + ri + 1, xa:x + ri + 1]
-    yy, xx = np.ogrid[ya:ya + patch.shape[0], xa:xa + patch.shape[1]]
-    own = ((xx - x) ** 2 + (yy - y) ** 2 <= radius * radius) & ((xx - kx) ** 2 + (yy - ky) ** 2 > radius * radius)
-    if own.sum() < 3:
+    part = review.own_part(c, k, diff, radius, FILL_MIN_CHANGE, DARK_WEIGHT)
+    if part is None:
         return False
-    e = patch[own]
-    lum = e.mean(axis=1)
-    chroma = np.sqrt(np.maximum((e * e).sum(axis=1) - 3.0 * lum * lum, 0.0))
-    change = np.sqrt(chroma * chroma + 3.0 * np.where(lum < 0, lum * DARK_WEIGHT, lum) ** 2)
-    return bool((change > FILL_MIN_CHANGE).mean() >= TWO_MIN_FILL and np.median(chroma) >= TWO_MIN_CHROMA
-                and np.median(lum) > TWO_MAX_DARKENING)
+    fill, chroma, lum = part
+    return fill >= TWO_MIN_FILL and chroma >= TWO_MIN_CHROMA and lum > TWO_MAX_DARKENING
 
 
 def _shadow_shifted(k: _Peak, c: _Peak, light: tuple[float, float]) -> bool:
