@@ -1,155 +1,240 @@
-// Home page: pick a game, seat the players by tap, set options, start.
-import { api, h, toast } from "./kiosk.js";
+// Home page: pick a game, seat the players by tap (each with a colour), set the options, start.
+import { PALETTE, SYMBOLS, api, button, dialog, explain, h, icon, keyboard, keypad, pickColour, toast, wire } from "./kit.js";
 
-const games = JSON.parse(document.getElementById("games-data").textContent);
-const seats = [];
+let games = JSON.parse(document.getElementById("games-data").textContent);
+let players = JSON.parse(document.getElementById("players-data").textContent);
+const seats = []; // [{name, colour}] in seat order
 let game = null;
 const options = {};
 
-const startBtn = document.getElementById("start");
-const seatsEl = document.getElementById("seats");
-const pool = document.getElementById("player-pool");
+const $ = (id) => document.getElementById(id);
+const startBtn = $("start");
+const symbolName = (id) => SYMBOLS.find((s) => s.id === id)?.name || id;
+
+// ---- colours on the cards ---------------------------------------------------------------------------------
+
+for (const el of document.querySelectorAll("[data-colour]")) {
+  const colour = el.dataset.colour || PALETTE[Number(el.dataset.seat || 0) % PALETTE.length].colour;
+  el.style.setProperty("--c", colour);
+}
+
+// ---- players and seats --------------------------------------------------------------------------------------
+
+const remembered = (name) => players.find((p) => p.name === name)?.colour || null;
+
+function freeColour(name) {
+  const taken = seats.filter((s) => s.name !== name).map((s) => s.colour);
+  const own = remembered(name);
+  if (own && !taken.includes(own)) return own;
+  return PALETTE.map((p) => p.colour).find((c) => !taken.includes(c)) || PALETTE[0].colour;
+}
+
+function renderPool() {
+  const pool = $("player-pool");
+  pool.replaceChildren(...players.map((p) => {
+    const seated = seats.some((s) => s.name === p.name);
+    return button([h("span", { class: "dot", style: { "--c": p.colour || "transparent" } }), p.name], {
+      cls: "chip", dataset: { player: p.name }, "aria-pressed": String(seated), onTap: () => toggleSeat(p.name),
+    });
+  }), button("+ New player", { cls: "chip add", id: "add-player", onTap: addPlayer }));
+}
+
+function renderSeats() {
+  $("seats").replaceChildren(...seats.map((seat, i) =>
+    h("li", { dataset: { seat: i + 1, player: seat.name }, style: { "--c": seat.colour } },
+      h("b", {}, `${i + 1}`),
+      button(h("span", { class: "swatch" }), { cls: "colour", "aria-label": `Colour for ${seat.name}`,
+                                               "data-colour": seat.colour, onTap: () => chooseColour(seat) }),
+      h("span", { class: "seat-name" }, seat.name), i === 0 ? h("small", {}, "starts") : null)));
+}
 
 function refresh() {
-  seatsEl.replaceChildren(...seats.map((name, i) =>
-    h("li", { dataset: { seat: i + 1 } }, h("b", {}, `${i + 1}`), name, i === 0 ? h("small", {}, "starts") : null)));
-  for (const chip of pool.querySelectorAll("[data-player]")) {
-    chip.setAttribute("aria-pressed", seats.includes(chip.dataset.player) ? "true" : "false");
-  }
-  const ok = game && seats.length >= game.min_players && seats.length <= game.max_players;
-  startBtn.disabled = !ok;
-  startBtn.textContent = !game ? "Choose a game"
-    : ok ? `Start ${game.name}` : `${game.name}: seat ${game.min_players} to ${game.max_players} players`;
+  renderPool();
+  renderSeats();
+  const count = seats.length;
+  const ok = game && count >= game.min_players && count <= game.max_players;
+  startBtn.textContent = !game ? "Choose a game" : `Start ${game.name}`;
+  explain(startBtn, !game ? "Choose a game first."
+    : ok ? null : `${game.name}: seat ${game.min_players} to ${game.max_players} players.`);
 }
 
 function toggleSeat(name) {
-  const i = seats.indexOf(name);
+  const i = seats.findIndex((s) => s.name === name);
   if (i >= 0) seats.splice(i, 1);
   else if (game && seats.length >= game.max_players) toast(`${game.name} seats at most ${game.max_players}.`, "error");
-  else seats.push(name);
+  else seats.push({ name, colour: freeColour(name) });
   refresh();
 }
 
-function addChip(name) {
-  const chip = h("button", { class: "btn chip", dataset: { player: name }, "aria-pressed": "false",
-                             onclick: () => toggleSeat(name) }, name);
-  pool.insertBefore(chip, document.getElementById("add-player"));
-  return chip;
+async function rememberColour(name, colour) {
+  const saved = await api(`/api/players/${encodeURIComponent(name)}`, { colour });
+  if (saved.ok && saved.data?.players) players = saved.data.players;
+  return saved.ok;
 }
 
-for (const chip of pool.querySelectorAll("[data-player]")) {
-  chip.addEventListener("click", () => toggleSeat(chip.dataset.player));
+async function chooseColour(seat) {
+  const taken = seats.filter((s) => s !== seat).map((s) => s.colour);
+  const colour = await pickColour(`${seat.name}'s colour`, seat.colour, taken);
+  if (!colour) return;
+  const other = seats.find((s) => s !== seat && s.colour === colour);
+  if (other) other.colour = seat.colour; // two players never share a colour: they swap
+  seat.colour = colour;
+  refresh();
+  await rememberColour(seat.name, colour);
+  refresh();
+}
+
+async function addPlayer() {
+  const name = await keyboard("New player");
+  if (!name) return;
+  const known = players.find((p) => p.name.toLowerCase() === name.toLowerCase());
+  if (!known) {
+    const saved = await api("/api/players", { name });
+    if (!saved.ok) return;
+    players = (saved.data.players || []).map((p) => (typeof p === "string" ? { name: p, colour: null } : p));
+  }
+  const seatName = known ? known.name : name;
+  if (!seats.some((s) => s.name === seatName)) toggleSeat(seatName);
+  else refresh();
+}
+
+// ---- options ----------------------------------------------------------------------------------------------
+
+function intOption(opt) {
+  const value = button(String(options[opt.id]), { cls: "value", id: `opt-${opt.id}`, "aria-label": `${opt.name}: type a number` });
+  const set = (next) => {
+    if (next < opt.minimum || next > opt.maximum) {
+      toast(`${opt.name}: from ${opt.minimum} to ${opt.maximum}.`, "error");
+      return;
+    }
+    options[opt.id] = next;
+    value.textContent = String(next);
+  };
+  value.addEventListener("click", async () => {
+    const typed = await keypad(opt.name, { value: options[opt.id], min: opt.minimum, max: opt.maximum });
+    if (typed != null) set(typed);
+  });
+  return h("div", { class: "option" }, h("span", { class: "label" }, opt.name),
+    button("−", { "aria-label": `less ${opt.name}`, onTap: () => set(options[opt.id] - 1) }), value,
+    button("+", { "aria-label": `more ${opt.name}`, onTap: () => set(options[opt.id] + 1) }),
+    h("small", {}, opt.help));
+}
+
+function boolOption(opt) {
+  const btn = button(opt.name, { cls: "choice", "aria-pressed": String(options[opt.id]) });
+  btn.addEventListener("click", () => {
+    options[opt.id] = !options[opt.id];
+    btn.setAttribute("aria-pressed", String(options[opt.id]));
+  });
+  return h("div", { class: "option" }, btn, h("small", {}, opt.help));
+}
+
+function namesOption(opt) {
+  const row = h("div", { class: "option names" }, h("span", { class: "label" }, opt.name));
+  options[opt.id].forEach((name, i) => {
+    const btn = button(name, { cls: "chip", onTap: async () => {
+      const typed = await keyboard(`${opt.name} ${i + 1}`, options[opt.id][i]);
+      if (typed) { options[opt.id][i] = typed; btn.textContent = typed; }
+    } });
+    row.append(btn);
+  });
+  return row;
+}
+
+/** Gates with a symbol and a name each (ruling D2): chosen by tap, the name defaults to the symbol's. */
+function gatesOption(symbolsOpt, namesOpt) {
+  const symbols = options[symbolsOpt.id];
+  const names = options[namesOpt.id];
+  const isDefault = (k) => names[k] === symbolName(symbols[k]) || /^Gate \d+$/.test(names[k]);
+  names.forEach((_, k) => { if (/^Gate \d+$/.test(names[k])) names[k] = symbolName(symbols[k]); });
+
+  const choose = (i, symbol) => {
+    const j = symbols.indexOf(symbol);
+    const old = symbols[i];
+    if (j >= 0 && j !== i) { // a symbol marks one gate only: the two gates swap
+      if (isDefault(j)) names[j] = symbolName(old);
+      symbols[j] = old;
+    }
+    if (isDefault(i)) names[i] = symbolName(symbol);
+    symbols[i] = symbol;
+  };
+  const box = h("div", { class: "option gates" });
+  const draw = () => box.replaceChildren(h("span", { class: "label" }, "Gates", h("small", {}, " tap to choose")),
+    h("div", { class: "gate-pad", id: "gate-options" }, ...symbols.map((symbol, i) =>
+      button([icon(symbol), h("span", { class: "gname" }, names[i])], {
+        cls: "gate", dataset: { gateOption: i + 1 }, "aria-label": `Gate ${i + 1}: ${names[i]}`,
+        onTap: () => editGate(i),
+      }))));
+  const editGate = (i) => dialog((close) => [
+    h("p", { class: "big" }, `Gate ${i + 1}`, h("small", { class: "muted" }, " left to right as the active player sees the castle")),
+    h("div", { class: "symbols", id: "symbol-choice" }, ...SYMBOLS.map((s) =>
+      button([icon(s.id), h("span", { class: "gname" }, s.name)], {
+        cls: `gate${symbols[i] === s.id ? " current" : ""}`, dataset: { symbol: s.id },
+        onTap: () => { choose(i, s.id); draw(); close(); },
+      }))),
+    h("div", { class: "row" },
+      button(`Rename “${names[i]}”…`, { id: "rename-gate", onTap: async () => {
+        close();
+        const typed = await keyboard(`Name of gate ${i + 1}`, names[i]);
+        if (typed) { names[i] = typed; draw(); }
+      } }),
+      button("Done", { cls: "primary", onTap: () => close() })),
+  ]);
+  draw();
+  return box;
 }
 
 function renderOptions() {
-  const box = document.getElementById("options");
+  const box = $("options");
   box.replaceChildren();
   if (!game) return;
   for (const opt of game.options) {
-    if (!(opt.id in options)) options[opt.id] = structuredClone(opt.default);
-    if (opt.kind === "int") {
-      const value = h("output", { class: "value", id: `opt-${opt.id}` }, options[opt.id]);
-      const step = (d) => () => {
-        const next = options[opt.id] + d;
-        if (next < opt.minimum || next > opt.maximum) {
-          toast(`${opt.name}: from ${opt.minimum} to ${opt.maximum}.`, "error");
-          return;
-        }
-        options[opt.id] = next;
-        value.textContent = next;
-      };
-      box.append(h("div", { class: "option" }, h("span", { class: "label" }, opt.name),
-        h("button", { class: "btn", "aria-label": `less ${opt.name}`, onclick: step(-1) }, "−"), value,
-        h("button", { class: "btn", "aria-label": `more ${opt.name}`, onclick: step(1) }, "+"),
-        h("small", {}, opt.help)));
-    } else if (opt.kind === "bool") {
-      const btn = h("button", { class: "btn choice", "aria-pressed": String(options[opt.id]) }, opt.name);
-      btn.addEventListener("click", () => {
-        options[opt.id] = !options[opt.id];
-        btn.setAttribute("aria-pressed", String(options[opt.id]));
-      });
-      box.append(h("div", { class: "option" }, btn, h("small", {}, opt.help)));
-    } else if (opt.kind === "names") {
-      const row = h("div", { class: "option names" }, h("span", { class: "label" }, opt.name));
-      options[opt.id].forEach((name, i) => {
-        const btn = h("button", { class: "btn chip" }, name);
-        btn.addEventListener("click", async () => {
-          const typed = await ask(`${opt.name} ${i + 1}`, options[opt.id][i]);
-          if (typed) { options[opt.id][i] = typed; btn.textContent = typed; }
-        });
-        row.append(btn);
-      });
-      box.append(row);
-    }
+    if (!(opt.id in options)) options[opt.id] = structuredClone(game.last_options?.[opt.id] ?? opt.default);
   }
+  const symbolsOpt = game.options.find((o) => o.id === "gate_symbols");
+  const namesOpt = game.options.find((o) => o.id === "gate_names");
+  for (const opt of game.options) {
+    if (symbolsOpt && namesOpt && (opt === symbolsOpt || opt === namesOpt)) {
+      if (opt === symbolsOpt) box.append(gatesOption(symbolsOpt, namesOpt));
+    } else if (opt.kind === "int") box.append(intOption(opt));
+    else if (opt.kind === "bool") box.append(boolOption(opt));
+    else if (opt.kind === "names") box.append(namesOption(opt));
+  }
+}
+
+function chooseGame(id) {
+  game = games.find((g) => g.id === id);
+  for (const other of document.querySelectorAll("#game-choice [data-game]")) {
+    other.setAttribute("aria-pressed", other.dataset.game === id ? "true" : "false");
+  }
+  for (const key of Object.keys(options)) delete options[key];
+  while (seats.length > game.max_players) seats.pop();
+  renderOptions();
+  refresh();
 }
 
 for (const btn of document.querySelectorAll("#game-choice [data-game]")) {
-  btn.addEventListener("click", () => {
-    game = games.find((g) => g.id === btn.dataset.game);
-    for (const other of document.querySelectorAll("#game-choice [data-game]")) {
-      other.setAttribute("aria-pressed", other === btn ? "true" : "false");
-    }
-    for (const key of Object.keys(options)) delete options[key];
-    while (seats.length > game.max_players) seats.pop();
-    renderOptions();
-    refresh();
-  });
+  btn.addEventListener("click", async () => { await ready; chooseGame(btn.dataset.game); });
 }
 
-// A small on-screen keyboard, for the Pi's touchscreen; a tablet's own keyboard works too.
-const keyboard = document.getElementById("keyboard");
-const kbInput = document.getElementById("kb-input");
-const keys = document.getElementById("kb-keys");
-for (const row of ["QWERTYUIOP", "ASDFGHJKL", "ZXCVBNM"]) {
-  keys.append(h("div", { class: "keyrow" }, [...row].map((ch) =>
-    h("button", { class: "btn key", onclick: () => { kbInput.value = (kbInput.value + (kbInput.value ? ch.toLowerCase() : ch)).slice(0, 24); } }, ch))));
-}
-keys.append(h("div", { class: "keyrow" },
-  h("button", { class: "btn key wide", onclick: () => { kbInput.value += " "; } }, "space"),
-  h("button", { class: "btn key", "aria-label": "delete", onclick: () => { kbInput.value = kbInput.value.slice(0, -1); } }, "⌫")));
-
-function ask(label, value = "") {
-  document.getElementById("kb-label").textContent = label;
-  kbInput.value = value;
-  keyboard.hidden = false;
-  return new Promise((resolve) => {
-    const done = (result) => {
-      keyboard.hidden = true;
-      okBtn.removeEventListener("click", ok);
-      cancelBtn.removeEventListener("click", cancel);
-      resolve(result);
-    };
-    const ok = () => {
-      const name = kbInput.value.trim().replace(/\s+/g, " ");
-      if (!name) { toast("Type a name first.", "error"); return; }
-      done(name);
-    };
-    const cancel = () => done(null);
-    const okBtn = document.getElementById("kb-ok");
-    const cancelBtn = document.getElementById("kb-cancel");
-    okBtn.addEventListener("click", ok);
-    cancelBtn.addEventListener("click", cancel);
-  });
-}
-
-document.getElementById("add-player").addEventListener("click", async () => {
-  const name = await ask("New player");
-  if (!name) return;
-  const existing = pool.querySelector(`[data-player="${CSS.escape(name)}"]`);
-  if (!existing) {
-    const saved = await api("/api/players", { name });
-    if (!saved.ok) return;
-    addChip(name);
-  }
-  if (!seats.includes(name)) toggleSeat(name);
-});
-
-startBtn.addEventListener("click", async () => {
-  startBtn.disabled = true;
-  const result = await api("/api/sessions", { game: game.id, players: seats, options });
+wire(startBtn, async () => {
+  explain(startBtn, "Starting…");
+  // colours chosen here, or given by seat, are remembered with the names before the game starts
+  await Promise.all(seats.filter((s) => s.colour !== remembered(s.name)).map((s) => rememberColour(s.name, s.colour)));
+  const result = await api("/api/sessions", { game: game.id, players: seats.map((s) => s.name), options });
   if (result.ok) location.href = `/play/${result.data.id}`;
   else refresh();
 });
 
+// The last options of each game (gate names and symbols are remembered this way) and the players' colours.
+async function catchUp() {
+  const [gamesNow, playersNow] = await Promise.all([api("/api/games"), api("/api/players")]);
+  if (gamesNow.ok) games = gamesNow.data.games;
+  if (playersNow.ok) players = playersNow.data.players.map((p) => (typeof p === "string" ? { name: p, colour: null } : p));
+  refresh();
+}
+
+const abandoned = new URLSearchParams(location.search).get("abandoned");
+if (abandoned) toast(`Game ${abandoned} was abandoned.`);
 refresh();
+const ready = catchUp();

@@ -1,0 +1,243 @@
+// Diego Drachenzahn on the page kit. Quick scoring by default: the active player's marbles (gates or taps),
+// the token by tap, then the symbol each other player turned over. "Hold guesses face down" (in the menu)
+// brings back the guess-by-guess grid, for tables that want the companion to hold the guesses.
+import { api, button, h, icon, sentence, startGame, toast, who } from "../kit.js";
+
+const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
+const FACE_DOWN_KEY = "diego-drachenzahn.face-down";
+const $ = (id) => document.getElementById(id);
+
+let view = JSON.parse($("session-data").textContent);
+let faceDown = localStorage.getItem(FACE_DOWN_KEY) === "yes";
+const unscored = [];
+
+const symbolOf = (gate) => (view.state.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
+const gateName = (gate) => (gate == null ? "missed" : view.state.gate_names?.[gate - 1] || `Gate ${gate}`);
+const gateLabel = (gate) => [icon(symbolOf(gate)), h("span", { class: "gname" }, gateName(gate))];
+
+/** "Ben's guess", "Ben's and Cleo's guesses". */
+function possessive(names, thing) {
+  const owned = names.map((n) => `${n}'s`);
+  const list = owned.length > 1 ? `${owned.slice(0, -1).join(", ")} and ${owned.at(-1)}` : owned[0];
+  return `${list} ${thing}${names.length > 1 ? "es" : ""}`;
+}
+
+function gatePad(onTap, reason = null, extra = []) {
+  return [1, 2, 3, 4, 5, 6].map((gate) =>
+    button(gateLabel(gate), { cls: "gate", reason, dataset: { gate }, "aria-label": `${gate}: ${gateName(gate)}`,
+                              onTap: () => onTap(gate) })).concat(extra);
+}
+
+function phrase(v) {
+  const phase = v.state.phase;
+  if (phase === "marbles") return "rolls the marbles";
+  if (phase === "flagged") return "waits: check the marbles";
+  if (phase === "turn-over") return "· the others turn over their symbols";
+  if (faceDown && phase === "guesses") return "waits for the guesses";
+  return "turns over the token";
+}
+
+function renderCastle(v) {
+  const box = $("castle");
+  box.hidden = v.castle === undefined;
+  box.classList.toggle("here", Boolean(v.castle));
+  $("castle-text").textContent = v.castle
+    ? "The castle is on this game: its gates and camera score here."
+    : "The castle is not on this game: its gates and camera do not score here.";
+  $("take-castle").hidden = Boolean(v.castle) || Boolean(v.read_only);
+}
+
+function renderFlag(game, cur) {
+  const flag = $("flag");
+  flag.hidden = !cur.flag;
+  if (!cur.flag) return;
+  const camera = cur.camera ? cur.camera.counts.flatMap((n, i) => Array(n).fill(i + 1)) : null;
+  const confirm = (marbles) => game.send({ type: "confirm", marbles }, { guarded: true });
+  flag.replaceChildren(
+    h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag)),
+    h("p", {}, `Gates: ${cur.marbles.map(gateName).join(", ") || "none"}` +
+      (camera ? ` · Camera: ${camera.map(gateName).join(", ") || "none"}` : "")),
+    h("div", { class: "row" },
+      camera && camera.length <= 3 ? button("Camera is right", { cls: "primary", onTap: () => confirm(camera) }) : null,
+      cur.marbles.length <= 3 ? button("Gates are right", { onTap: () => confirm(cur.marbles) }) : null,
+      button("Clear, enter by tap", { onTap: () => confirm([]) })));
+}
+
+function renderMarbles(game, cur, turnOver) {
+  const slots = [];
+  for (let i = 0; i < Math.max(3, cur.marbles.length); i++) {
+    const filled = i < cur.marbles.length;
+    const gate = cur.marbles[i];
+    slots.push(h("div", { class: `slot${filled ? " filled" : ""}${filled && gate === null ? " miss" : ""}`,
+                          dataset: { gate: filled ? String(gate) : "" } },
+      filled && gate !== null ? icon(symbolOf(gate)) : null,
+      h("span", {}, filled ? gateName(gate) : "–"), filled ? h("small", {}, cur.sources[i]) : null));
+  }
+  $("slots").replaceChildren(...slots);
+  const full = cur.marbles.length >= 3;
+  $("marble-hint").textContent = full ? "all three in" : "from the gates, or tap where each one went";
+  const reason = cur.flag ? "Marbles: check the reading above first." : null;
+  const pad = $("marble-pad");
+  pad.hidden = full || turnOver;
+  pad.replaceChildren(...gatePad((gate) => game.send({ type: "marble", gate }), reason,
+    [button("Missed", { cls: "gate miss", reason, dataset: { gate: "miss" },
+                        onTap: () => game.send({ type: "marble", gate: null }) })]));
+}
+
+function renderGuesses(game, cur, turnOver) {
+  const step = $("guesses-step");
+  step.hidden = !faceDown || turnOver;
+  if (step.hidden) return;
+  $("guesses").replaceChildren(...Object.entries(cur.guessed).map(([player, done]) =>
+    h("div", { class: `guess-row${done ? " done" : ""}`, dataset: { player } },
+      who(view, player, "who name"),
+      done ? h("span", { class: "guessed" }, "✓ guessed")
+        : h("div", { class: "gate-pad small" },
+          gatePad((gate) => game.send({ type: "guess", player, gate }))))));
+}
+
+function revealReason(state, cur) {
+  if (cur.flag) return "Reveal: check the marbles first.";
+  const waiting = cur.waiting_for_guesses || [];
+  if (faceDown && waiting.length) return `Reveal: waiting for ${possessive(waiting, "guess")}.`;
+  if (!state.expects.includes("reveal")) {
+    return waiting.length ? `Reveal: waiting for ${possessive(waiting, "guess")}.` : "Reveal: not now.";
+  }
+  return null;
+}
+
+function renderToken(game, state, cur, turnOver) {
+  $("token-step").hidden = turnOver;
+  if (turnOver) return;
+  $("token-title").textContent = "Which symbol is on the token?";
+  $("reveal-pad").replaceChildren(...gatePad((gate) => game.send({ type: "reveal", gate }), revealReason(state, cur)));
+}
+
+function turnedText(value) {
+  if (value === true) return "✓ right";
+  if (value === false) return "✗ wrong";
+  return [icon(symbolOf(value)), ` ${gateName(value)}`];
+}
+
+function renderTurned(game, cur, turnOver) {
+  $("turned-step").hidden = !turnOver;
+  if (!turnOver) return;
+  const token = cur.token;
+  const guesses = cur.guesses || {};
+  const send = (player, extra) => game.send({ type: "turned", player, ...extra });
+  $("turned").replaceChildren(
+    token ? h("p", { class: "token-shown" }, "The token shows ", icon(symbolOf(token)), ` ${gateName(token)}`) : null,
+    ...Object.keys(cur.guessed).map((player) => {
+      const value = guesses[player];
+      return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
+        who(view, player, "who name"),
+        value != null ? h("span", { class: "guessed" }, turnedText(value))
+          : h("div", { class: "gate-pad turned" },
+            gatePad((gate) => send(player, { gate })),
+            button("✓ Right", { cls: "gate right", dataset: { correct: "true" }, onTap: () => send(player, { correct: true }) }),
+            button("✗ Wrong", { cls: "gate wrong", dataset: { correct: "false" }, onTap: () => send(player, { correct: false }) })));
+    }));
+}
+
+function renderLastRound(state) {
+  const last = state.last_round;
+  if (!last) { $("last-round").replaceChildren(); return; }
+  const points = Object.entries(last.points).filter(([, pts]) => pts > 0).map(([p, pts]) => `${p} +${pts}`);
+  $("last-round").replaceChildren(`Round ${last.number}: the token showed `,
+    last.token ? icon(symbolOf(last.token)) : null, ` ${gateName(last.token)}. `,
+    points.length ? points.join(", ") : "Nobody scored.");
+}
+
+function render(v, game) {
+  view = v;
+  const state = v.state;
+  renderCastle(v);
+  renderLastRound(state);
+  const cur = state.current;
+  if (!cur) return; // the final screen shows
+  const turnOver = state.phase === "turn-over";
+  renderFlag(game, cur);
+  renderMarbles(game, cur, turnOver);
+  renderGuesses(game, cur, turnOver);
+  renderToken(game, state, cur, turnOver);
+  renderTurned(game, cur, turnOver);
+  const photo = $("photo");
+  photo.hidden = !cur.camera;
+  if (cur.camera) photo.src = `/camera/confirmation/${v.id}.jpg?seq=${v.seq}`;
+  $("facedown").setAttribute("aria-pressed", String(faceDown));
+}
+
+function roundCount(status, gate, index) {
+  return gate.round_marbles ?? status.round_marbles?.[index] ?? status.gates?.round_marbles?.[index] ?? null;
+}
+
+function renderSensors(status) {
+  const gates = status.gates || {};
+  const camera = status.camera || {};
+  const cameraLine = h("li", { class: camera.ok ? "" : "warn", id: "camera-state" },
+    camera.ok ? "Camera: watching" : `Camera: ${camera.camera?.error || camera.error || "starting"}`);
+  const list = $("gate-status");
+  if (!gates.gates || gates.gates.length === 0) {
+    list.replaceChildren(h("li", { class: "warn" }, gates.error || "no gates"), cameraLine);
+    return;
+  }
+  list.replaceChildren(...gates.gates.map((g, i) => {
+    const perRound = roundCount(gates, g, i);
+    const n = perRound ?? g.marbles;
+    return h("li", { class: g.stuck ? "warn" : g.flaky ? "flaky" : g.blocked ? "blocked" : "", dataset: { gate: g.gate } },
+      icon(symbolOf(g.gate)), `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable"
+        : `${n} marble${n === 1 ? "" : "s"}${perRound == null ? " in all" : ""}`);
+  }), cameraLine);
+}
+
+function noteReading(text) {
+  unscored.unshift(text);
+  unscored.length = Math.min(unscored.length, 3);
+  $("unscored").replaceChildren(...unscored.map((t) => h("li", {}, t)));
+}
+
+function renderMarble(marble) {
+  const where = marble.gate == null ? "Past every gate" : `Gate ${marble.gate}`;
+  if (!marble.scored) noteReading(`${where}: ${sentence(marble.note) || "not scored."}`);
+  else if (marble.session !== view.id) noteReading(`${where}: scored in game ${marble.session}.`);
+}
+
+function renderCamera(reading) {
+  if (reading.note) noteReading(`Camera: ${sentence(reading.note)}`);
+  else if (reading.session != null && reading.session !== view.id) noteReading(`Camera: scored in game ${reading.session}.`);
+}
+
+const game = startGame({ render, phrase, sensors: renderSensors, marble: renderMarble, camera: renderCamera });
+
+$("take-castle").addEventListener("click", async () => {
+  const result = await api("/api/castle", { session: view.id });
+  if (!result.ok) return;
+  toast("The castle now scores for this game.");
+  const fresh = await api(`/api/sessions/${view.id}`);
+  if (fresh.ok) game.show(fresh.data);
+});
+
+$("facedown").addEventListener("click", () => {
+  faceDown = !faceDown;
+  localStorage.setItem(FACE_DOWN_KEY, faceDown ? "yes" : "no");
+  game.render();
+  toast(faceDown ? "Guesses are entered one by one and held face down until the reveal."
+    : "Quick scoring: reveal the token, then tap what each player turned over.");
+});
+
+const simPad = $("sim-pad");
+if (simPad) {
+  const roll = async (gate) => {
+    const chatter = $("sim-chatter").getAttribute("aria-pressed") === "true";
+    const width = Math.round((8 + Math.random() * 24) * 10) / 10; // a 16 mm marble at 0.5-2 m/s
+    const result = await api("/api/simulation/marble", gate == null ? { gate: null } : { gate, width_ms: width, chatter });
+    if (result.ok) toast(gate == null ? "Rolled a marble past every gate" : `Rolled a marble through gate ${gate}`);
+  };
+  simPad.replaceChildren(...[1, 2, 3, 4, 5, 6].map((gate) =>
+    button([icon(symbolOf(gate)), `→ ${gate}`], { cls: "gate", dataset: { gate }, onTap: () => roll(gate) })),
+    button("miss", { cls: "gate miss", onTap: () => roll(null) }));
+  const chatter = $("sim-chatter");
+  chatter.addEventListener("click", () => {
+    chatter.setAttribute("aria-pressed", String(chatter.getAttribute("aria-pressed") !== "true"));
+  });
+}

@@ -1,0 +1,489 @@
+// The page kit every game page is built on: calls to the companion with plain messages, the live stream,
+// the header (round, Undo/Redo, live), the score board, the final screen, dialogs, the keypad and keyboard.
+// A game page calls startGame({ render, ... }) and draws only its own part of the round.
+
+/** Player colours: Okabe-Ito's colour-blind-safe set, lightened for a dark table, plus a few. */
+export const PALETTE = [
+  ["#E69F00", "orange"], ["#56B4E9", "sky blue"], ["#00B386", "green"], ["#F0E442", "yellow"],
+  ["#4C8DFF", "blue"], ["#E4630D", "vermilion"], ["#E088BD", "pink"], ["#F2F2F2", "white"],
+  ["#A98BFF", "lavender"], ["#C9A26B", "sand"],
+].map(([colour, name]) => ({ colour, name }));
+
+/** The gate symbols (icon ids in symbols.svg) and the names they give a gate by default. */
+export const SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame", "gem", "tree", "bell", "cup", "shield", "drop"]
+  .map((id) => ({ id, name: id[0].toUpperCase() + id.slice(1) }));
+
+const SPRITE = "/static/symbols.svg";
+
+/** Make an element from a tag, properties and children. `style` takes an object of CSS properties. */
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "style") for (const [p, v] of Object.entries(value)) el.style.setProperty(p, v);
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (value === true) el.setAttribute(key, "");
+    else if (value !== false && value != null) el.setAttribute(key, value);
+  }
+  for (const child of children.flat()) {
+    if (child != null && child !== false) el.append(child instanceof Node ? child : String(child));
+  }
+  return el;
+}
+
+/** A gate symbol from the vendored sprite. */
+export function icon(id, cls = "icon") {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", cls);
+  svg.setAttribute("aria-hidden", "true");
+  const use = document.createElementNS(ns, "use");
+  use.setAttribute("href", `${SPRITE}#${id}`);
+  svg.append(use);
+  return svg;
+}
+
+// ---- messages -----------------------------------------------------------------------------------------
+
+let toastTimer = null;
+
+/** Show a short message at the bottom; `rule` adds the ruling's id as a small tag after the sentence. */
+export function toast(message, kind = "info", rule = null) {
+  const el = document.getElementById("toast");
+  el.replaceChildren(message, rule ? h("span", { class: "rule-tag" }, `rule ${rule}`) : null);
+  el.dataset.kind = kind;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 3500);
+}
+
+/** The server's message as a sentence: first letter capital, a full stop, no trailing "(rule D5)". */
+export function sentence(text) {
+  const clean = String(text || "").replace(/\s*\(rule [^)]*\)\s*$/i, "").trim();
+  if (!clean) return "";
+  const cap = clean[0].toUpperCase() + clean.slice(1);
+  return /[.!?]$/.test(cap) ? cap : `${cap}.`;
+}
+
+function plainError(status, data) {
+  if (status === 0) return "The companion cannot be reached. Check the Pi is on; nothing was changed.";
+  if (status === 409 && data?.session) return "Someone changed the game a moment ago; this screen is up to date now.";
+  if (status === 429) return "Too many taps at once: wait a moment, then tap again.";
+  if (status === 413) return "That was too much to send at once; nothing was changed.";
+  return sentence(data?.error?.message) || `The companion answered ${status}; nothing was changed.`;
+}
+
+/** GET or POST JSON. Resolves to {ok, status, data}; shows a plain message for errors, never throws. */
+export async function api(path, body = undefined, method = body === undefined ? "GET" : "POST") {
+  let status = 0;
+  let data = null;
+  try {
+    const response = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    status = response.status;
+    try { data = await response.json(); } catch { data = null; }
+    if (response.ok) return { ok: true, status, data };
+  } catch { /* not reachable: status 0 */ }
+  toast(plainError(status, data), status === 409 && data?.session ? "info" : "error", data?.rule || null);
+  return { ok: false, status, data };
+}
+
+// ---- buttons that explain themselves -----------------------------------------------------------------
+
+/** Look disabled and say why when tapped (aria-disabled, still tappable); `null` enables it again. */
+export function explain(button, reason) {
+  if (reason) {
+    button.setAttribute("aria-disabled", "true");
+    button.dataset.reason = reason;
+  } else {
+    button.removeAttribute("aria-disabled");
+    delete button.dataset.reason;
+  }
+  return button;
+}
+
+/** A button that runs `onTap`, or, while `reason` is set, shows the reason instead. */
+export function button(content, { onTap, reason = null, cls = "", ...props } = {}) {
+  const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
+  el.addEventListener("click", (event) => {
+    if (el.getAttribute("aria-disabled") === "true") {
+      event.preventDefault();
+      toast(el.dataset.reason, "info");
+      return;
+    }
+    onTap?.(event);
+  });
+  return explain(el, reason);
+}
+
+/** Wire an existing button (from a template) the same way. */
+export function wire(el, onTap) {
+  el.addEventListener("click", (event) => {
+    if (el.getAttribute("aria-disabled") === "true") toast(el.dataset.reason, "info");
+    else onTap(event);
+  });
+  return el;
+}
+
+// ---- dialogs ------------------------------------------------------------------------------------------
+
+/** A modal panel over the page; resolves with what `build(close)` passes to close(). */
+export function dialog(build, { cls = "" } = {}) {
+  return new Promise((resolve) => {
+    const overlay = h("div", { class: "overlay", role: "dialog", "aria-modal": "true" });
+    const close = (value = null) => {
+      overlay.remove();
+      document.removeEventListener("keydown", onKey);
+      resolve(value);
+    };
+    const onKey = (event) => { if (event.key === "Escape") close(null); };
+    overlay.append(h("div", { class: `panel dialog ${cls}`.trim() }, build(close)));
+    overlay.addEventListener("click", (event) => { if (event.target === overlay) close(null); });
+    document.addEventListener("keydown", onKey);
+    (document.getElementById("overlays") || document.body).append(overlay);
+  });
+}
+
+/** Ask yes or no; resolves true for yes. */
+export function confirm(question, yes, no = "Cancel", detail = "") {
+  return dialog((close) => [
+    h("p", { class: "big" }, question),
+    detail ? h("p", { class: "muted" }, detail) : null,
+    h("div", { class: "row" },
+      button(no, { cls: "ghost", onTap: () => close(false), "data-answer": "no" }),
+      button(yes, { cls: "primary", onTap: () => close(true), "data-answer": "yes" })),
+  ]);
+}
+
+/** A number by keypad, checked on the page: resolves to a whole number in [min, max] or null. */
+export function keypad(label, { value = null, min = 0, max = 999 } = {}) {
+  return dialog((close) => {
+    let typed = value == null ? "" : String(value);
+    let fresh = true; // the first key replaces the shown value
+    const display = h("output", { class: "keypad-value", id: "keypad-value" }, typed || "–");
+    const show = () => { display.textContent = typed || "–"; };
+    const key = (k) => button(k, { cls: "key", onTap: () => {
+      typed = (fresh ? "" : typed) + k;
+      fresh = false;
+      if (typed.length > 4) typed = typed.slice(0, 4);
+      typed = String(Number(typed));
+      show();
+    } });
+    const ok = () => {
+      const n = Number(typed);
+      if (typed === "" || !Number.isInteger(n)) { toast(`${label}: type a number.`, "error"); return; }
+      if (n < min || n > max) { toast(`${label}: from ${min} to ${max}.`, "error"); return; }
+      close(n);
+    };
+    return [
+      h("p", { class: "label" }, label, h("small", { class: "muted" }, ` ${min} to ${max}`)),
+      display,
+      h("div", { class: "keypad", id: "keypad-keys" }, ..."123456789".split("").map(key),
+        button("⌫", { cls: "key", "aria-label": "delete", onTap: () => { typed = typed.slice(0, -1); fresh = false; show(); } }),
+        key("0"),
+        button("OK", { cls: "key primary", id: "keypad-ok", onTap: ok })),
+      h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+    ];
+  }, { cls: "keypad-panel" });
+}
+
+const LETTERS = [..."qwertzuiopasdfghjklyxcvbnm"];
+const DIGITS = [..."1234567890"];
+const ACCENTS = [..."äöüßéèáàíóúýčřšžěůňťďñçł"];
+
+function upper(ch) {
+  const up = ch.toUpperCase();
+  return up.length === 1 ? up : ch; // ß has no single capital
+}
+
+/** A name by on-screen keyboard (capitals, digits, accents of German and Czech names); a device's own
+ *  keyboard types into the same field. Resolves to the tidied name, or null for Cancel. */
+export function keyboard(label, value = "", { maxLength = 24 } = {}) {
+  return dialog((close) => {
+    const input = h("input", { id: "kb-input", maxlength: maxLength, autocomplete: "off", spellcheck: "false",
+                               autocapitalize: "words", value, "aria-label": label });
+    const keys = h("div", { class: "keys", id: "kb-keys" });
+    let layer = "letters";
+    let shift = value === "";
+    const type = (text) => {
+      input.value = (input.value + text).slice(0, maxLength);
+      shift = text === " " || text === "-";
+      draw();
+    };
+    const layers = { letters: LETTERS, digits: DIGITS, accents: ACCENTS };
+    const shiftKey = button("⇧", { cls: "key ctl", "aria-label": "capital", onTap: () => { shift = !shift; draw(); } });
+    const digitsKey = button("123", { cls: "key ctl", "aria-label": "digits",
+                                      onTap: () => { layer = layer === "digits" ? "letters" : "digits"; draw(); } });
+    const accentKey = button("áč", { cls: "key ctl", "aria-label": "accents",
+                                     onTap: () => { layer = layer === "accents" ? "letters" : "accents"; draw(); } });
+    function draw() {
+      keys.replaceChildren(...layers[layer].map((ch) => {
+        const shown = shift ? upper(ch) : ch;
+        return button(shown, { cls: "key", onTap: () => type(shown) });
+      }));
+      shiftKey.setAttribute("aria-pressed", String(shift));
+      digitsKey.textContent = layer === "digits" ? "abc" : "123";
+      accentKey.textContent = layer === "accents" ? "abc" : shift ? "ÁČ" : "áč";
+    }
+    draw();
+    const ok = () => {
+      const name = input.value.trim().replace(/\s+/g, " ");
+      if (!name) { toast("Type a name first.", "error"); return; }
+      close(name);
+    };
+    input.addEventListener("keydown", (event) => { if (event.key === "Enter") ok(); });
+    input.addEventListener("input", () => { shift = input.value === "" || /[ -]$/.test(input.value); draw(); });
+    return [
+      h("label", { for: "kb-input", id: "kb-label" }, label),
+      input,
+      keys,
+      h("div", { class: "keys controls" }, shiftKey, digitsKey, accentKey,
+        button("-", { cls: "key", "aria-label": "hyphen", onTap: () => type("-") }),
+        button("'", { cls: "key", "aria-label": "apostrophe", onTap: () => type("'") }),
+        button("space", { cls: "key space", onTap: () => type(" ") }),
+        button("⌫", { cls: "key ctl", "aria-label": "delete", onTap: () => {
+          input.value = input.value.slice(0, -1);
+          shift = input.value === "";
+          draw();
+        } })),
+      h("div", { class: "row" },
+        button("Cancel", { cls: "ghost", id: "kb-cancel", onTap: () => close(null) }),
+        button("OK", { cls: "primary", id: "kb-ok", onTap: ok })),
+    ];
+  }, { cls: "keyboard" });
+}
+
+/** Pick a colour from the palette by tap; `taken` colours are marked. Resolves to "#rrggbb" or null. */
+export function pickColour(title, current, taken = []) {
+  return dialog((close) => [
+    h("p", { class: "big" }, title),
+    h("div", { class: "palette", id: "palette" }, ...PALETTE.map(({ colour, name }) =>
+      button(h("span", { class: "swatch", style: { "--c": colour } }), {
+        cls: `colour${colour === current ? " current" : ""}${taken.includes(colour) ? " taken" : ""}`,
+        "aria-label": name, "data-colour": colour, onTap: () => close(colour),
+      }))),
+    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+  ]);
+}
+
+// ---- the live stream ------------------------------------------------------------------------------------
+
+/** Follow a session live: handlers for the `session`, `sensors`, `marble` and `camera` messages. */
+export function follow(sessionId, handlers) {
+  const source = new EventSource(`/api/sessions/${sessionId}/stream`);
+  for (const name of ["session", "sensors", "marble", "camera"]) {
+    const handler = handlers[name];
+    if (handler) source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
+  }
+  const live = (yes) => {
+    document.body.dataset.live = yes ? "yes" : "no";
+    const el = document.getElementById("live");
+    if (el) el.textContent = yes ? "live" : "reconnecting…";
+  };
+  source.addEventListener("open", () => live(true));
+  source.addEventListener("error", () => live(false));
+  return source;
+}
+
+// ---- the screen stays awake during a running game -------------------------------------------------------
+
+let wakeWanted = false;
+let wakeLock = null;
+
+async function acquireWakeLock() {
+  if (!wakeWanted || !("wakeLock" in navigator) || document.visibilityState !== "visible") return;
+  if (wakeLock && !wakeLock.released) return;
+  try { wakeLock = await navigator.wakeLock.request("screen"); } catch { wakeLock = null; }
+}
+
+/** Keep the screen on (true) or let it sleep (false); re-acquired whenever the page is shown again. */
+export function keepAwake(wanted) {
+  wakeWanted = wanted;
+  if (wanted) acquireWakeLock();
+  else if (wakeLock) { wakeLock.release().catch(() => {}); wakeLock = null; }
+}
+document.addEventListener("visibilitychange", acquireWakeLock);
+
+// ---- players and colours --------------------------------------------------------------------------------
+
+/** A player's colour in this session (view.colours), else one by seat. */
+export function colourOf(view, name) {
+  const given = view.colours?.[name];
+  if (given) return given;
+  const seat = Math.max(0, view.players.indexOf(name));
+  return PALETTE[seat % PALETTE.length].colour;
+}
+
+/** A player's name in their colour. */
+export function who(view, name, cls = "who") {
+  return h("span", { class: cls, style: { "--c": colourOf(view, name) }, dataset: { player: name } }, name);
+}
+
+// ---- a game page ------------------------------------------------------------------------------------------
+
+const $ = (id) => document.getElementById(id);
+
+function roundLabel(view) {
+  if (view.status === "abandoned") return "abandoned";
+  if (view.status === "set_aside") return "set aside";
+  if (view.finished) return "finished";
+  if (view.round == null) return "";
+  const total = view.state?.total_rounds;
+  return total ? `${view.round}/${total}` : `${view.round}`;
+}
+
+function readOnlyText(view) {
+  if (view.status === "set_aside") {
+    return ["This game is set aside and can only be looked at.", view.reason ? ` ${sentence(view.reason)}` : ""];
+  }
+  if (view.status === "abandoned") return ["This game was abandoned; it can be looked at, not changed."];
+  return null;
+}
+
+function renderScoreBoard(view) {
+  const list = $("scoreboard");
+  if (!list) return;
+  const turn = view.turn ?? view.state?.active ?? null;
+  list.replaceChildren(...view.players.map((p) =>
+    h("li", { class: p === turn ? "active" : "", dataset: { player: p }, style: { "--c": colourOf(view, p) } },
+      h("span", { class: "name" }, p),
+      h("span", { class: "score", dataset: { score: view.scores[p] ?? 0 } }, view.scores[p] ?? 0))));
+}
+
+function renderFinal(view, game) {
+  const final = $("final");
+  if (!final) return;
+  const over = view.finished && view.status !== "abandoned" && view.status !== "set_aside";
+  final.hidden = !over;
+  $("play").hidden = over;
+  if (!over) return;
+  const winners = view.winners || [];
+  $("winners").replaceChildren(h("span", { class: "label" }, winners.length > 1 ? "Winners" : "Winner"),
+    ...winners.map((w) => who(view, w, "who winner")));
+  const ranked = [...view.players].sort((a, b) => (view.scores[b] ?? 0) - (view.scores[a] ?? 0));
+  $("totals").replaceChildren(...ranked.map((p) =>
+    h("li", { dataset: { player: p }, style: { "--c": colourOf(view, p) } },
+      h("span", { class: "name" }, p), h("span", { class: "score" }, view.scores[p] ?? 0))));
+  const rows = view.breakdown || [];
+  const table = $("breakdown");
+  table.parentElement.hidden = rows.length === 0;
+  table.replaceChildren(
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"),
+      ...view.players.map((p) => h("th", { scope: "col", style: { "--c": colourOf(view, p) } }, p)))),
+    h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, r.label || `Round ${r.round}`),
+      ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),
+    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"),
+      ...view.players.map((p) => h("td", {}, view.scores[p] ?? 0)))));
+  explain($("final-undo"), view.can_undo ? null : "Nothing to undo.");
+  game.finalShown = true;
+}
+
+/**
+ * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
+ * player whose turn it is does ("rolls the marbles"); optional `sensors`, `marble`, `camera` handlers
+ * receive the live sensor messages. Returns the game: { view, send(event, {guarded}), step(kind), render }.
+ */
+export function startGame(page) {
+  const game = {
+    view: JSON.parse($("session-data").textContent),
+    finalShown: false,
+    /** Send one event. `guarded` sends the seq this page saw, so a change made meanwhile refuses it. */
+    async send(event, { guarded = false } = {}) {
+      const body = guarded ? { ...event, expected_seq: game.view.seq } : event;
+      return settle(await api(`/api/sessions/${game.view.id}/events`, body));
+    },
+    /** Undo or redo, always against the seq seen; announces what changed. */
+    async step(kind) {
+      const result = await api(`/api/sessions/${game.view.id}/${kind}`, { expected_seq: game.view.seq });
+      if (result.ok) {
+        const text = result.data.change?.text;
+        const verb = kind === "undo" ? "Undid" : "Redid";
+        toast(text ? `${verb}: ${text}` : `${verb} the last step.`);
+      }
+      return settle(result);
+    },
+    show,
+    render: () => draw(),
+  };
+
+  function settle(result) {
+    if (result.ok) show(result.data);
+    else if (result.status === 409 && result.data?.session) show(result.data.session);
+    return result;
+  }
+
+  function show(next) {
+    if (next.id !== game.view.id || next.seq < game.view.seq) return; // an older message arriving late
+    game.view = next;
+    draw();
+  }
+
+  function draw() {
+    const view = game.view;
+    document.body.dataset.status = view.status || (view.finished ? "finished" : "running");
+    $("round-label").textContent = roundLabel(view);
+    const readOnly = view.read_only ?? view.finished;
+    const noWrites = view.status === "abandoned" || view.status === "set_aside";
+    explain($("undo"), noWrites ? "This game can only be looked at." : view.can_undo ? null : "Nothing to undo yet.");
+    explain($("redo"), noWrites ? "This game can only be looked at." : view.can_redo ? null : "Nothing to redo.");
+    const notice = readOnlyText(view);
+    $("readonly").hidden = !notice;
+    if (notice) $("readonly-text").textContent = notice.join("");
+    $("play").inert = Boolean(readOnly);
+    const abandon = $("abandon");
+    if (abandon) abandon.hidden = Boolean(readOnly);
+    renderScoreBoard(view);
+    const turn = $("turn");
+    const active = view.turn ?? view.state?.active ?? null;
+    if (turn) {
+      turn.replaceChildren(...(active && !readOnly
+        ? [who(view, active, "who turn-name"), h("span", { class: "phrase" }, page.phrase?.(view) || "")] : []));
+    }
+    keepAwake(!readOnly);
+    page.render(view, game);
+    renderFinal(view, game);
+  }
+
+  wire($("undo"), () => game.step("undo"));
+  wire($("redo"), () => game.step("redo"));
+  wire($("final-undo"), () => game.step("undo"));
+  wire($("again"), async () => {
+    const view = game.view;
+    const result = await api("/api/sessions", { game: view.game, players: view.players, options: view.options });
+    if (result.ok) location.href = `/play/${result.data.id}`;
+  });
+  wire($("menu-button"), () => { $("menu").hidden = false; });
+  wire($("menu-close"), () => { $("menu").hidden = true; });
+  $("menu").addEventListener("click", (event) => { if (event.target === $("menu")) $("menu").hidden = true; });
+  const abandon = $("abandon");
+  if (abandon) {
+    wire(abandon, async () => {
+      $("menu").hidden = true;
+      const sure = await confirm(`Abandon this game of ${game.view.game_name}?`, "Abandon the game", "Keep playing",
+        "It stays in the list of games as abandoned and cannot be carried on.");
+      if (!sure) return;
+      const result = await api(`/api/sessions/${game.view.id}/abandon`, { expected_seq: game.view.seq });
+      if (result.ok) location.href = "/?abandoned=" + game.view.id;
+      else settle(result);
+    });
+  }
+  draw();
+  follow(game.view.id, { session: show, sensors: page.sensors, marble: page.marble, camera: page.camera });
+  return game;
+}
+
+// ---- on every page ------------------------------------------------------------------------------------------
+
+const simBadge = document.getElementById("sim-badge");
+if (simBadge) {
+  simBadge.addEventListener("click", () => dialog((close) => [
+    h("p", { class: "big" }, "Simulation"),
+    h("p", {}, "This companion runs without the castle's hardware: the gates are simulated and the camera " +
+      "shows a drawn castle. Roll virtual marbles from the sensor panel of a Diego Drachenzahn game; " +
+      "scores, undo and everything else work as at a real table."),
+    h("div", { class: "row" }, button("Got it", { cls: "primary", onTap: () => close() })),
+  ]));
+}
