@@ -1,7 +1,9 @@
-"""The kiosk in headless Chromium: start a game by tap, play a round, see it live on a second page."""
+"""The kiosk in headless Chromium: start a game by tap, play rounds, see them live elsewhere, fit every screen."""
 from __future__ import annotations
 
 import contextlib
+import re
+import time
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -11,8 +13,16 @@ from playwright.sync_api import expect
 from tests.browser import browser  # noqa: F401  (fixture)
 from tests.servers import call, serving
 from tests.waiting import PATIENCE_S
+from web.kiosk import plain_ago
 
-SIZES = [(1024, 600), (768, 1024)]
+DIEGO = "diego-drachenzahn"
+WAIT_MS = PATIENCE_S * 1000
+SCREENS = [(800, 480), (1024, 600), (1280, 800), (768, 1024), (1024, 768), (390, 844)]
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
+    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
+    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
 
 
 @pytest.fixture
@@ -23,9 +33,10 @@ def base(app: Flask) -> Iterator[str]:
 
 @pytest.fixture
 def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
-    """Opens pages in fresh browser contexts; closes them before the server stops."""
+    """Opens pages in fresh browser contexts; closes them before the server stops; no page error allowed."""
     contexts: list[Any] = []
     outside: list[str] = []
+    errors: list[str] = []
 
     def local_only(route: Any) -> None:
         """The table has no internet: only the companion itself may be asked for anything."""
@@ -39,128 +50,407 @@ def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa:
         context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
         context.route("**/*", local_only)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        return page
 
     yield open_
     for context in contexts:
         context.close()
     assert outside == [], f"the page asked for something beyond the companion: {outside}"
+    assert errors == [], f"script errors on the page: {errors}"
 
 
-def _add_player(page: Any, name: str) -> None:
+def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
+    status, view = call(f"{base}/api/sessions", {"game": DIEGO, "players": players, "options": options})
+    assert status == 201, view
+    return view
+
+
+def post(base: str, session: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    status, view = call(f"{base}/api/sessions/{session['id']}/events", event)
+    assert status == 200, view
+    return view
+
+
+def score(page: Any, player: str) -> str:
+    return page.locator(f"#scoreboard [data-player='{player}'] .score").inner_text()
+
+
+def type_name(page: Any, name: str) -> None:
+    """Type `name` on the on-screen keyboard, switching to the accents where a letter needs them."""
+    for ch in name:
+        key = page.locator("#kb-keys button", has_text=re.compile(f"^{re.escape(ch)}$"))
+        if key.count() == 0:
+            page.click("[aria-label='accents']")
+            key = page.locator("#kb-keys button", has_text=re.compile(f"^{re.escape(ch)}$"))
+            key.click()
+            page.click("[aria-label='accents']")  # back to the letters ("abc")
+        else:
+            key.click()
+
+
+def add_player(page: Any, name: str) -> None:
     page.click("#add-player")
-    for letter in name.upper():
-        page.click(f"#kb-keys button:text-is('{letter}')")
+    type_name(page, name)
+    expect(page.locator("#kb-input")).to_have_value(name)
     page.click("#kb-ok")
+    expect(page.locator(f"#seats li[data-player='{name}']")).to_be_visible(timeout=WAIT_MS)  # saved, then seated
 
 
-def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[..., Any], base: str) -> None:
+def in_view(page: Any, selector: str) -> None:
+    """The control is on the screen as it is, without scrolling."""
+    box = page.evaluate(f"(() => {{ const r = document.querySelector({selector!r}).getBoundingClientRect();"
+                        " return [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }})()")
+    top, bottom, left, right, height, width = box
+    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
+
+
+def quick_round(page: Any, marbles: list[int], token: int, turned: dict[str, Any], check: bool = False) -> None:
+    """A quick-scored round by tap: the marbles, the token, then what each other player turned over."""
+    for count, gate in enumerate(marbles, start=1):
+        if check:
+            in_view(page, f"#marble-pad [data-gate='{gate}']")
+        page.click(f"#marble-pad [data-gate='{gate}']")
+        expect(page.locator("#slots .slot.filled")).to_have_count(count, timeout=WAIT_MS)
+    if check:
+        in_view(page, f"#reveal-pad [data-gate='{token}']")
+    page.click(f"#reveal-pad [data-gate='{token}']")
+    page.wait_for_selector("#turned-step:not([hidden])")
+    for player, what in turned.items():
+        selector = (f"#turned [data-player='{player}'] [data-correct='{str(what).lower()}']" if isinstance(what, bool)
+                    else f"#turned [data-player='{player}'] [data-gate='{what}']")
+        if check:
+            in_view(page, selector)
+        page.click(selector)
+        page.wait_for_selector(f"#turned [data-player='{player}'].done, #turned-step[hidden]", state="attached")
+
+
+# ---- pages without a browser ------------------------------------------------------------------------------------
+
+def test_when_last_played_in_plain_words() -> None:
+    now = time.mktime((2026, 3, 10, 18, 0, 0, 0, 0, -1))
+    assert plain_ago(now - 10, now) == "a moment ago"
+    assert plain_ago(now - 300, now) == "5 minutes ago"
+    assert plain_ago(now - 3 * 3600, now) == "3 hours ago"
+    assert plain_ago(now - 20 * 3600, now) == "yesterday"
+    assert plain_ago(now - 3 * 86400, now) == "3 days ago"
+    assert plain_ago(now - 40 * 86400, now).startswith("on ")
+
+
+def test_a_game_page_is_found_by_the_game_id(client: Any, app: Flask) -> None:
+    view = client.post("/api/sessions", json={"game": DIEGO, "players": ["Ada", "Ben"]}).get_json()
+    page = client.get(f"/play/{view['id']}")
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    assert "games/diego-drachenzahn.js" in html and 'id="session-data"' in html
+    assert "<script>" not in html and " onclick=" not in html  # no inline script (a CSP script-src 'self')
+    assert client.get("/play/999").status_code == 404
+
+
+# ---- starting and playing -----------------------------------------------------------------------------------
+
+def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_page: Callable[..., Any], base: str) -> None:
     page = open_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
     page.goto(base + "/")
     page.click("[data-game='diego-drachenzahn']")
     for name in ("Ada", "Ben", "Cleo"):
-        _add_player(page, name)
-    page.wait_for_function("document.querySelectorAll('#seats li').length === 3")  # each name is saved first
+        add_player(page, name)
     seated = page.locator("#seats li").all_inner_texts()
     assert [" ".join(t.split()) for t in seated] == ["1 Ada starts", "2 Ben", "3 Cleo"]
+    # Ben's colour by tap, remembered with his name
+    page.click("[aria-label='Colour for Ben']")
+    page.click("#palette [aria-label='pink']")
+    expect(page.locator("#seats li[data-player='Ben'] .colour")).to_have_attribute("data-colour", "#E088BD")
+    # gate 1 gets the moon: gate 2 (the moon) takes the sun in exchange, names follow the symbols
+    page.click("#gate-options [data-gate-option='1']")
+    page.click("#symbol-choice [data-symbol='moon']")
+    expect(page.locator("#gate-options [data-gate-option='1']")).to_have_text("Moon")
+    expect(page.locator("#gate-options [data-gate-option='2']")).to_have_text("Sun")
     page.click("#start")
     page.wait_for_url("**/play/*")
-    url = page.url
+    _, view = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")
+    assert view["colours"]["Ben"].lower() == "#e088bd"
+    assert view["state"]["gate_symbols"][:2] == ["moon", "sun"] and view["state"]["gate_names"][:2] == ["Moon", "Sun"]
+    _, known = call(f"{base}/api/players")
+    assert {p["name"]: p["colour"] for p in known["players"]}["Ben"].lower() == "#e088bd"
 
     other = open_page(768, 1024)
-    other.goto(url)
-    other.wait_for_selector("#score-track li")
-    assert other.locator("[data-player='Ada'] .score").inner_text() == "0"
-
-    for _ in range(3):
-        page.click("#marble-pad [data-gate='2']")
-    other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
-    # a fourth marble cannot be tapped (once this page, too, has heard of the third: each page has its own stream)
-    expect(page.locator("#marble-pad [data-gate='2']")).to_be_disabled(timeout=PATIENCE_S * 1000)
-    page.click("[data-player='Ben'] [data-gate='2']")
-    page.click("[data-player='Cleo'] [data-gate='5']")
-    other.wait_for_selector("[data-player='Cleo'] .guessed")
-    assert "2" not in other.locator("#guesses [data-player='Cleo']").inner_text().replace("Cleo", "")  # guesses hidden
-    page.click("#reveal-pad [data-gate='2']")
-
-    other.wait_for_function("document.querySelector(\"#score-track [data-player='Ada'] .score\").textContent === '3'")
-    scores = {p: other.locator(f"#score-track [data-player='{p}'] .score").inner_text() for p in ("Ada", "Ben", "Cleo")}
-    assert scores == {"Ada": "3", "Ben": "1", "Cleo": "0"}
-    assert "Ben" in other.locator("#turn").inner_text()  # the next active player, clockwise
-    assert errors == []
+    other.goto(page.url)
+    expect(other.locator("#reveal-pad [data-gate='1']")).to_contain_text("Moon")
+    assert score(other, "Ada") == "0"
+    quick_round(page, marbles=[2, 2, 5], token=2, turned={"Ben": 2, "Cleo": False})
+    expect(other.locator("#scoreboard [data-player='Ada'] .score")).to_have_text("2", timeout=WAIT_MS)
+    assert {p: score(other, p) for p in ("Ada", "Ben", "Cleo")} == {"Ada": "2", "Ben": "1", "Cleo": "0"}
+    expect(other.locator("#turn .turn-name")).to_have_text("Ben")  # the next active player, clockwise
+    # the home page remembers the gates for the next game
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    expect(page.locator("#gate-options [data-gate-option='1']")).to_have_text("Moon")
 
 
-def test_undo_redo_and_a_stale_tap_gets_a_message(open_page: Callable[..., Any], base: str) -> None:
-    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
+def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
     page = open_page()
     page.goto(f"{base}/play/{session['id']}")
+    page.click("#menu-button")
+    page.click("#facedown")
+    expect(page.locator("#facedown")).to_have_attribute("aria-pressed", "true")
+    page.click("#menu-close")
+    for _ in range(3):
+        page.click("#marble-pad [data-gate='3']")
+    expect(page.locator("#slots .slot.filled")).to_have_count(3, timeout=WAIT_MS)
+    reveal = page.locator("#reveal-pad [data-gate='3']")
+    expect(reveal).to_have_attribute("aria-disabled", "true")
+    reveal.click(force=True)  # it looks disabled, yet a tap says why
+    expect(page.locator("#toast")).to_have_text("Reveal: waiting for Ben's guess.")
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["state"]["history"] == []  # the tap changed nothing
+    page.click("#guesses [data-player='Ben'] [data-gate='3']")
+    page.wait_for_selector("#guesses [data-player='Ben'] .guessed")
+    assert "3" not in page.locator("#guesses [data-player='Ben']").inner_text()  # the guess stays face down
+    page.click("#reveal-pad [data-gate='3']")
+    expect(page.locator("#scoreboard [data-player='Ada'] .score")).to_have_text("3", timeout=WAIT_MS)
+    assert score(page, "Ben") == "1"
+
+
+def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_page: Callable[..., Any],
+                                                                           base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_page()
+    page.goto(f"{base}/play/{session['id']}")
+    expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
+    page.click("#undo", force=True)
+    expect(page.locator("#toast")).to_have_text("Nothing to undo yet.")
     page.click("#marble-pad [data-gate='4']")
     page.wait_for_selector("#slots .slot.filled")
-    call(f"{base}/api/sessions/{session['id']}/events", {"type": "marble", "gate": 1})  # another device
-    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 2")
+    post(base, session, {"type": "marble", "gate": 1})  # another device
+    expect(page.locator("#slots .slot.filled")).to_have_count(2, timeout=WAIT_MS)
     page.click("#undo")
-    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 1")
+    expect(page.locator("#toast")).to_contain_text("Undid: marble in gate 1")
+    expect(page.locator("#slots .slot.filled")).to_have_count(1)
     page.click("#redo")
-    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 2")
+    expect(page.locator("#toast")).to_contain_text("Redid: marble in gate 1")
+    expect(page.locator("#slots .slot.filled")).to_have_count(2)
 
     # This page stops hearing the table; a change elsewhere makes its next tap stale.
     deaf = open_page()
     deaf.route("**/stream", lambda route: route.abort())
     deaf.goto(f"{base}/play/{session['id']}")
-    call(f"{base}/api/sessions/{session['id']}/events", {"type": "marble", "gate": 2})
+    post(base, session, {"type": "marble", "gate": 2})
     deaf.click("#undo")  # would undo the marble this page never saw
-    deaf.wait_for_selector("#toast:not([hidden])")
-    assert "moved on" in deaf.locator("#toast").inner_text()
-    assert deaf.locator("#slots .slot.filled").count() == 3  # shows the fresh state instead
+    expect(deaf.locator("#toast")).to_have_text(
+        "Someone changed the game a moment ago; this screen is up to date now.", timeout=WAIT_MS)
+    assert "seq" not in deaf.locator("#toast").inner_text()
+    expect(deaf.locator("#slots .slot.filled")).to_have_count(3)  # shows the fresh state instead
     _, view = call(f"{base}/api/sessions/{session['id']}")
     assert view["state"]["current"]["marbles"] == [4, 1, 2]  # the stale undo changed nothing
 
 
-def test_options_are_checked_on_the_page(open_page: Callable[..., Any], base: str) -> None:
+def test_a_refused_tap_says_why_in_plain_words_with_the_rule_as_a_tag(open_page: Callable[..., Any],
+                                                                      base: str) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    for event in ({"type": "marble", "gate": 1},) * 3 + ({"type": "reveal", "gate": 1},):
+        post(base, session, event)
+    deaf = open_page()  # this page stops hearing the table
+    deaf.route("**/stream", lambda route: route.abort())
+    deaf.goto(f"{base}/play/{session['id']}")
+    deaf.wait_for_selector("#turned-step:not([hidden])")
+    post(base, session, {"type": "turned", "player": "Ben", "gate": 1})  # another device enters Ben's symbol
+    deaf.click("#turned [data-player='Ben'] [data-gate='2']")  # Ben cannot turn over twice: the rules say no
+    toast = deaf.locator("#toast")
+    expect(toast.locator(".rule-tag")).to_have_text(re.compile(r"^rule D\d+$"), timeout=WAIT_MS)
+    assert "(rule" not in toast.inner_text() and toast.get_attribute("data-kind") == "error"
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["state"]["current"]["guesses"]["Ben"] == 1  # unchanged
+
+
+# ---- numbers and names ----------------------------------------------------------------------------------------
+
+def test_options_are_checked_on_the_page_with_a_keypad(open_page: Callable[..., Any], base: str) -> None:
     page = open_page()
     page.goto(base + "/")
     page.click("[data-game='diego-drachenzahn']")
     for _ in range(4):
         page.click("[aria-label='more Rounds per player']")
-    assert page.locator("#opt-rounds_per_player").inner_text() == "6"
-    assert "from 1 to 6" in page.locator("#toast").inner_text()
-    assert page.locator("#start").is_disabled()  # no players seated yet
+    expect(page.locator("#opt-rounds_per_player")).to_have_text("6")
+    expect(page.locator("#toast")).to_contain_text("from 1 to 6")
+    page.click("#opt-rounds_per_player")
+    page.click("#keypad-keys button:text-is('9')")
+    page.click("#keypad-ok")
+    expect(page.locator("#toast")).to_have_text("Rounds per player: from 1 to 6.")
+    expect(page.locator("#keypad-value")).to_be_visible()  # the keypad stays for a better number
+    page.click("#keypad-keys [aria-label='delete']")
+    page.click("#keypad-keys button:text-is('2')")
+    page.click("#keypad-ok")
+    expect(page.locator("#opt-rounds_per_player")).to_have_text("2")
+    expect(page.locator("#start")).to_be_disabled()  # no players seated yet
+    page.click("#start", force=True)
+    expect(page.locator("#toast")).to_contain_text("seat 2 to 4 players")
 
 
-@pytest.mark.parametrize("width, height", SIZES)
-def test_tap_targets_and_layout(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
-    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo", "Dan"]})
+def test_the_keyboard_types_german_and_czech_names(open_page: Callable[..., Any], base: str) -> None:
+    page = open_page(390, 844)
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    page.click("#add-player")
+    dialog = page.locator(".keyboard")
+    width = page.evaluate("document.querySelector('.keyboard').getBoundingClientRect().right")
+    assert width <= 390, "the keyboard is wider than a phone"
+    assert page.evaluate(SMALL_TARGETS) == []
+    for layer in ("accents", "digits"):
+        page.click(f"[aria-label='{layer}']")
+        assert page.evaluate(SMALL_TARGETS) == [], layer
+        page.click(f"[aria-label='{layer}']")
+    expect(dialog.locator("[aria-label='hyphen']")).to_be_visible()
+    expect(dialog.locator("[aria-label='apostrophe']")).to_be_visible()
+    page.click("#kb-cancel")
+    for name in ("Žofie", "Jörg"):
+        add_player(page, name)
+    _, known = call(f"{base}/api/players")
+    assert {"Žofie", "Jörg"} <= {p["name"] if isinstance(p, dict) else p for p in known["players"]}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+# ---- screens ------------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("width, height", SCREENS)
+def test_every_screen_fits(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo", "Dan"])
+    finished = new_game(base, ["Ada", "Ben"], rounds_per_player=1)
+    for event in ({"type": "marble", "gate": 6}, {"type": "guess", "player": "Ben", "gate": 1},
+                  {"type": "reveal", "gate": 6}, {"type": "guess", "player": "Ada", "gate": 2},
+                  {"type": "reveal", "gate": 1}):
+        post(base, finished, event)
     page = open_page(width, height)
-    for path in ("/", f"/play/{session['id']}"):
+    for path in ("/", f"/play/{session['id']}", f"/play/{finished['id']}"):
         page.goto(base + path)
-        small = page.evaluate("""() => [...document.querySelectorAll('.btn')]
-            .filter(el => el.offsetParent !== null)
-            .map(el => [el.textContent.trim(), el.getBoundingClientRect()])
-            .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)""")
-        assert small == [], f"{path} at {width}x{height}: tap targets under 48 px: {small}"
+        page.wait_for_selector("#live:text-is('live')" if path != "/" else "#start")
+        assert page.evaluate(SMALL_TARGETS) == [], f"{path} at {width}x{height}: tap targets under 48 px"
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path} scrolls sideways at {width}x{height}"
-        assert page.locator("input[type='text'], input:not([type])").count() == (1 if path == "/" else 0)
-        if path != "/":  # a whole round can be entered without scrolling, even with four players
-            bottom = page.evaluate("document.querySelector('#reveal-pad').getBoundingClientRect().bottom")
-            assert bottom <= height, f"the reveal buttons end at {bottom} px, below the {height} px screen"
+        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
+        assert bar <= 64, f"the header wraps at {width}x{height} ({bar} px high)"
+        if path != "/":
+            assert page.locator("input").count() == 0  # numbers and names by tap, not text fields
+            size = page.evaluate("parseFloat(getComputedStyle(document.querySelector('#scoreboard .score, #totals .score')).fontSize)")
+            assert size >= 32, f"scores are {size} px at {width}x{height}"
 
 
-def test_final_screen_shows_the_winners(open_page: Callable[..., Any], base: str) -> None:
-    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"],
-                                               "options": {"rounds_per_player": 1}})
-    url = f"{base}/api/sessions/{session['id']}/events"
-    call(url, {"type": "marble", "gate": 6})
-    call(url, {"type": "guess", "player": "Ben", "gate": 1})
-    call(url, {"type": "reveal", "gate": 6})
+@pytest.mark.parametrize("width, height", [(800, 480), (390, 844)])
+def test_a_whole_quick_round_by_tap_on_a_small_screen(open_page: Callable[..., Any], base: str,
+                                                      width: int, height: int) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo", "Dan"])
+    page = open_page(width, height)
+    page.goto(f"{base}/play/{session['id']}")
+    quick_round(page, marbles=[1, 3, 3], token=3, turned={"Ben": 3, "Cleo": True, "Dan": 4}, check=width == 800)
+    expect(page.locator("#scoreboard [data-player='Ada'] .score")).to_have_text("2", timeout=WAIT_MS)
+    assert {p: score(page, p) for p in ("Ben", "Cleo", "Dan")} == {"Ben": "1", "Cleo": "1", "Dan": "0"}
+    if width == 800:
+        assert page.evaluate("window.scrollY") == 0, "the round needed scrolling at 800x480"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.evaluate(SMALL_TARGETS) == []
+
+
+def test_whose_turn_reads_from_across_the_table(open_page: Callable[..., Any], base: str) -> None:
+    call(f"{base}/api/players", {"name": "Ada"})
+    call(f"{base}/api/players/Ada", {"colour": "#56B4E9"})
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_page(1024, 600)
+    page.goto(f"{base}/play/{session['id']}")
+    name = page.locator("#turn .turn-name")
+    expect(name).to_have_text("Ada")
+    style = name.evaluate("el => { const s = getComputedStyle(el); const r = el.getBoundingClientRect();"
+                          " return [parseFloat(s.fontSize), r.height, s.color]; }")
+    assert style[0] >= 40 and style[1] >= 40, style
+    assert style[2] == "rgb(86, 180, 233)", style  # Ada's colour
+    board = page.locator("#scoreboard [data-player='Ada']")
+    assert "86, 180, 233" in board.evaluate("el => getComputedStyle(el).borderLeftColor")
+
+
+# ---- ending and starting again ------------------------------------------------------------------------------------
+
+def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"], rounds_per_player=1)
+    post(base, session, {"type": "marble", "gate": 6})
+    post(base, session, {"type": "reveal", "gate": 6})
+    post(base, session, {"type": "turned", "player": "Ben", "gate": 1})
     page = open_page()
     page.goto(f"{base}/play/{session['id']}")
-    call(url, {"type": "guess", "player": "Ada", "gate": 2})
-    call(url, {"type": "reveal", "gate": 1})
+    post(base, session, {"type": "reveal", "gate": 1})
+    post(base, session, {"type": "turned", "player": "Ada", "correct": True})
     page.wait_for_selector("#final:not([hidden])")
-    assert page.locator("#winners").inner_text() == "Winner: Ada"
+    expect(page.locator("#play")).to_be_hidden()
+    expect(page.locator("#winners")).to_contain_text("Ada")
+    assert page.locator("#winners .winner").all_inner_texts() == ["Ada"]
+    totals = page.locator("#totals li").all_inner_texts()
+    assert [" ".join(t.split()) for t in totals] == ["Ada 2", "Ben 0"]
+    rows = page.locator("#breakdown tbody tr").all_inner_texts()
+    assert len(rows) == 2 and rows[0].split()[-2:] == ["1", "0"]  # Ada's round: 1 for her marble, 0 for Ben
+    page.click("#again")
+    page.wait_for_url(re.compile(r".*/play/(?!%d$)\d+$" % session["id"]))
+    _, again = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")
+    assert again["players"] == ["Ada", "Ben"] and again["options"]["rounds_per_player"] == 1
+    assert again["status"] == "running"
+
+
+def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "marble", "gate": 2})
+    page = open_page()
+    page.goto(base + "/")
+    expect(page.locator(f"#running [data-session='{session['id']}']")).to_contain_text("last played a moment ago")
+    page.click(f"#running [data-session='{session['id']}']")
+    page.click("#menu-button")
+    page.click("#abandon")
+    page.click("[data-answer='no']")  # kept: nothing happens
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["status"] == "running"
+    page.click("#menu-button")
+    page.click("#abandon")
+    page.click("[data-answer='yes']")
+    page.wait_for_url(re.compile(r".*/\?abandoned=\d+$"))
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["status"] == "abandoned"
+    assert page.locator(f"#running [data-session='{session['id']}']").count() == 0
+    page.goto(f"{base}/play/{session['id']}")
+    expect(page.locator("#readonly")).to_contain_text("abandoned")
+    expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
+
+
+def test_player_buttons_keep_their_order(open_page: Callable[..., Any], base: str) -> None:
+    for name in ("Ada", "Ben", "Cleo"):
+        call(f"{base}/api/players", {"name": name})
+    new_game(base, ["Cleo", "Ben"])  # played most recently
+    page = open_page()
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    expected = [p["name"] for p in call(f"{base}/api/players")[1]["players"]]
+    chips = lambda: page.locator("#player-pool [data-player]").evaluate_all("els => els.map(e => e.dataset.player)")  # noqa: E731
+    assert chips() == expected and expected[:2] in (["Cleo", "Ben"], ["Ben", "Cleo"])
+    page.click("#player-pool [data-player='Ada']")
+    assert chips() == expected  # seating does not move a button
+    add_player(page, "Dora")
+    after = [p["name"] for p in call(f"{base}/api/players")[1]["players"]]
+    assert chips() == after and after[:3] == expected  # the new player comes where the order says
+
+
+# ---- the castle and the sensors --------------------------------------------------------------------------------------
+
+def test_the_castle_button_moves_the_castle(open_page: Callable[..., Any], base: str) -> None:
+    first = new_game(base, ["Ada", "Ben"])
+    second = new_game(base, ["Cleo", "Dan"])
+    assert first["castle"] and not second["castle"]  # a new game takes the castle only if no game holds it
+    one, two = open_page(), open_page()
+    one.goto(f"{base}/play/{first['id']}")
+    two.goto(f"{base}/play/{second['id']}")
+    expect(one.locator("#castle-text")).to_contain_text("The castle is on this game")
+    expect(two.locator("#castle-text")).to_contain_text("not on this game")
+    expect(one.locator("#take-castle")).to_be_hidden()
+    two.click("#take-castle")
+    expect(two.locator("#castle-text")).to_contain_text("The castle is on this game", timeout=WAIT_MS)
+    expect(one.locator("#castle-text")).to_contain_text("not on this game", timeout=WAIT_MS)
+    assert call(f"{base}/api/castle")[1]["session"] == second["id"]
 
 
 @pytest.fixture
@@ -174,13 +464,16 @@ def sim_base(app_config: dict[str, Any]) -> Iterator[str]:
 
 
 def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base: str) -> None:  # noqa: F811
-    _, session = call(f"{sim_base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"]})
+    _, session = call(f"{sim_base}/api/sessions", {"game": DIEGO, "players": ["Ada", "Ben", "Cleo"]})
     contexts = [browser.new_context(viewport={"width": 1024, "height": 600}) for _ in range(2)]
     try:
         panel, other = (c.new_page() for c in contexts)
         for page in (panel, other):
             page.goto(f"{sim_base}/play/{session['id']}")
-        assert "Simulation" in panel.locator("header").inner_text()
+        assert "Sim" in panel.locator("header").inner_text()
+        panel.click("#sim-badge")
+        expect(panel.locator(".dialog")).to_contain_text("without the castle's hardware")  # explained by a tap
+        panel.click(".dialog .btn.primary")
         panel.wait_for_selector("#gate-status li[data-gate='1']")
         for gate in ("1", "4", "4"):
             # The toast of the previous marble may still show: wait for this marble's answer (the server has
@@ -195,10 +488,13 @@ def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base:
         assert slots == ["1", "4", "4"]
         assert "sensor" in other.locator("#slots").inner_text()
         # the gates' status is a message of its own, sent just after the session's: wait for it
-        expect(other.locator("#gate-status")).to_contain_text("4: 2 marbles", use_inner_text=True,
-                                                                timeout=PATIENCE_S * 1000)
-        assert "4: 2 marbles" in other.locator("#gate-status").inner_text()
-        assert "1: 1 marble\n" in other.locator("#gate-status").inner_text() + "\n"
+        expect(other.locator("#gate-status li[data-gate='4']")).to_contain_text("4: 2 marbles", timeout=WAIT_MS)
+        expect(other.locator("#gate-status li[data-gate='1']")).to_contain_text("1: 1 marble")
+        # a marble while no Diego game runs is shown, marked as not scored
+        call(f"{sim_base}/api/sessions/{session['id']}/abandon", {})
+        with panel.expect_response(lambda r: r.url.endswith("/api/simulation/marble")):
+            panel.click(f"#sim-pad [data-gate='2']")
+        expect(panel.locator("#unscored")).to_contain_text("Gate 2", timeout=WAIT_MS)
     finally:
         for context in contexts:
             context.close()

@@ -50,7 +50,7 @@ let toastTimer = null;
 /** Show a short message at the bottom; `rule` adds the ruling's id as a small tag after the sentence. */
 export function toast(message, kind = "info", rule = null) {
   const el = document.getElementById("toast");
-  el.replaceChildren(message, rule ? h("span", { class: "rule-tag" }, `rule ${rule}`) : null);
+  el.replaceChildren(message, ...(rule ? [h("span", { class: "rule-tag" }, `rule ${rule}`)] : []));
   el.dataset.kind = kind;
   el.hidden = false;
   clearTimeout(toastTimer);
@@ -319,7 +319,7 @@ export function colourOf(view, name) {
 
 /** A player's name in their colour. */
 export function who(view, name, cls = "who") {
-  return h("span", { class: cls, style: { "--c": colourOf(view, name) }, dataset: { player: name } }, name);
+  return h("span", { class: cls, style: { "--c": colourOf(view, name) } }, name);
 }
 
 // ---- a game page ------------------------------------------------------------------------------------------

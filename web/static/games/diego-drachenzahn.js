@@ -126,7 +126,7 @@ function renderTurned(game, cur, turnOver) {
   const guesses = cur.guesses || {};
   const send = (player, extra) => game.send({ type: "turned", player, ...extra });
   $("turned").replaceChildren(
-    token ? h("p", { class: "token-shown" }, "The token shows ", icon(symbolOf(token)), ` ${gateName(token)}`) : null,
+    ...(token ? [h("p", { class: "token-shown" }, "The token shows ", icon(symbolOf(token)), ` ${gateName(token)}`)] : []),
     ...Object.keys(cur.guessed).map((player) => {
       const value = guesses[player];
       return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
@@ -143,9 +143,9 @@ function renderLastRound(state) {
   const last = state.last_round;
   if (!last) { $("last-round").replaceChildren(); return; }
   const points = Object.entries(last.points).filter(([, pts]) => pts > 0).map(([p, pts]) => `${p} +${pts}`);
-  $("last-round").replaceChildren(`Round ${last.number}: the token showed `,
+  $("last-round").replaceChildren(h("span", {}, `Round ${last.number}: the token showed `,
     last.token ? icon(symbolOf(last.token)) : null, ` ${gateName(last.token)}. `,
-    points.length ? points.join(", ") : "Nobody scored.");
+    points.length ? points.join(", ") : "Nobody scored."));
 }
 
 function render(v, game) {
