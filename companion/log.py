@@ -10,7 +10,7 @@ import json
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -18,7 +18,8 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
     name TEXT PRIMARY KEY,
     created REAL NOT NULL,
-    last_played REAL
+    last_played REAL,
+    colour TEXT
 );
 CREATE TABLE IF NOT EXISTS sessions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -27,7 +28,10 @@ CREATE TABLE IF NOT EXISTS sessions (
     options TEXT NOT NULL,
     created REAL NOT NULL,
     finished REAL,
-    revision INTEGER NOT NULL DEFAULT 0
+    revision INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT 'running' CHECK (status IN ('running', 'finished', 'abandoned')),
+    rules_version INTEGER NOT NULL DEFAULT 1,
+    updated REAL
 );
 CREATE TABLE IF NOT EXISTS events (
     session_id INTEGER NOT NULL REFERENCES sessions(id),
@@ -40,7 +44,25 @@ CREATE TABLE IF NOT EXISTS events (
     changed REAL,
     PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS castle (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time REAL NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('attach', 'release')),
+    session_id INTEGER REFERENCES sessions(id),
+    by TEXT NOT NULL
+);
 """
+# Columns added since the first schema: (table, column, definition), added to older databases at open.
+MIGRATIONS = (
+    ("players", "colour", "TEXT"),
+    ("sessions", "status", "TEXT NOT NULL DEFAULT 'running'"),
+    ("sessions", "rules_version", "INTEGER NOT NULL DEFAULT 1"),
+    ("sessions", "updated", "REAL"),
+)
+SESSION_QUERY = """SELECT s.*,
+    EXISTS(SELECT 1 FROM events e WHERE e.session_id = s.id AND e.status = 'live') AS can_undo,
+    EXISTS(SELECT 1 FROM events e WHERE e.session_id = s.id AND e.status = 'undone') AS can_redo
+    FROM sessions s"""
 
 
 @dataclass(frozen=True)
@@ -52,6 +74,11 @@ class SessionRecord:
     created: float
     finished: float | None
     revision: int
+    status: str = "running"  # running | finished | abandoned
+    rules_version: int = 1
+    updated: float | None = None
+    can_undo: bool = False
+    can_redo: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,6 +110,14 @@ class EventLog:
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        for table, column, definition in MIGRATIONS:
+            have = {row["name"] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in have:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+        self._db.execute("UPDATE sessions SET status = 'finished' WHERE finished IS NOT NULL AND status = 'running'")
 
     def close(self) -> None:
         with self._lock:
@@ -93,12 +128,13 @@ class EventLog:
 
     # sessions
     def create_session(self, game: str, players: tuple[str, ...], options: dict[str, Any],
-                       now: float | None = None) -> SessionRecord:
+                       now: float | None = None, rules_version: int = 1) -> SessionRecord:
         now = time.time() if now is None else now
         with self._tx() as db:
             cur = db.execute(
-                "INSERT INTO sessions (game, players, options, created) VALUES (?, ?, ?, ?)",
-                (game, json.dumps(list(players)), json.dumps(options), now),
+                "INSERT INTO sessions (game, players, options, created, updated, rules_version) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (game, json.dumps(list(players)), json.dumps(options), now, now, rules_version),
             )
             for name in players:
                 db.execute("INSERT INTO players (name, created, last_played) VALUES (?, ?, ?) "
@@ -111,22 +147,42 @@ class EventLog:
 
     def session(self, session_id: int) -> SessionRecord | None:
         with self._lock:
-            row = self._db.execute("SELECT * FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        return _session(row) if row else None
+            return _read_session(self._db, session_id)
 
-    def sessions(self, limit: int = 50) -> list[SessionRecord]:
+    def sessions(self, limit: int = 50, status: str | None = None) -> list[SessionRecord]:
+        """Sessions, most recently changed first (of one status, if given)."""
+        where, args = ("WHERE s.status = ?", (status, limit)) if status else ("", (limit,))
         with self._lock:
-            rows = self._db.execute("SELECT * FROM sessions ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+            rows = self._db.execute(f"{SESSION_QUERY} {where} ORDER BY COALESCE(s.updated, s.created) DESC, "
+                                    "s.id DESC LIMIT ?", args).fetchall()
         return [_session(r) for r in rows]
 
-    def set_finished(self, session_id: int, finished: float | None) -> None:
+    def count_sessions(self, status: str) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM sessions WHERE status = ?", (status,)).fetchone()[0])
+
+    def last_options(self, game: str) -> dict[str, Any] | None:
+        """The options of the most recent session of `game` (what the table chose last time)."""
+        with self._lock:
+            row = self._db.execute("SELECT options FROM sessions WHERE game = ? ORDER BY id DESC LIMIT 1",
+                                   (game,)).fetchone()
+        return json.loads(row["options"]) if row else None
+
+    def set_status(self, session_id: int, status: str, now: float | None = None) -> SessionRecord:
+        """Mark a session running, finished or abandoned (a change like any other: the revision rises)."""
+        now = time.time() if now is None else now
         with self._tx() as db:
-            db.execute("UPDATE sessions SET finished = ? WHERE id = ?", (finished, session_id))
+            _set_status(db, session_id, status, now)
+            _bump(db, session_id, now)
+            record = _read_session(db, session_id)
+        assert record is not None
+        return record
 
     # events
     def append(self, session_id: int, type_: str, payload: dict[str, Any], source: str,
-               now: float | None = None) -> tuple[EventRecord, int]:
-        """Append one live event, dropping the redo stack; returns it and the new revision."""
+               now: float | None = None, status: str | None = None) -> tuple[EventRecord, SessionRecord]:
+        """Append one live event, dropping the redo stack, and set the session's status (if given) in the same
+        transaction; returns the event and the session as committed."""
         now = time.time() if now is None else now
         with self._tx() as db:
             db.execute("UPDATE events SET status = 'dropped', changed = ? "
@@ -135,33 +191,55 @@ class EventLog:
                              (session_id,)).fetchone()[0]
             db.execute("INSERT INTO events (session_id, seq, type, payload, source, time) "
                        "VALUES (?, ?, ?, ?, ?, ?)",
-                       (session_id, seq, type_, json.dumps(payload), source, now))
-            revision = _bump(db, session_id)
-        return EventRecord(session_id, seq, type_, payload, source, now, "live"), revision
+                       (session_id, seq, type_, json.dumps(payload, allow_nan=False), source, now))
+            if status is not None:
+                _set_status(db, session_id, status, now)
+            _bump(db, session_id, now)
+            record = _read_session(db, session_id)
+        assert record is not None
+        return EventRecord(session_id, seq, type_, payload, source, now, "live"), record
+
+    def next_flip(self, session_id: int, redo: bool) -> EventRecord | None:
+        """The event an undo (the last live one) or a redo (the first undone one) would flip, or None."""
+        old, order = ("undone", "ASC") if redo else ("live", "DESC")
+        with self._lock:
+            row = self._db.execute(f"SELECT * FROM events WHERE session_id = ? AND status = ? "
+                                   f"ORDER BY seq {order} LIMIT 1", (session_id, old)).fetchone()
+        return _event(row) if row else None
+
+    def flip(self, event: EventRecord, now: float | None = None, status: str | None = None) -> SessionRecord:
+        """Undo a live `event` or redo an undone one (from `next_flip`), setting the session's status (if
+        given) in the same transaction; returns the session as committed."""
+        now = time.time() if now is None else now
+        new = "undone" if event.status == "live" else "live"
+        with self._tx() as db:
+            changed = db.execute("UPDATE events SET status = ?, changed = ? WHERE session_id = ? AND seq = ? "
+                                 "AND status = ?", (new, now, event.session_id, event.seq, event.status)).rowcount
+            if changed != 1:
+                raise RuntimeError(f"event {event.seq} of session {event.session_id} is no longer {event.status}")
+            if status is not None:
+                _set_status(db, event.session_id, status, now)
+            _bump(db, event.session_id, now)
+            record = _read_session(db, event.session_id)
+        assert record is not None
+        return record
 
     def undo(self, session_id: int, now: float | None = None) -> tuple[EventRecord | None, int]:
         """Mark the last live event undone; returns it (None if there was none) and the revision."""
-        return self._flip(session_id, "live", "undone", "DESC", now)
+        return self._step(session_id, False, now)
 
     def redo(self, session_id: int, now: float | None = None) -> tuple[EventRecord | None, int]:
         """Bring back the most recently undone event; returns it (None if none) and the revision."""
-        return self._flip(session_id, "undone", "live", "ASC", now)
+        return self._step(session_id, True, now)
 
-    def _flip(self, session_id: int, old: str, new: str, order: str,
-              now: float | None) -> tuple[EventRecord | None, int]:
-        now = time.time() if now is None else now
-        with self._tx() as db:
-            row = db.execute(f"SELECT * FROM events WHERE session_id = ? AND status = ? "
-                             f"ORDER BY seq {order} LIMIT 1", (session_id, old)).fetchone()
-            if row is None:
-                revision = db.execute("SELECT revision FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
-                return None, revision
-            db.execute("UPDATE events SET status = ?, changed = ? WHERE session_id = ? AND seq = ?",
-                       (new, now, session_id, row["seq"]))
-            revision = _bump(db, session_id)
-        event = _event(row)
-        return EventRecord(event.session_id, event.seq, event.type, event.payload, event.source,
-                           event.time, new), revision
+    def _step(self, session_id: int, redo: bool, now: float | None) -> tuple[EventRecord | None, int]:
+        with self._lock:
+            event = self.next_flip(session_id, redo)
+            if event is None:
+                record = self.session(session_id)
+                return None, record.revision if record else 0
+            record = self.flip(event, now)
+        return replace(event, status="live" if redo else "undone"), record.revision
 
     def events(self, session_id: int, live_only: bool = False) -> list[EventRecord]:
         query = "SELECT * FROM events WHERE session_id = ?"
@@ -178,7 +256,43 @@ class EventLog:
                                    (session_id, status)).fetchone()
         return row is not None
 
+    # the castle: which session the beams and the camera belong to
+    def castle_holder(self) -> int | None:
+        with self._lock:
+            row = self._db.execute("SELECT action, session_id FROM castle ORDER BY id DESC LIMIT 1").fetchone()
+        return int(row["session_id"]) if row and row["action"] == "attach" else None
+
+    def castle_change(self, action: str, session_id: int | None, by: str, now: float | None = None) -> None:
+        """Log that the castle was attached to `session_id` or released."""
+        with self._tx() as db:
+            db.execute("INSERT INTO castle (time, action, session_id, by) VALUES (?, ?, ?, ?)",
+                       (time.time() if now is None else now, action, session_id, by))
+
+    def castle_history(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM castle ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [dict(r) for r in rows]
+
     # players
+    def player_profiles(self) -> list[dict[str, Any]]:
+        """Remembered players with their colours, most recently played first."""
+        with self._lock:
+            rows = self._db.execute("SELECT name, colour, last_played FROM players "
+                                    "ORDER BY last_played DESC NULLS LAST, created DESC, name").fetchall()
+        return [dict(r) for r in rows]
+
+    def count_players(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM players").fetchone()[0])
+
+    def set_colour(self, name: str, colour: str | None, now: float | None = None) -> None:
+        """Remember `name` (if new) with `colour`."""
+        now = time.time() if now is None else now
+        with self._tx() as db:
+            db.execute("INSERT INTO players (name, created, colour) VALUES (?, ?, ?) "
+                       "ON CONFLICT(name) DO UPDATE SET colour = COALESCE(excluded.colour, colour)",
+                       (name, now, colour))
+
     def players(self) -> list[str]:
         with self._lock:
             rows = self._db.execute(
@@ -210,14 +324,26 @@ class _Transaction:
             self._lock.release()
 
 
-def _bump(db: sqlite3.Connection, session_id: int) -> int:
-    db.execute("UPDATE sessions SET revision = revision + 1 WHERE id = ?", (session_id,))
+def _bump(db: sqlite3.Connection, session_id: int, now: float | None = None) -> int:
+    db.execute("UPDATE sessions SET revision = revision + 1, updated = ? WHERE id = ?",
+               (time.time() if now is None else now, session_id))
     return db.execute("SELECT revision FROM sessions WHERE id = ?", (session_id,)).fetchone()[0]
+
+
+def _set_status(db: sqlite3.Connection, session_id: int, status: str, now: float) -> None:
+    db.execute("UPDATE sessions SET status = ?, finished = CASE WHEN ? = 'finished' THEN COALESCE(finished, ?) END "
+               "WHERE id = ?", (status, status, now, session_id))
+
+
+def _read_session(db: sqlite3.Connection, session_id: int) -> SessionRecord | None:
+    row = db.execute(f"{SESSION_QUERY} WHERE s.id = ?", (session_id,)).fetchone()
+    return _session(row) if row else None
 
 
 def _session(row: sqlite3.Row) -> SessionRecord:
     return SessionRecord(row["id"], row["game"], tuple(json.loads(row["players"])), json.loads(row["options"]),
-                         row["created"], row["finished"], row["revision"])
+                         row["created"], row["finished"], row["revision"], row["status"], row["rules_version"],
+                         row["updated"], bool(row["can_undo"]), bool(row["can_redo"]))
 
 
 def _event(row: sqlite3.Row) -> EventRecord:

@@ -1,28 +1,43 @@
-"""The table: the one path every change takes, validate -> append -> fold -> publish.
+"""The table: the one path every change takes, validate -> apply -> append -> fold -> publish.
 
-A tap on the kiosk, a break-beam gate and the camera all call `Table.submit`. The game's pure `apply`
-validates the event against the cached state; only then is it appended to the log, folded into the
-cache and published to the session's subscribers. Undo and redo change the log and re-fold it.
+A tap on the kiosk, a break-beam gate and the camera all call `Table.submit`. The event is checked against
+its declared schema (companion.games.schema), then the game's pure `apply` judges it against the cached
+state; only then is it appended to the log (with the session's new status, in one transaction), folded
+into the cache and published to the session's subscribers. Undo and redo decide everything before they
+commit: the log is folded with the change first, so an error can never follow a commit.
+
+A session the rules can no longer fold (or whose game is unknown) is set aside: shown read-only with the
+reason, never a reason for the companion not to start.
 """
 from __future__ import annotations
 
+import logging
+import re
 import threading
 import time
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
 from .bus import Bus
 from .games import GAMES, Game, IllegalEventError
-from .log import EventLog, SessionRecord, iter_live_payloads
+from .games.base import RuleError, is_clean_text
+from .games.schema import validate_event
+from .log import EventLog, EventRecord, SessionRecord, iter_live_payloads
+
+log = logging.getLogger(__name__)
 
 SOURCES = ("tap", "sensor", "camera", "import")
 MAX_NAME = 24
+MAX_OPEN_SESSIONS = 30   # unfinished games at once: enough for any table, bounded for the SD card
+MAX_PLAYERS = 500        # remembered player names
+COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
 
 class TableError(Exception):
     """A request the table refuses before the rules are asked. `status` is the HTTP status to answer."""
 
     status = 400
-    code = "bad_request"
+    code = "malformed"
 
     def __init__(self, message: str, view: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -40,8 +55,36 @@ class StaleWrite(TableError):
     code = "stale"
 
 
+class ReadOnly(TableError):
+    """A write to a game that is abandoned or set aside."""
+
+    status = 409
+    code = "read_only"
+
+
+class Conflict(TableError):
+    """Nothing to undo or redo, or too many open games: the request is sound but the table cannot do it now."""
+
+    status = 409
+    code = "conflict"
+
+
 def topic(session_id: int) -> str:
     return f"session:{session_id}"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A session as the table holds it: its record and folded state, or why it is set aside."""
+
+    record: SessionRecord
+    game: Game | None
+    state: Any = None
+    view: dict[str, Any] | None = None  # the game's view of `state`
+    set_aside: str | None = None
+
+
+ViewField = Callable[[SessionRecord], Mapping[str, Any]]
 
 
 class Table:
@@ -52,78 +95,116 @@ class Table:
         self.bus = bus or Bus()
         self.clock = clock
         self._lock = threading.RLock()
-        self._cache: dict[int, tuple[SessionRecord, Any]] = {}
+        self._cache: dict[int, Loaded] = {}
         self._watchers: list[Callable[[dict[str, Any]], None]] = []
+        self._fields: list[ViewField] = []
+        self._colours = {p["name"]: p["colour"] for p in log.player_profiles()}
 
     def watch(self, callback: Callable[[dict[str, Any]], None]) -> None:
         """Call `callback(view)` after every committed change of any session (sensors follow rounds)."""
         self._watchers.append(callback)
 
+    def add_view_field(self, field: ViewField) -> None:
+        """Add keys to every session view (e.g. whether the session holds the castle)."""
+        self._fields.append(field)
+
     # reading
     def view(self, session_id: int) -> dict[str, Any]:
         with self._lock:
-            record, state = self._load(session_id)
-            return self._view(record, state)
+            return self._session_view(self._load(session_id))
 
-    def sessions(self, limit: int = 50) -> list[dict[str, Any]]:
-        return [self.view(r.id) for r in self.log.sessions(limit)]
+    def sessions(self, limit: int = 50, status: str | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            return [self.view(r.id) for r in self.log.sessions(limit, status)]
 
     def running(self, game_id: str | None = None) -> int | None:
-        """The most recent unfinished session (of `game_id`, if given)."""
-        for record in self.log.sessions(200):
-            if record.finished is None and (game_id is None or record.game == game_id):
+        """The most recently changed running session (of `game_id`, if given)."""
+        for record in self.log.sessions(200, "running"):
+            if game_id is None or record.game == game_id:
                 return record.id
         return None
 
     def events(self, session_id: int) -> list[dict[str, Any]]:
-        record, _ = self._load(session_id)
-        return self.games[record.game].redact([e.to_json() for e in self.log.events(session_id)])
+        with self._lock:
+            loaded = self._load(session_id)
+            listing = [e.to_json() for e in self.log.events(session_id)]
+        return loaded.game.redact(listing) if loaded.game and not loaded.set_aside else listing
 
     def rebuild(self) -> int:
-        """Fold every unfinished session from the log into the cache (at start); returns how many."""
+        """Fold every running session from the log into the cache (at start); returns how many. A session
+        that cannot be folded is set aside, never a reason to stop."""
         with self._lock:
             self._cache.clear()
-            ids = [r.id for r in self.log.sessions(10_000) if r.finished is None]
-            for session_id in ids:
-                self._load(session_id)
-            return len(ids)
+            records = self.log.sessions(10_000, "running")
+            for record in records:
+                loaded = self._load(record.id)
+                if loaded.set_aside:
+                    log.warning("session %d set aside: %s", record.id, loaded.set_aside)
+            return len(records)
+
+    # players
+    def players(self) -> list[dict[str, Any]]:
+        """Remembered players with their colours, most recently played first."""
+        return self.log.player_profiles()
+
+    def remember_player(self, name: Any, colour: Any = None) -> list[dict[str, Any]]:
+        """Remember a player (new or known) and, if given, their colour."""
+        clean = _player_name(name)
+        if colour is not None and (not isinstance(colour, str) or not COLOUR.match(colour)):
+            raise TableError("'colour' must be a colour like #0072b2")
+        with self._lock:
+            if clean not in self._colours and self.log.count_players() >= MAX_PLAYERS:
+                raise Conflict(f"the companion remembers at most {MAX_PLAYERS} players")
+            self.log.set_colour(clean, colour, now=self.clock())
+            self._colours[clean] = colour or self._colours.get(clean)
+        return self.players()
 
     # writing
     def create(self, game_id: Any, players: Any, options: Any = None) -> dict[str, Any]:
         game = self.games.get(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise TableError(f"unknown game {game_id!r}; known games: {', '.join(sorted(self.games))}")
-        names = _player_names(players)
-        if not game.min_players <= len(names) <= game.max_players:
+        if not isinstance(players, (list, tuple)) or not players:
+            raise TableError("'players' must be a list of names in seat order")
+        if len(players) > game.max_players or len(players) < game.min_players:
             raise IllegalEventError(game.rulings[0] if game.rulings else "players",
                                     f"{game.name} is for {game.min_players} to {game.max_players} players")
+        names = _player_names(players)
         resolved = game.resolve_options(options)
         state = game.setup(tuple(names), resolved)
+        game_view = game.view(state)
         with self._lock:
-            record = self.log.create_session(game.id, tuple(names), resolved, now=self.clock())
-            self._cache[record.id] = (record, state)
-            view = self._view(record, state)
-            self._notify(view)
-            return view
+            if self.log.count_sessions("running") >= MAX_OPEN_SESSIONS:
+                raise Conflict(f"{MAX_OPEN_SESSIONS} games are unfinished; finish or abandon one first")
+            record = self.log.create_session(game.id, tuple(names), resolved, now=self.clock(),
+                                             rules_version=game.rules_version)
+            for name in names:
+                self._colours.setdefault(name, None)
+            loaded = Loaded(record, game, state, game_view)
+            self._cache[record.id] = loaded
+            self._notify(self._session_view(loaded))
+            return self._session_view(loaded)  # after the watchers: a new game may have taken the castle
 
     def submit(self, session_id: int, event: Any, *, source: str = "tap",
                expected_seq: int | None = None) -> dict[str, Any]:
-        """Validate, append, fold and publish one event; raises RuleError/TableError and changes nothing."""
-        if not isinstance(event, Mapping):
-            raise TableError("an event must be a JSON object with a 'type'")
-        kind = event.get("type")
-        if not isinstance(kind, str) or not kind:
-            raise TableError("an event needs a 'type' (a string)")
+        """Validate, apply, append, fold and publish one event; raises RuleError/TableError, changing nothing."""
         if source not in SOURCES:
             raise TableError(f"unknown source {source!r}")
-        payload = {k: v for k, v in event.items() if k not in ("type", "source", "expected_seq")}
+        if not isinstance(event, Mapping):
+            raise TableError("an event must be a JSON object with a 'type'")
+        if not isinstance(event.get("type"), str) or not event["type"]:
+            raise TableError("an event needs a 'type' (a string)")
         with self._lock:
-            record, state = self._load(session_id)
-            self._check_seq(record, state, expected_seq)
-            game = self.games[record.game]
-            new_state = game.apply(state, {**payload, "type": kind, "source": source})
-            _, revision = self.log.append(session_id, kind, payload, source, now=self.clock())
-            return self._commit(record, revision, new_state)
+            loaded = self._writable(session_id, expected_seq)
+            assert loaded.game is not None
+            payload = validate_event(loaded.game, event)
+            kind = event["type"]
+            state = loaded.game.apply(loaded.state, {**payload, "type": kind, "source": source})
+            game_view = loaded.game.view(state)
+            status = _status(game_view)
+            _, record = self.log.append(session_id, kind, payload, source, now=self.clock(),
+                                        status=status if status != loaded.record.status else None)
+            return self._commit(Loaded(record, loaded.game, state, game_view))
 
     def undo(self, session_id: int, expected_seq: int | None = None) -> dict[str, Any]:
         return self._flip(session_id, expected_seq, redo=False)
@@ -131,97 +212,178 @@ class Table:
     def redo(self, session_id: int, expected_seq: int | None = None) -> dict[str, Any]:
         return self._flip(session_id, expected_seq, redo=True)
 
+    def abandon(self, session_id: int, expected_seq: int | None = None) -> dict[str, Any]:
+        """End an unfinished game without a result; it stays in the log, marked abandoned."""
+        with self._lock:
+            loaded = self._writable(session_id, expected_seq)
+            if loaded.record.status != "running":
+                raise ReadOnly(f"game {session_id} is {loaded.record.status}; only a running game is abandoned",
+                               self._session_view(loaded))
+            record = self.log.set_status(session_id, "abandoned", now=self.clock())
+            return self._commit(replace(loaded, record=record))
+
+    def republish(self, session_id: int) -> dict[str, Any]:
+        """Publish a session's view again (after something outside its log, such as the castle, changed)."""
+        with self._lock:
+            view = self.view(session_id)
+            self._publish(view)
+            return view
+
     def _flip(self, session_id: int, expected_seq: int | None, redo: bool) -> dict[str, Any]:
         with self._lock:
-            record, state = self._load(session_id)
-            self._check_seq(record, state, expected_seq)
-            flip = self.log.redo if redo else self.log.undo
-            event, revision = flip(session_id, now=self.clock())
+            loaded = self._writable(session_id, expected_seq)
+            assert loaded.game is not None
+            event = self.log.next_flip(session_id, redo)
             if event is None:
-                raise TableError(f"nothing to {'redo' if redo else 'undo'}", self._view(record, state))
-            return self._commit(record, revision, self._fold(record))
+                raise Conflict(f"nothing to {'redo' if redo else 'undo'}", self._session_view(loaded))
+            flipped = replace(event, status="undone" if event.status == "live" else "live")
+            events = [flipped if e.seq == event.seq else e for e in self.log.events(session_id, live_only=False)]
+            state = fold_events(loaded.game, loaded.record, events)  # may raise: then nothing was written
+            game_view = loaded.game.view(state)
+            status = _status(game_view)
+            record = self.log.flip(event, now=self.clock(),
+                                   status=status if status != loaded.record.status else None)
+            change = {"action": "redo" if redo else "undo", "seq": event.seq, "text": _describe(loaded.game, event)}
+            return self._commit(Loaded(record, loaded.game, state, game_view), change=change)
 
     # internals
-    def _check_seq(self, record: SessionRecord, state: Any, expected_seq: int | None) -> None:
-        if expected_seq is None:
-            return
-        if isinstance(expected_seq, bool) or not isinstance(expected_seq, int):
-            raise TableError("'expected_seq' must be a whole number")
-        if expected_seq != record.revision:
-            raise StaleWrite(f"the table has moved on (seq {record.revision}, you sent {expected_seq}); "
-                             "here is the fresh state", self._view(record, state))
+    def _writable(self, session_id: int, expected_seq: int | None) -> Loaded:
+        loaded = self._load(session_id)
+        if loaded.set_aside:
+            raise ReadOnly(f"this game is set aside and read-only: {loaded.set_aside}", self._session_view(loaded))
+        if loaded.record.status == "abandoned":
+            raise ReadOnly("this game was abandoned; it is kept read-only", self._session_view(loaded))
+        if expected_seq is not None:
+            if isinstance(expected_seq, bool) or not isinstance(expected_seq, int):
+                raise TableError("'expected_seq' must be a whole number")
+            if expected_seq != loaded.record.revision:
+                raise StaleWrite(f"someone changed the game a moment ago (it is at seq {loaded.record.revision}, "
+                                 f"the request saw {expected_seq}); here is the fresh state",
+                                 self._session_view(loaded))
+        return loaded
 
-    def _commit(self, record: SessionRecord, revision: int, state: Any) -> dict[str, Any]:
-        game = self.games[record.game]
-        finished = bool(game.view(state).get("finished"))
-        if finished != (record.finished is not None):
-            self.log.set_finished(record.id, self.clock() if finished else None)
-        fresh = self.log.session(record.id)
-        assert fresh is not None and fresh.revision == revision
-        self._cache[record.id] = (fresh, state)
-        view = self._view(fresh, state)
-        self.bus.publish(topic(record.id), "session", view)
+    def _commit(self, loaded: Loaded, change: dict[str, Any] | None = None) -> dict[str, Any]:
+        """After the log has committed: cache, publish, notify. Nothing here can refuse the change. An undo or
+        redo's view says what it changed (`change`), for every page that shows it."""
+        self._cache[loaded.record.id] = loaded
+        view = self._session_view(loaded)
+        if change is not None:
+            view["change"] = change
+        self._publish(view)
         self._notify(view)
-        return view
+        fresh = self._session_view(loaded)  # after the watchers: the castle may have moved
+        return {**fresh, "change": change} if change is not None else fresh
+
+    def _publish(self, view: dict[str, Any]) -> None:
+        try:
+            self.bus.publish(topic(view["id"]), "session", view)
+        except Exception:  # a subscriber's fault never undoes a committed change
+            log.exception("publishing session %s failed", view["id"])
 
     def _notify(self, view: dict[str, Any]) -> None:
         for callback in self._watchers:
-            callback(view)
+            try:
+                callback(view)
+            except Exception:
+                log.exception("a watcher failed on session %s", view["id"])
 
-    def _load(self, session_id: Any) -> tuple[SessionRecord, Any]:
+    def _load(self, session_id: Any) -> Loaded:
         if isinstance(session_id, bool) or not isinstance(session_id, int) or not 0 < session_id < 2**62:
             raise UnknownSession(f"no session {session_id!r}")
         cached = self._cache.get(session_id)
         if cached is not None:
             return cached
         record = self.log.session(session_id)
-        if record is None or record.game not in self.games:
+        if record is None:
             raise UnknownSession(f"no session {session_id}")
-        loaded = (record, self._fold(record))
+        game = self.games.get(record.game)
+        if game is None:
+            loaded = Loaded(record, None, set_aside=f"the companion does not know the game {record.game!r}")
+        else:
+            try:
+                state = fold_log(self.log, record, game)
+                loaded = Loaded(record, game, state, game.view(state))
+            except Exception as err:  # today's rules refuse an event recorded under older ones
+                loaded = Loaded(record, game, set_aside=_why(err, record, game))
         self._cache[session_id] = loaded
         return loaded
 
-    def _fold(self, record: SessionRecord) -> Any:
-        return fold_log(self.log, record, self.games[record.game])
-
-    def _view(self, record: SessionRecord, state: Any) -> dict[str, Any]:
-        game = self.games[record.game]
-        view = game.view(state)
-        return {
+    def _session_view(self, loaded: Loaded) -> dict[str, Any]:
+        record, game = loaded.record, loaded.game
+        game_view: dict[str, Any] = loaded.view or {}
+        status = "set_aside" if loaded.set_aside else record.status
+        view = {
             "id": record.id,
             "game": record.game,
-            "game_name": game.name,
+            "game_name": game.name if game else record.game,
             "players": list(record.players),
+            "colours": {p: self._colours.get(p) for p in record.players},
+            "options": record.options,
+            "rules_version": record.rules_version,
             "seq": record.revision,
             "created": record.created,
-            "finished": bool(view.get("finished")),
-            "winners": view.get("winners", []),
-            "round": view.get("round"),
-            "scores": view.get("scores", {}),
-            "can_undo": self.log.has_events(record.id, "live"),
-            "can_redo": self.log.has_events(record.id, "undone"),
-            "state": view,
+            "updated": record.updated or record.created,
+            "status": status,
+            "reason": loaded.set_aside,
+            "read_only": status in ("abandoned", "set_aside"),
+            "finished": bool(game_view.get("finished")),
+            "winners": game_view.get("winners", []),
+            "round": game_view.get("round"),
+            "scores": game_view.get("scores", {}),
+            "turn": game_view.get("turn"),
+            "breakdown": game_view.get("breakdown", []),
+            "can_undo": record.can_undo and status in ("running", "finished"),
+            "can_redo": record.can_redo and status in ("running", "finished"),
+            "state": loaded.view,
         }
+        for field in self._fields:
+            view.update(field(record))
+        return view
 
 
-def fold_log(log: EventLog, record: SessionRecord, game: Game) -> Any:
-    """The session's state: the game's pure `apply` folded over its live events, from `setup`."""
+def fold_events(game: Game, record: SessionRecord, events: list[EventRecord]) -> Any:
+    """The game's pure `apply` folded over the live ones of `events`, from `setup`."""
     state = game.setup(record.players, record.options)
-    for payload in iter_live_payloads(log.events(record.id, live_only=True)):
+    for payload in iter_live_payloads(events):
         state = game.apply(state, payload)
     return state
 
 
+def fold_log(log: EventLog, record: SessionRecord, game: Game) -> Any:
+    """The session's state: the game's pure `apply` folded over its live events, from `setup`."""
+    return fold_events(game, record, log.events(record.id, live_only=True))
+
+
+def _status(game_view: Mapping[str, Any]) -> str:
+    return "finished" if game_view.get("finished") else "running"
+
+
+def _describe(game: Game, event: EventRecord) -> str:
+    try:
+        return game.describe({**event.payload, "type": event.type, "source": event.source})
+    except Exception:
+        return event.type
+
+
+def _why(err: Exception, record: SessionRecord, game: Game) -> str:
+    detail = err.message if isinstance(err, RuleError) else f"{type(err).__name__}: {err}"
+    return (f"its log no longer folds under the rules of today (recorded under rules version "
+            f"{record.rules_version}, now {game.rules_version}): {detail}")
+
+
+def _player_name(name: Any) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise TableError("every player needs a name")
+    clean = " ".join(name.split())
+    if len(clean) > MAX_NAME or not is_clean_text(clean):
+        raise TableError(f"a player's name is plain text of at most {MAX_NAME} characters")
+    return clean
+
+
 def _player_names(players: Any) -> list[str]:
-    if not isinstance(players, (list, tuple)) or not players:
-        raise TableError("'players' must be a list of names in seat order")
     names: list[str] = []
     for name in players:
-        if not isinstance(name, str) or not name.strip():
-            raise TableError("every player needs a name")
-        clean = " ".join(name.split())
-        if len(clean) > MAX_NAME:
-            raise TableError(f"player names have at most {MAX_NAME} characters")
+        clean = _player_name(name)
         if clean in names:
             raise TableError(f"{clean!r} is seated twice")
         names.append(clean)

@@ -51,6 +51,8 @@ class Model:
     outside: int = 0
     flagged: bool = False
     guesses: dict[str, int] = field(default_factory=dict)
+    marks: dict[str, bool] = field(default_factory=dict)  # "right"/"wrong" told after the reveal
+    token: int | None = None
     points_total: int = 0
 
     def __post_init__(self) -> None:
@@ -65,7 +67,8 @@ class Model:
         return (self.number - 1) % len(self.players)  # ruling D6: clockwise from seat 0
 
     def waiting(self) -> list[str]:
-        return [p for s, p in enumerate(self.players) if s != self.active and p not in self.guesses]
+        return [p for s, p in enumerate(self.players)
+                if s != self.active and p not in self.guesses and p not in self.marks]
 
     def _reflag(self) -> None:  # ruling D4
         in_gates = Counter(g for g in self.marbles if g is not None)
@@ -76,10 +79,12 @@ class Model:
     def violations(self, event: dict[str, Any]) -> list[Violation]:
         """Every rule `event` breaks in the current state (empty: it must be accepted)."""
         kind = event.get("type")
-        if kind not in ("marble", "guess", "camera", "confirm", "reveal"):
+        if kind not in ("marble", "guess", "camera", "confirm", "reveal", "turned"):
             return [(MalformedEventError, "events")]
         if self.finished:
             return [(IllegalEventError, "D6")]
+        if self.token is not None and kind != "turned":  # ruling D3: the round is settled once revealed
+            return [(IllegalEventError, "D5" if kind == "guess" else "D3")]
         found: list[Violation] = []
         if kind == "marble":
             if "gate" not in event or not valid_gate(event["gate"], miss_ok=True):
@@ -110,8 +115,16 @@ class Model:
                 found.append((MalformedEventError, "D3"))
             if self.flagged:
                 found.append((IllegalEventError, "D4"))
-            if self.waiting():
+        elif kind == "turned":
+            player = event.get("player")
+            if not isinstance(player, str) or player not in self.players:
+                found.append((MalformedEventError, "D5"))
+            if self.token is None or player == self.players[self.active] or player not in self.waiting():
                 found.append((IllegalEventError, "D5"))
+            gate, correct = event.get("gate"), event.get("correct")
+            if (gate is None) == (correct is None) or (gate is not None and not valid_gate(gate, miss_ok=False)) \
+                    or (correct is not None and not isinstance(correct, bool)):
+                found.append((MalformedEventError, "D5"))
         return found
 
     def accept(self, event: dict[str, Any]) -> None:
@@ -136,20 +149,30 @@ class Model:
             self.sources = ["tap"] * len(self.marbles)
             self.flagged = False  # a person decided (ruling D4); the stored photo no longer flags
             return
-        elif kind == "reveal":
-            token = event["gate"]
-            for seat, player in enumerate(self.players):
-                if seat == self.active:
-                    gained = sum(1 for g in self.marbles if g == token)  # ruling D3, D4
-                else:
-                    gained = int(self.guesses[player] == token)  # ruling D5
-                self.scores[seat] += gained
-                self.points_total += gained
-            self.number += 1
-            self.marbles, self.sources, self.camera, self.outside = [], [], None, 0
-            self.flagged, self.guesses = False, {}
+        elif kind in ("reveal", "turned"):
+            if kind == "reveal":
+                self.token = event["gate"]
+            elif event.get("gate") is not None:
+                self.guesses[event["player"]] = event["gate"]
+            else:
+                self.marks[event["player"]] = event["correct"]
+            if not self.waiting():
+                self._score()
             return
         self._reflag()
+
+    def _score(self) -> None:
+        """Every guess is in and the token shown: score the round (rulings D3, D5) and pass on (D6)."""
+        for seat, player in enumerate(self.players):
+            if seat == self.active:
+                gained = sum(1 for g in self.marbles if g == self.token)  # ruling D3, D4
+            else:
+                gained = int(self.guesses.get(player) == self.token or self.marks.get(player) is True)  # D5
+            self.scores[seat] += gained
+            self.points_total += gained
+        self.number += 1
+        self.marbles, self.sources, self.camera, self.outside = [], [], None, 0
+        self.flagged, self.guesses, self.marks, self.token = False, {}, {}, None
 
 
 def random_event(rng: random.Random, state: DiegoState) -> dict[str, Any]:
@@ -157,10 +180,16 @@ def random_event(rng: random.Random, state: DiegoState) -> dict[str, Any]:
     players = state.players
     current = state.current
     active = current.active if current else 0
-    pending = [p for s, p in enumerate(players) if current and s != active and current.guesses[s] is None]
-    done = [p for s, p in enumerate(players) if current and s != active and current.guesses[s] is not None]
+    pending = [p for s, p in enumerate(players) if current and s != active and current.guesses[s] is None
+               and current.marks[s] is None]
+    done = [p for s, p in enumerate(players) if current and s != active and p not in pending]
     gate = rng.randint(1, 6)
     roll = rng.random()
+    if current is not None and current.token is not None and roll < 0.7:  # the cards are turned over
+        player = rng.choice(pending) if pending and rng.random() < 0.85 else rng.choice(players)
+        told = rng.choice([{"gate": gate}, {"correct": rng.random() < 0.5}, {"gate": rng.choice(BAD_GATES)},
+                           {"correct": rng.choice(["yes", 1])}, {}, {"gate": gate, "correct": True}])
+        return {"type": "turned", "player": player, **told}
     if roll < 0.22:
         return {"type": "marble", "gate": rng.choice([gate, gate, gate, None]),
                 "source": rng.choice(["tap"] * 6 + ["sensor", "camera"])}
@@ -215,9 +244,12 @@ def finishing_events(state: DiegoState) -> list[dict[str, Any]]:
     """A legal way to end the current round when random play dawdles."""
     current = state.current
     assert current is not None
+    waiting = [p for s, p in enumerate(state.players)
+               if s != current.active and current.guesses[s] is None and current.marks[s] is None]
+    if current.token is not None:
+        return [{"type": "turned", "player": p, "correct": True} for p in waiting]
     events: list[dict[str, Any]] = [{"type": "confirm", "marbles": [1, 2, None]}]
-    events += [{"type": "guess", "player": p, "gate": 2} for s, p in enumerate(state.players)
-               if s != current.active and current.guesses[s] is None]
+    events += [{"type": "guess", "player": p, "gate": 2} for p in waiting]
     return events + [{"type": "reveal", "gate": 1}]
 
 
@@ -250,6 +282,8 @@ def check_invariants(state: DiegoState, previous: DiegoState, model: Model) -> N
         assert list(state.current.marbles) == model.marbles
         assert (state.current.flag is not None) == model.flagged
         assert {state.players[s]: g for s, g in enumerate(state.current.guesses) if g is not None} == model.guesses
+        assert {state.players[s]: m for s, m in enumerate(state.current.marks) if m is not None} == model.marks
+        assert state.current.token == model.token
 
 
 def random_options(rng: random.Random) -> dict[str, Any]:
@@ -293,7 +327,7 @@ def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
             accepted.append(event)
             tally["accepted"] += 1
             tally[event["type"]] += 1
-            if event["type"] == "reveal":
+            if len(state.history) > len(before.history):
                 reveals += 1
                 steps_in_round = 0
                 assert state.finished == (reveals == state.total_rounds)  # ruling D6: ends exactly then
@@ -326,7 +360,7 @@ def test_random_play_of_many_whole_games() -> None:
     assert all(tally[f"players{n}"] > 30 for n in (2, 3, 4))
     # both sides were exercised in earnest, and every event type got through
     assert tally["refused"] > 5000 and tally["accepted"] > 5000
-    for kind in ("marble", "guess", "camera", "confirm", "reveal"):
+    for kind in ("marble", "guess", "camera", "confirm", "reveal", "turned"):
         assert tally[kind] > 100, kind
 
 
@@ -404,6 +438,7 @@ def test_random_play_through_a_table_with_undo_redo_and_restarts(tmp_path: Path)
                     events = finishing_events(state) if dawdling else [random_event(rng, state)]
                     source = "sensor" if rng.random() < 0.1 else "tap"
                     for event in events:
+                        event = {k: v for k, v in event.items() if k != "source"}  # the table decides it
                         try:
                             table.submit(session_id, event, source=source)
                             tally["accepted"] += 1

@@ -433,20 +433,65 @@ def test_d5_guess_by_someone_not_seated_is_refused(player: Any) -> None:
     refused(new(), guess(player, 2), MalformedEventError, "D5")
 
 
-def test_d5_reveal_before_all_guesses_is_refused_naming_who_is_waited_for() -> None:
-    # ruling D5: every non-active player guesses before the reveal
-    state = play(new(FOUR), marble(1), marble(1), marble(1))
-    err = refused(state, reveal(1), IllegalEventError, "D5")
-    for name in ("Ben", "Cleo", "Dan"):
-        assert name in err.message
-    assert "Ada" not in err.message
-    state = play(state, guess("Cleo", 1))
-    err = refused(state, reveal(1), IllegalEventError, "D5")
-    assert "Ben" in err.message and "Dan" in err.message and "Cleo" not in err.message
-    assert GAME.view(state)["current"]["waiting_for_guesses"] == ["Ben", "Dan"]
-    assert "reveal" not in GAME.view(state)["expects"]
-    state = play(state, guess("Ben", 1), guess("Dan", 2))
-    assert "reveal" in GAME.view(state)["expects"]
+def turned(player: str, gate: Any = None, correct: Any = None) -> dict[str, Any]:
+    event: dict[str, Any] = {"type": "turned", "player": player}
+    if gate is not None:
+        event["gate"] = gate
+    if correct is not None:
+        event["correct"] = correct
+    return event
+
+
+def test_d5_quick_scoring_reveal_first_then_what_each_player_turned_over() -> None:
+    # ruling D5 as the table plays it: cards face down, the token revealed, then the cards turned over
+    state = play(new(FOUR), marble(1), marble(1), marble(4), reveal(1))
+    view = GAME.view(state)
+    assert view["phase"] == "turn-over" and view["expects"] == ["turned"]
+    assert view["current"]["token"] == 1 and view["round"] == 1
+    assert view["current"]["waiting_for_guesses"] == ["Ben", "Cleo", "Dan"]
+    assert state.scores == (0, 0, 0, 0)  # not scored until every guess is in
+    state = play(state, turned("Cleo", gate=1), turned("Ben", correct=False))
+    assert GAME.view(state)["current"]["guesses"] == {"Ben": False, "Cleo": 1, "Dan": None}
+    assert GAME.view(state)["current"]["waiting_for_guesses"] == ["Dan"]
+    state = play(state, turned("Dan", correct=True))
+    assert state.scores == (2, 0, 1, 1)  # two marbles in the token's gate; Cleo and Dan right
+    assert GAME.view(state)["last_round"]["guesses"] == {"Ben": False, "Cleo": 1, "Dan": True}
+    assert GAME.view(state)["round"] == 2
+
+
+def test_d5_guesses_held_face_down_and_turned_over_mix_in_one_round() -> None:
+    # the API takes both ways in every session: a face-down guess stays; the others are asked
+    state = play(new(), guess("Ben", 3), reveal(3))
+    assert GAME.view(state)["current"]["waiting_for_guesses"] == ["Cleo"]
+    assert GAME.view(state)["current"]["guesses"] == {"Ben": 3, "Cleo": None}  # turned over at the reveal
+    state = play(state, turned("Cleo", gate=2))
+    assert state.scores == (0, 1, 0)
+    # with every guess in before the reveal, the reveal scores at once
+    state = play(state, guess("Ada", 1), guess("Cleo", 1), reveal(1))
+    assert state.scores == (1, 1, 1) and GAME.view(state)["round"] == 3
+
+
+def test_d5_turned_over_is_refused_out_of_place() -> None:
+    state = play(new(), marble(2))
+    refused(state, turned("Ben", gate=2), IllegalEventError, "D5")  # before the reveal: stays face down
+    revealed = play(state, reveal(2))
+    refused(revealed, turned("Ada", gate=2), IllegalEventError, "D5")  # the active player does not guess
+    refused(revealed, guess("Ben", 2), IllegalEventError, "D5")  # after the reveal nothing goes face down
+    refused(revealed, turned("Ben", gate=2, correct=True), MalformedEventError, "D5")
+    refused(revealed, turned("Ben"), MalformedEventError, "D5")
+    refused(revealed, turned("Ben", gate=7), MalformedEventError, "D5")
+    refused(revealed, turned("Zed", gate=1), MalformedEventError, "D5")
+    once = play(revealed, turned("Ben", correct=True))
+    refused(once, turned("Ben", gate=1), IllegalEventError, "D5")
+    # the round's marbles and token are settled once the token is shown (ruling D3)
+    for event in (marble(1), camera([0, 1, 0, 0, 0, 0]), confirm([1]), reveal(3)):
+        refused(revealed, event, IllegalEventError, "D3")
+
+
+def test_d4_a_flagged_round_cannot_be_revealed() -> None:
+    state = play(new(), marble(1, "sensor"), marble(1, "sensor"), marble(1, "sensor"), marble(2, "sensor"))
+    assert GAME.view(state)["phase"] == "flagged" and "reveal" not in GAME.view(state)["expects"]
+    refused(state, reveal(1), IllegalEventError, "D4")
 
 
 def test_d5_each_correct_guess_scores_one() -> None:
@@ -596,7 +641,7 @@ def test_guesses_are_hidden_until_the_reveal() -> None:
     current = GAME.view(one)["current"]
     assert current["guessed"] == {"Ben": True, "Cleo": True}
     assert all(isinstance(v, bool) for v in current["guessed"].values())
-    assert "guesses" not in current
+    assert current["guesses"] is None and current["token"] is None
     assert GAME.view(one)["history"] == []
     revealed = play(one, reveal(2))
     view = GAME.view(revealed)
@@ -609,9 +654,10 @@ def test_guesses_are_hidden_until_the_reveal() -> None:
 def test_view_is_json_serialisable_and_expects_matches_the_phase() -> None:
     state = new()
     assert GAME.view(state)["phase"] == "marbles"
-    assert set(GAME.view(state)["expects"]) == {"marble", "camera", "confirm", "guess"}
+    assert set(GAME.view(state)["expects"]) == {"marble", "camera", "confirm", "guess", "reveal"}
     state = play(state, marble(1), marble(1), marble(1))
     assert GAME.view(state)["phase"] == "guesses"
+    assert json.loads(json.dumps(GAME.view(play(state, reveal(2))))) == GAME.view(play(state, reveal(2)))
     state = play(state, *guesses_of(state))
     view = GAME.view(state)
     assert view["phase"] == "reveal" and "reveal" in view["expects"] and "guess" not in view["expects"]
@@ -624,7 +670,7 @@ def test_view_is_json_serialisable_and_expects_matches_the_phase() -> None:
 
 def test_registry_and_event_types_are_documented() -> None:
     assert GAMES[GAME.id] is GAME
-    assert {e.type for e in GAME.event_types} == {"marble", "guess", "camera", "confirm", "reveal"}
+    assert {e.type for e in GAME.event_types} == {"marble", "guess", "camera", "confirm", "reveal", "turned"}
     assert set(GAME.rulings) == {"D1", "D2", "D3", "D4", "D5", "D6"}
     options = {o.id: o for o in GAME.options}
     assert options["rounds_per_player"].default == 3 and options["rounds_per_player"].ruling == "D6"
@@ -637,3 +683,4 @@ def test_registry_and_event_types_are_documented() -> None:
     GAME.apply(state, examples["confirm"])
     GAME.apply(state, {**examples["guess"], "player": "Ben"})
     GAME.apply(play(state, *guesses_of(state)), examples["reveal"])
+    GAME.apply(play(state, reveal(1)), {**examples["turned"], "player": "Ben"})

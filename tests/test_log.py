@@ -47,7 +47,8 @@ def statuses(log: EventLog, session_id: int) -> list[tuple[int, str]]:
 
 
 def marble(log: EventLog, session_id: int, gate: int | None, source: str = "tap") -> tuple[Any, int]:
-    return log.append(session_id, "marble", {"gate": gate}, source)
+    event, record = log.append(session_id, "marble", {"gate": gate}, source)
+    return event, record.revision
 
 
 def test_append_and_fold(log: EventLog) -> None:
@@ -189,13 +190,53 @@ def test_undo_and_redo_with_nothing_to_do_change_nothing(log: EventLog) -> None:
     assert not log.has_events(session.id, "undone") and log.has_events(session.id, "live")
 
 
-def test_set_finished_is_stored_and_cleared_without_a_revision(log: EventLog) -> None:
-    session = log.create_session(GAME.id, PLAYERS, OPTIONS)
-    log.set_finished(session.id, 500.0)
-    assert log.session(session.id).finished == 500.0  # type: ignore[union-attr]
-    log.set_finished(session.id, None)
-    record = log.session(session.id)
-    assert record is not None and record.finished is None and record.revision == 0
+def test_status_is_set_with_the_change_that_causes_it(log: EventLog) -> None:
+    session = log.create_session(GAME.id, PLAYERS, OPTIONS, now=100.0)
+    assert session.status == "running" and session.updated == 100.0
+    _, record = log.append(session.id, "reveal", {"gate": 1}, "tap", now=200.0, status="finished")
+    assert (record.status, record.finished, record.updated, record.revision) == ("finished", 200.0, 200.0, 1)
+    event = log.next_flip(session.id, redo=False)
+    assert event is not None and event.seq == 1
+    record = log.flip(event, now=300.0, status="running")
+    assert (record.status, record.finished, record.revision, record.can_undo, record.can_redo) == \
+        ("running", None, 2, False, True)
+    with pytest.raises(RuntimeError):
+        log.flip(event)  # no longer live: a flip decided on an old reading never lands
+    record = log.set_status(session.id, "abandoned", now=400.0)
+    assert (record.status, record.revision) == ("abandoned", 3)
+    assert [r.id for r in log.sessions(status="abandoned")] == [session.id]
+    assert log.count_sessions("running") == 0
+
+
+def test_an_older_database_gains_the_new_columns(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.executescript("""
+        CREATE TABLE players (name TEXT PRIMARY KEY, created REAL NOT NULL, last_played REAL);
+        CREATE TABLE sessions (id INTEGER PRIMARY KEY AUTOINCREMENT, game TEXT NOT NULL, players TEXT NOT NULL,
+            options TEXT NOT NULL, created REAL NOT NULL, finished REAL, revision INTEGER NOT NULL DEFAULT 0);
+        INSERT INTO sessions (game, players, options, created, finished) VALUES ('x', '["A"]', '{}', 1, 5);
+        INSERT INTO players (name, created) VALUES ('A', 1);
+    """)
+    old.commit()
+    old.close()
+    log = EventLog(path)
+    try:
+        record = log.session(1)
+        assert record is not None and record.status == "finished" and record.rules_version == 1
+        assert log.player_profiles()[0]["colour"] is None
+    finally:
+        log.close()
+
+
+def test_castle_attachments_are_logged(log: EventLog) -> None:
+    first = log.create_session(GAME.id, PLAYERS, OPTIONS)
+    assert log.castle_holder() is None
+    log.castle_change("attach", first.id, "tap", now=1.0)
+    assert log.castle_holder() == first.id
+    log.castle_change("release", None, "tap", now=2.0)
+    assert log.castle_holder() is None
+    assert [(c["action"], c["session_id"]) for c in log.castle_history()] == [("release", None), ("attach", first.id)]
 
 
 def test_sessions_are_listed_recent_first(log: EventLog) -> None:

@@ -83,8 +83,55 @@ def test_marbles_outside_a_round_are_shown_not_scored(sim_app: Flask) -> None:
     _roll(sim_app, 6)
     sensors = wait_for(lambda: client.get("/api/health").get_json()["sensors"]["last_marble"])
     assert sensors["gate"] == 6 and sensors["scored"] is False
-    assert "no Diego Drachenzahn round" in sensors["note"]
+    assert "not attached" in sensors["note"]
     assert client.get("/api/sessions").get_json()["sessions"] == []
+
+
+def _marbles(client: Any, session: dict[str, Any]) -> list[Any]:
+    return client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]["marbles"]
+
+
+def test_marbles_land_only_in_the_game_that_holds_the_castle(sim_app: Flask) -> None:
+    client = sim_app.test_client()
+    new = {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}
+    first = client.post("/api/sessions", json=new).get_json()
+    assert first["castle"] is True  # a new Diego game takes a free castle
+    second = client.post("/api/sessions", json=new).get_json()
+    assert second["castle"] is False  # the castle stays with the running game that holds it
+    assert client.get("/api/castle").get_json() == {"session": first["id"]}
+    _roll(sim_app, 2)
+    wait_for(lambda: _marbles(client, first) == [2])
+    assert _marbles(client, second) == []
+    # moving the castle moves where the marbles land
+    assert client.post("/api/castle", json={"session": second["id"]}).get_json() == {"session": second["id"]}
+    assert client.get(f"/api/sessions/{first['id']}").get_json()["castle"] is False
+    _roll(sim_app, 5)
+    wait_for(lambda: _marbles(client, second) == [5])
+    assert _marbles(client, first) == [2]
+    # released, a reading is only shown
+    assert client.post("/api/castle", json={"session": None}).get_json() == {"session": None}
+    _roll(sim_app, 4)
+    last = wait_for(lambda: (m := client.get("/api/health").get_json()["sensors"]["last_marble"])["gate"] == 4 and m)
+    assert last["scored"] is False and _marbles(client, first) == [2] and _marbles(client, second) == [5]
+    history = sim_app.extensions["table"].log.castle_history()
+    assert [(c["action"], c["session_id"], c["by"]) for c in history] == [
+        ("release", None, "tap"), ("attach", second["id"], "tap"), ("attach", first["id"], "new game")]
+
+
+def test_the_castle_goes_only_to_a_running_diego_game(sim_app: Flask) -> None:
+    client = sim_app.test_client()
+    game = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    abandoned = client.post(f"/api/sessions/{game['id']}/abandon", json={}).get_json()
+    assert abandoned["status"] == "abandoned" and abandoned["read_only"] and abandoned["castle"] is False
+    assert client.get("/api/castle").get_json() == {"session": None}  # released with the game
+    refused = client.post("/api/castle", json={"session": game["id"]})
+    assert refused.status_code == 409 and "abandoned" in refused.get_json()["error"]["message"]
+    assert client.post("/api/castle", json={"session": 999}).status_code == 404
+    assert client.post("/api/castle", json={"session": "1"}).status_code == 400
+    assert client.post("/api/castle", json={}).status_code == 400
+    # a new game takes the free castle
+    fresh = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    assert fresh["castle"] is True
 
 
 def test_a_stuck_beam_shows_in_health_and_counts_nothing(sim_app: Flask) -> None:

@@ -9,7 +9,7 @@ import pytest
 from companion.bus import Subscription
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
 from companion.log import EventLog
-from companion.table import StaleWrite, Table, TableError, UnknownSession, topic
+from companion.table import Conflict, StaleWrite, Table, TableError, UnknownSession, topic
 
 GAME = GAMES["diego-drachenzahn"]
 PLAYERS = ["Ada", "Ben", "Cleo"]
@@ -144,9 +144,9 @@ def test_undo_and_redo_with_nothing_to_do(table: Table) -> None:
     session_id = new_session(table)
     with table.bus.subscribe(topic(session_id)) as subscription:
         for flip in (table.undo, table.redo):
-            with pytest.raises(TableError) as info:
+            with pytest.raises(Conflict) as info:
                 flip(session_id)
-            assert type(info.value) is TableError and info.value.status == 400
+            assert info.value.status == 409
             assert "nothing to" in info.value.message
             assert info.value.view == table.view(session_id)
         assert drain(subscription) == []
@@ -186,21 +186,23 @@ def test_an_unknown_source_is_refused(table: Table) -> None:
     assert rows(table, session_id) == []
 
 
-def test_a_client_supplied_source_is_ignored(table: Table) -> None:
+def test_a_client_supplied_source_is_refused(table: Table) -> None:
     # ruling D4: only the table decides where an event came from; a tap cannot pose as a sensor
     session_id = new_session(table)
+    with pytest.raises(MalformedEventError):
+        table.submit(session_id, {"type": "marble", "gate": 1, "source": "sensor"}, source="tap")
     for gate in (1, 2, 3):
-        table.submit(session_id, {"type": "marble", "gate": gate, "source": "sensor"}, source="tap")
+        table.submit(session_id, {"type": "marble", "gate": gate}, source="tap")
     stored = table.log.events(session_id)
     assert [e.source for e in stored] == ["tap"] * 3
     assert all("source" not in e.payload for e in stored)
     assert table.view(session_id)["state"]["current"]["sources"] == ["tap"] * 3
     with pytest.raises(IllegalEventError) as info:
-        table.submit(session_id, {"type": "marble", "gate": 4, "source": "sensor"}, source="tap")
+        table.submit(session_id, {"type": "marble", "gate": 4}, source="tap")
     assert info.value.rule == "D4"
     assert len(stored) == len(table.log.events(session_id)) == 3
     # the real sensor path may report a fourth marble, which flags the round
-    view = table.submit(session_id, {"type": "marble", "gate": 4, "source": "tap"}, source="sensor")
+    view = table.submit(session_id, {"type": "marble", "gate": 4}, source="sensor")
     assert view["state"]["phase"] == "flagged"
     assert table.log.events(session_id)[-1].source == "sensor"
 
@@ -217,7 +219,7 @@ def test_a_refused_rule_changes_nothing(table: Table) -> None:
     before = table.view(session_id)
     for event, cls, rule in (({"type": "guess", "player": "Ben", "gate": 3}, IllegalEventError, "D5"),
                              ({"type": "guess", "player": "Ada", "gate": 3}, IllegalEventError, "D5"),
-                             ({"type": "reveal", "gate": 2}, IllegalEventError, "D5"),
+                             ({"type": "turned", "player": "Cleo", "gate": 2}, IllegalEventError, "D5"),
                              ({"type": "marble", "gate": 7}, MalformedEventError, "D2")):
         with pytest.raises(RuleError) as info:
             table.submit(session_id, event)
@@ -240,7 +242,7 @@ def test_a_subscriber_gets_exactly_one_message_per_change(table: Table) -> None:
         for change in changes:
             returned = change()
             assert drain(subscription) == [("session", returned)]
-            assert returned == table.view(session_id)
+            assert {k: v for k, v in returned.items() if k != "change"} == table.view(session_id)
         # refusals publish nothing
         for refusal in (lambda: table.submit(session_id, {"type": "guess", "player": "Cleo", "gate": 1}),
                         lambda: table.submit(session_id, {"type": "nope"}),
@@ -297,6 +299,8 @@ def test_finished_is_set_and_cleared_by_undoing_the_last_reveal(clocked: tuple[T
         assert drain(subscription) == [("session", undone)]
     assert not undone["finished"] and undone["winners"] == []
     assert undone["state"]["phase"] == "reveal"
+    assert undone["change"] == {"action": "undo", "seq": undone["change"]["seq"],
+                                "text": "the reveal of the token (gate 5)"}
     assert table.log.session(session_id).finished is None  # type: ignore[union-attr]
     assert table.running() == session_id
     redone = table.redo(session_id)

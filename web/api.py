@@ -1,10 +1,12 @@
 """The JSON API under /api: games, sessions, events, undo/redo, players, health, simulation."""
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
 
+from companion.castle import Castle
 from companion.games import GAMES
 from companion.table import Table
 
@@ -18,11 +20,26 @@ def table() -> Table:
     return current_app.extensions["table"]
 
 
-def json_body() -> dict[str, Any]:
-    """The request's JSON object, or a 400 that says what is wrong with it."""
-    data = request.get_json(silent=True)
-    if data is None:
+def castle() -> Castle:
+    return current_app.extensions["castle"]
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def json_body(empty_ok: bool = False) -> dict[str, Any]:
+    """The request's JSON object (strict: no NaN or infinities), or a 400 that says what is wrong with it.
+    With `empty_ok`, an empty body is an empty object."""
+    raw = request.get_data(cache=True)
+    if not raw and empty_ok:
+        return {}
+    if not request.is_json:
         raise ApiError(400, "malformed", "the body must be JSON (Content-Type: application/json)")
+    try:
+        data = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as err:
+        raise ApiError(400, "malformed", f"the body is not valid JSON: {err}") from None
     if not isinstance(data, dict):
         raise ApiError(400, "malformed", "the body must be a JSON object")
     return data
@@ -48,21 +65,29 @@ def openapi():
 
 @bp.get("/games")
 def games():
-    return jsonify({"games": [g.to_json() for g in GAMES.values()]})
+    return jsonify({"games": [{**g.to_json(), "last_options": table().log.last_options(g.id)}
+                              for g in GAMES.values()]})
 
 
 @bp.get("/players")
 def players():
-    return jsonify({"players": table().log.players()})
+    return jsonify({"players": table().players()})
 
 
 @bp.post("/players")
 def add_player():
-    name = json_body().get("name")
-    if not isinstance(name, str) or not name.strip() or len(name.strip()) > 24:
-        raise ApiError(400, "malformed", "'name' must be a name of 1 to 24 characters")
-    table().log.add_player(" ".join(name.split()))
-    return jsonify({"players": table().log.players()}), 201
+    data = json_body()
+    return jsonify({"players": table().remember_player(data.get("name"), data.get("colour"))}), 201
+
+
+@bp.post("/players/<name>")
+def update_player(name: str):
+    data = json_body()
+    if "colour" not in data:
+        raise ApiError(400, "malformed", "send the player's 'colour', like #0072b2")
+    if not any(p["name"] == name for p in table().players()):
+        raise ApiError(404, "not_found", f"no player {name!r}")
+    return jsonify({"players": table().remember_player(name, data["colour"])})
 
 
 @bp.get("/sessions")
@@ -88,13 +113,32 @@ def post_event(session_id: int):
     return jsonify(table().submit(session_id, data, source="tap", expected_seq=expected_seq(data)))
 
 
-@bp.post("/sessions/<int:session_id>/<any(undo, redo):action>")
-def undo_or_redo(session_id: int, action: str):
-    data = request.get_json(silent=True) if request.data else {}
-    if not isinstance(data, dict):
-        raise ApiError(400, "malformed", "the body must be a JSON object or empty")
-    step = table().undo if action == "undo" else table().redo
+@bp.post("/sessions/<int:session_id>/<any(undo, redo, abandon):action>")
+def session_action(session_id: int, action: str):
+    data = json_body(empty_ok=True)
+    unknown = sorted(set(data) - {"expected_seq"})
+    if unknown:
+        raise ApiError(400, "malformed", f"{action} takes only 'expected_seq', not {unknown[0]!r}")
+    step = {"undo": table().undo, "redo": table().redo, "abandon": table().abandon}[action]
     return jsonify(step(session_id, expected_seq(data)))
+
+
+@bp.get("/castle")
+def castle_status():
+    return jsonify(castle().status())
+
+
+@bp.post("/castle")
+def castle_attach():
+    data = json_body()
+    if "session" not in data:
+        raise ApiError(400, "malformed", "send 'session': the game to attach the castle to, or null to release it")
+    session_id = data["session"]
+    if session_id is None:
+        return jsonify(castle().release())
+    if isinstance(session_id, bool) or not isinstance(session_id, int):
+        raise ApiError(400, "malformed", "'session' must be a game number or null")
+    return jsonify(castle().attach(session_id))
 
 
 @bp.get("/sessions/<int:session_id>/events")

@@ -8,6 +8,7 @@ from typing import Any, Mapping
 
 from flask import Flask
 
+from companion.castle import Castle
 from companion.log import EventLog
 from companion.table import Table
 
@@ -38,10 +39,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     rebuilt = table.rebuild()
     log.info("session log %s: %d unfinished sessions rebuilt", database, rebuilt)
     app.extensions["table"] = table
+    app.extensions["castle"] = Castle(table)
 
     from .sensors import start_sensors  # the hardware side is optional and imported only here
     try:
-        app.extensions["sensors"] = start_sensors(app, table)
+        app.extensions["sensors"] = start_sensors(app, table, app.extensions["castle"])
     except ValueError:  # a wrong pin or camera setting: the caller reports it and stops
         event_log.close()
         raise

@@ -5,12 +5,17 @@ import logging
 from typing import Any
 
 from flask import Flask, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from companion.games import IllegalEventError, MalformedEventError, RuleError
 from companion.table import TableError
 
 log = logging.getLogger(__name__)
+
+
+#: The error codes of the API, one meaning each (the README and the OpenAPI document say the same).
+ERROR_CODES = {400: "malformed", 403: "not_paired", 404: "not_found", 405: "method_not_allowed",
+               409: "conflict", 413: "too_large", 422: "rule", 429: "too_many", 500: "internal"}
 
 
 class ApiError(Exception):
@@ -41,18 +46,23 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(RuleError)
     def _rule_error(err: RuleError):
+        # A malformed event (a field missing, of the wrong type or out of range) is a 400 like any malformed
+        # request; an event the rules refuse in this state is a 422. Both name the rule.
         if isinstance(err, MalformedEventError) and not isinstance(err, IllegalEventError):
-            code = "malformed"
-        else:
-            code = "rule"
-        return error_response(422, code, str(err), rule=err.rule)
+            return error_response(400, "malformed", err.message, rule=err.rule)
+        return error_response(422, "rule", err.message, rule=err.rule)
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
         status = err.code or 500
+        headers = {}
+        if isinstance(err, MethodNotAllowed) and err.valid_methods:
+            headers["Allow"] = ", ".join(sorted(err.valid_methods))
         if _wants_json():
-            return error_response(status, err.name.lower().replace(" ", "_"), err.description or err.name)
-        return render_template("error.html", status=status, message=err.description or err.name), status
+            body, _ = error_response(status, ERROR_CODES.get(status, err.name.lower().replace(" ", "_")),
+                                     err.description or err.name)
+            return body, status, headers
+        return render_template("error.html", status=status, message=err.description or err.name), status, headers
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception):

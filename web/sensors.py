@@ -1,9 +1,10 @@
 """Wires the castle's sensors into the table: break-beam gates, the camera and, in simulation, a marble
 roller and a simulated castle camera.
 
-Every marble a gate sees goes through `Table.submit` with source "sensor", exactly like a tap, while a
-Diego Drachenzahn round is running; otherwise it is only shown (published on the "sensors" topic). The
-camera's readings become "camera" events that confirm or flag the round (rulings D3, D4).
+Every marble a gate sees goes through `Table.submit` with source "sensor", exactly like a tap, to the Diego
+Drachenzahn session that holds the castle (companion.castle) while its round is running; otherwise it is
+only shown (published on the "sensors" topic). The camera's readings become "camera" events that confirm or
+flag the round (rulings D3, D4).
 """
 from __future__ import annotations
 
@@ -14,9 +15,8 @@ from typing import Any
 
 from flask import Flask
 
-from companion.games import RuleError
-from companion.games.diego import GAME_ID as DIEGO
-from companion.table import Table, TableError
+from companion.castle import Castle
+from companion.table import Table
 
 from .stream import SENSORS_TOPIC
 
@@ -37,9 +37,10 @@ def detect_mode(model_file: Path = PI_MODEL) -> str:
 class Sensors:
     """The running sensors and what the kiosk and /api/health show about them."""
 
-    def __init__(self, mode: str, table: Table) -> None:
+    def __init__(self, mode: str, table: Table, castle: Castle) -> None:
         self.mode = mode
         self.table = table
+        self.castle_owner = castle
         self.gates: Any = None
         self.simulator: Any = None
         self.castle: Any = None
@@ -70,7 +71,7 @@ class Sensors:
 
     # the round, followed through the table's watch hook
     def on_view(self, view: dict[str, Any]) -> None:
-        if view["game"] != DIEGO:
+        if view["id"] != self.castle_owner.holder:
             return
         current = view["state"].get("current")
         key = (view["id"], current["number"]) if current else None
@@ -87,21 +88,10 @@ class Sensors:
         return self._round_marbles == 0
 
     # readings
-    def _submit(self, event: dict[str, Any], source: str) -> tuple[int | None, str | None]:
-        """Submit to the running Diego round; returns (session, None) or (session or None, why not)."""
-        session_id = self.table.running(DIEGO)
-        if session_id is None:
-            return None, "no Diego Drachenzahn round is running"
-        try:
-            self.table.submit(session_id, event, source=source)
-        except (RuleError, TableError) as err:
-            return session_id, str(err)
-        return session_id, None
-
     def on_marble(self, reading: Any) -> None:
         """A marble recognised by a gate: score it in the running Diego round, or only show it."""
         self.last_marble_at = time.monotonic()
-        session_id, why_not = self._submit({"type": "marble", "gate": reading.gate}, "sensor")
+        session_id, why_not = self.castle_owner.submit({"type": "marble", "gate": reading.gate}, "sensor")
         self.last_marble = {"gate": reading.gate, "width_ms": round(reading.width_ms, 2), "at": reading.at,
                             "scored": why_not is None, "session": session_id, "note": why_not}
         self.table.bus.publish(SENSORS_TOPIC, "marble", self.last_marble)
@@ -112,10 +102,10 @@ class Sensors:
     def on_camera_reading(self, detection: Any, photo: bytes) -> None:
         """Where the camera sees the marbles rest: a "camera" event in the running round (rulings D3, D4)."""
         event = {"type": "camera", "counts": list(detection.counts), "outside": detection.outside}
-        session_id = self.table.running(DIEGO)
+        session_id = self.castle_owner.holder
         if session_id is not None and photo:
             self.photos[session_id] = photo  # before the event, so the page finds it when it asks
-        session_id, why_not = self._submit(event, "camera")
+        session_id, why_not = self.castle_owner.submit(event, "camera")
         self.table.bus.publish(SENSORS_TOPIC, "camera", {**event, "session": session_id, "note": why_not})
 
     # simulation
@@ -138,7 +128,7 @@ class Sensors:
             self.gates.close()
 
 
-def start_sensors(app: Flask, table: Table) -> Sensors:
+def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
     """Start the gates and the camera per app.config.
 
     SENSORS is auto | simulation | hardware | off; CAMERA is a frame source spec, "simulation" or "off"
@@ -149,7 +139,7 @@ def start_sensors(app: Flask, table: Table) -> Sensors:
     """
     setting = app.config["SENSORS"]
     mode = detect_mode() if setting in ("auto", "off") else setting
-    sensors = Sensors(mode, table)
+    sensors = Sensors(mode, table, castle)
     table.watch(sensors.on_view)
     if setting == "off":
         sensors.gates_error = sensors.camera_error = "sensors are switched off"

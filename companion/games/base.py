@@ -1,8 +1,10 @@
-"""What every game module declares: options, event types and the pure setup/apply/view trio."""
+"""What every game module declares: options, event types and the pure setup/apply/view trio, and the
+typed contract of the view every game returns."""
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, TypedDict
 
 
 class RuleError(Exception):
@@ -28,17 +30,18 @@ class Option:
 
     id: str
     name: str
-    kind: str  # "int" | "bool" | "names"
+    kind: str  # "int" | "bool" | "names" | "symbols" (a list of ids, each one of `choices`)
     default: Any
     help: str = ""
     minimum: int | None = None
     maximum: int | None = None
-    length: int | None = None  # for "names": exact number of entries
+    length: int | None = None  # for "names" and "symbols": exact number of entries
     ruling: str | None = None
+    choices: tuple[str, ...] | None = None  # for "symbols"
 
     def to_json(self) -> dict[str, Any]:
         data = {"id": self.id, "name": self.name, "kind": self.kind, "default": self.default, "help": self.help}
-        for key in ("minimum", "maximum", "length", "ruling"):
+        for key in ("minimum", "maximum", "length", "ruling", "choices"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
         return data
@@ -46,13 +49,64 @@ class Option:
 
 @dataclass(frozen=True)
 class EventType:
-    """One event a game accepts, documented for the OpenAPI document."""
+    """One event a game accepts: its fields as a JSON-Schema subset (see companion.games.schema), which is
+    both the OpenAPI document and the one validation every event passes before `apply` sees it."""
 
     type: str
     summary: str
     properties: Mapping[str, Mapping[str, Any]]
     required: tuple[str, ...]
     example: Mapping[str, Any]
+    rule: str = "events"  # the ruling a malformed event of this type is refused under
+
+
+class RoundPoints(TypedDict):
+    """One row of the final screen's per-round breakdown."""
+
+    round: int
+    label: str
+    points: dict[str, int]
+
+
+class GameView(TypedDict, total=False):
+    """The common part of every game's view (a game adds its own keys). Checked by the contract test."""
+
+    finished: bool
+    winners: list[str]
+    round: int | None
+    scores: dict[str, int]
+    turn: str | None
+    breakdown: list[RoundPoints]
+
+
+#: The keys and types of GameView every view must have.
+VIEW_CONTRACT: dict[str, tuple[type, ...]] = {
+    "finished": (bool,), "winners": (list,), "round": (int, type(None)), "scores": (dict,),
+    "turn": (str, type(None)), "breakdown": (list,),
+}
+
+
+def contract_problems(view: Mapping[str, Any], players: tuple[str, ...]) -> list[str]:
+    """What is wrong with `view` against the common contract (empty when it holds)."""
+    problems = [f"{key!r} missing or not {'/'.join(t.__name__ for t in kinds)}"
+                for key, kinds in VIEW_CONTRACT.items()
+                if key not in view or not isinstance(view[key], kinds)
+                or (isinstance(view[key], bool) and bool not in kinds)]
+    if problems:
+        return problems
+    if set(view["scores"]) != set(players) or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in view["scores"].values()):
+        problems.append("scores must map every player to a whole number")
+    if not set(view["winners"]) <= set(players) or (view["finished"] and not view["winners"]
+                                                   and not view.get("no_winner")):
+        problems.append("winners must be players, and a finished game has winners (or says no_winner)")
+    if view["turn"] is not None and view["turn"] not in players:
+        problems.append("turn must be a player or null")
+    for row in view["breakdown"]:
+        if not (isinstance(row, dict) and isinstance(row.get("round"), int) and isinstance(row.get("label"), str)
+                and isinstance(row.get("points"), dict) and set(row["points"]) <= set(players)):
+            problems.append(f"breakdown row {row!r} must have round, label and points by player")
+    return problems
 
 
 @dataclass(frozen=True)
@@ -71,6 +125,16 @@ class Game:
     rulings: tuple[str, ...] = field(default=())
     #: Hides what the table may not see yet in the log listing (e.g. face-down guesses).
     redact: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = field(default=lambda events: events)
+    #: A short description of an event for people ("marble in gate 2"), used when it is undone or redone.
+    describe: Callable[[Mapping[str, Any]], str] = field(default=lambda event: str(event.get("type")))
+    #: One random legal event for `state` (None when the game is over): random play in the tests.
+    sample: Callable[[Any, random.Random], Mapping[str, Any] | None] | None = None
+    #: Raised whenever a change to the rules could refuse logs recorded before; stored with each session.
+    rules_version: int = 1
+
+    def event_type(self, kind: Any) -> EventType | None:
+        """The declared event type named `kind`, or None."""
+        return next((e for e in self.event_types if e.type == kind), None)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,8 +179,16 @@ def _check_option(option: Option, value: Any) -> Any:
                 rule, f"option {option.id!r} must be between {option.minimum} and {option.maximum}"
             )
         return value
+    if option.kind == "symbols":
+        choices = option.choices or ()
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v in choices for v in value):
+            raise MalformedEventError(rule, f"option {option.id!r} must list symbols from: {', '.join(choices)}")
+        if option.length is not None and len(value) != option.length:
+            raise MalformedEventError(rule, f"option {option.id!r} needs exactly {option.length} symbols")
+        return list(value)
     if option.kind == "names":
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() and is_clean_text(v)
+                                                           for v in value):
             raise MalformedEventError(rule, f"option {option.id!r} must be a list of non-empty names")
         if option.length is not None and len(value) != option.length:
             raise MalformedEventError(rule, f"option {option.id!r} needs exactly {option.length} names")
@@ -132,3 +204,8 @@ def require_int(event: Mapping[str, Any], key: str, low: int, high: int, rule: s
     if not low <= value <= high:
         raise MalformedEventError(rule, f"{key!r} must be from {low} to {high}, not {value}")
     return value
+
+
+def is_clean_text(text: str) -> bool:
+    """No lone surrogates and no control characters: text that SQLite, JSON and a page all take as it is."""
+    return not any(0xD800 <= ord(c) <= 0xDFFF or ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text)

@@ -1,11 +1,13 @@
 """Diego Drachenzahn: marbles, guesses, the secret token and the score track.
 
 Rules: ../shared/rules/diego-drachenzahn.txt with rulings D1-D6. A round takes marble events (from a tap
-or a break-beam gate), one guess per non-active player, optionally a camera reading that confirms where
-the marbles rest, and ends with the reveal of the token's gate.
+or a break-beam gate), optionally a camera reading that confirms where the marbles rest, the reveal of the
+token's gate, and one guess per non-active player: held face down before the reveal ("guess"), or, as the
+table plays it, the symbol each player turns over after it ("turned"). It is scored once every guess is in.
 """
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
@@ -18,6 +20,8 @@ MARBLES = 3
 MAX_CAMERA_COUNT = 9
 
 Gate = int | None  # 1..6, or None for a marble that missed every gate (ruling D4)
+#: The icons a table picks the six gate symbols from (ruling D2); the page draws them.
+SYMBOLS = ("sun", "moon", "star", "crown", "key", "flame", "gem", "tree", "bell", "cup", "shield", "drop")
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ class Round:
     marbles: tuple[Gate, ...] = ()
     sources: tuple[str, ...] = ()
     guesses: tuple[int | None, ...] = ()
+    marks: tuple[bool | None, ...] = ()  # "right"/"wrong" told after the reveal, without the symbol
     camera: tuple[int, ...] | None = None
     camera_outside: int = 0
     flag: str | None = None
@@ -41,6 +46,7 @@ class Round:
 class DiegoState:
     players: tuple[str, ...]
     gate_names: tuple[str, ...]
+    gate_symbols: tuple[str, ...]
     total_rounds: int
     scores: tuple[int, ...]
     current: Round | None
@@ -57,6 +63,9 @@ OPTIONS = (
     Option("gate_names", "Gate names", "names", [f"Gate {g}" for g in range(1, GATES + 1)],
            "Display names of the six gate symbols, left to right as the active player sees the castle.",
            length=GATES, ruling="D2"),
+    Option("gate_symbols", "Gate symbols", "symbols", list(SYMBOLS[:GATES]),
+           "The symbol of each gate, left to right as the active player sees the castle.",
+           length=GATES, ruling="D2", choices=SYMBOLS),
 )
 
 
@@ -68,6 +77,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> DiegoState:
     return DiegoState(
         players=tuple(players),
         gate_names=tuple(options["gate_names"]),
+        gate_symbols=tuple(options.get("gate_symbols", SYMBOLS[:GATES])),
         total_rounds=options["rounds_per_player"] * count,
         scores=(0,) * count,
         current=_new_round(1, 0, count),
@@ -75,7 +85,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> DiegoState:
 
 
 def _new_round(number: int, active: int, count: int) -> Round:
-    return Round(number=number, active=active, guesses=(None,) * count)
+    return Round(number=number, active=active, guesses=(None,) * count, marks=(None,) * count)
 
 
 def apply(state: DiegoState, event: Mapping[str, Any]) -> DiegoState:
@@ -87,6 +97,11 @@ def apply(state: DiegoState, event: Mapping[str, Any]) -> DiegoState:
     if state.current is None:
         raise IllegalEventError("D6", "the game is over: every player has been active "
                                 f"{state.total_rounds // len(state.players)} times")
+    if state.current.token is not None and kind in ("marble", "camera", "confirm", "reveal", "guess"):
+        what = "enter what each player turned over" if kind == "guess" else "undo the reveal to change it"
+        raise IllegalEventError("D5" if kind == "guess" else "D3",
+                                f"the token of this round is revealed ({state.gate_names[state.current.token - 1]}); "
+                                f"{what}")
     return handler(state, state.current, event)
 
 
@@ -172,16 +187,51 @@ def _reveal(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     if current.flag is not None:
         raise IllegalEventError("D4", f"the round is flagged ({current.flag}); confirm the marbles first")
     # Marbles not entered count as misses: beams cannot see a miss, and a miss scores nothing anyway.
-    waiting = [state.players[s] for s, g in enumerate(current.guesses) if g is None and s != current.active]
-    if waiting:
-        raise IllegalEventError("D5", "every other player guesses before the reveal; waiting for "
-                                + ", ".join(waiting))
+    return _score_if_complete(state, replace(current, token=token))
+
+
+def _turned(state: DiegoState, current: Round, event: Mapping[str, Any]) -> DiegoState:
+    """After the reveal: the symbol a player turned over, or only whether it was right (ruling D5)."""
+    seat = _seat(state, event.get("player"))
+    if current.token is None:
+        raise IllegalEventError("D5", "the token is not revealed yet; a guess before the reveal stays face down")
+    if seat == current.active:
+        raise IllegalEventError("D5", f"{state.players[seat]} is the active player and does not guess")
+    if current.guesses[seat] is not None or current.marks[seat] is not None:
+        raise IllegalEventError("D5", f"{state.players[seat]} has already guessed this round")
+    has_gate, has_mark = event.get("gate") is not None, event.get("correct") is not None
+    if has_gate == has_mark:
+        raise MalformedEventError("D5", "say either the 'gate' turned over or whether it was 'correct'")
+    if has_gate:
+        gate = require_int(event, "gate", 1, GATES, "D5")
+        updated = replace(current, guesses=_at(current.guesses, seat, gate))
+    else:
+        if not isinstance(event["correct"], bool):
+            raise MalformedEventError("D5", "'correct' must be true or false")
+        updated = replace(current, marks=_at(current.marks, seat, event["correct"]))
+    return _score_if_complete(state, updated)
+
+
+def _at(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
+    return values[:seat] + (value,) + values[seat + 1:]
+
+
+def _waiting(state: DiegoState, current: Round) -> list[str]:
+    return [state.players[s] for s in range(len(state.players))
+            if s != current.active and current.guesses[s] is None and current.marks[s] is None]
+
+
+def _score_if_complete(state: DiegoState, current: Round) -> DiegoState:
+    """Score the revealed round once every non-active player's guess is in (rulings D3, D5, D6)."""
+    token = current.token
+    if token is None or _waiting(state, current):
+        return replace(state, current=current)
     points = tuple(
         sum(1 for g in current.marbles if g == token) if seat == current.active
-        else int(current.guesses[seat] == token)
+        else int(current.guesses[seat] == token or current.marks[seat] is True)
         for seat in range(len(state.players))
     )
-    done = replace(current, token=token, points=points)
+    done = replace(current, points=points)
     scores = tuple(a + b for a, b in zip(state.scores, points))
     count = len(state.players)
     following = None
@@ -196,7 +246,8 @@ def _seat(state: DiegoState, player: Any) -> int:
     return state.players.index(player)
 
 
-_HANDLERS = {"marble": _marble, "guess": _guess, "camera": _camera, "confirm": _confirm, "reveal": _reveal}
+_HANDLERS = {"marble": _marble, "guess": _guess, "camera": _camera, "confirm": _confirm, "reveal": _reveal,
+             "turned": _turned}
 
 
 def view(state: DiegoState) -> dict[str, Any]:
@@ -212,27 +263,36 @@ def view(state: DiegoState) -> dict[str, Any]:
         "finished": state.finished,
         "winners": winners,
         "round": current.number if current else state.total_rounds,
+        "turn": players[current.active] if current else None,
+        "breakdown": [{"round": r.number, "label": f"Round {r.number} · {players[r.active]}",
+                       "points": dict(zip(players, r.points or ()))} for r in state.history],
         "total_rounds": state.total_rounds,
         "scores": scores,
         "gate_names": list(state.gate_names),
+        "gate_symbols": list(state.gate_symbols),
         "history": [_round_json(state, r) for r in state.history],
         "last_round": _round_json(state, state.history[-1]) if state.history else None,
     }
     if current is None:
         data.update(active=None, phase="finished", expects=[], current=None)
         return data
-    waiting = [players[s] for s, g in enumerate(current.guesses) if g is None and s != current.active]
-    if current.flag:
-        phase = "flagged"
-    elif len(current.marbles) < MARBLES:
-        phase = "marbles"
-    elif waiting:
-        phase = "guesses"
+    waiting = _waiting(state, current)
+    revealed = current.token is not None
+    if revealed:
+        phase, expects = "turn-over", ["turned"]
     else:
-        phase = "reveal"
-    expects = ["marble", "camera", "confirm"] + (["guess"] if waiting else [])
-    if not waiting and not current.flag:
-        expects.append("reveal")
+        if current.flag:
+            phase = "flagged"
+        elif len(current.marbles) < MARBLES:
+            phase = "marbles"
+        elif waiting:
+            phase = "guesses"
+        else:
+            phase = "reveal"
+        expects = ["marble", "camera", "confirm"] + (["guess"] if waiting else [])
+        if not current.flag:
+            expects.append("reveal")
+    others = [(s, p) for s, p in enumerate(players) if s != current.active]
     data.update(
         active=players[current.active],
         phase=phase,
@@ -242,7 +302,9 @@ def view(state: DiegoState) -> dict[str, Any]:
             "active": players[current.active],
             "marbles": list(current.marbles),
             "sources": list(current.sources),
-            "guessed": {p: current.guesses[s] is not None for s, p in enumerate(players) if s != current.active},
+            "guessed": {p: current.guesses[s] is not None or current.marks[s] is not None for s, p in others},
+            "guesses": {p: _shown_guess(current, s) for s, p in others} if revealed else None,
+            "token": current.token,
             "waiting_for_guesses": waiting,
             "camera": None if current.camera is None
             else {"counts": list(current.camera), "outside": current.camera_outside},
@@ -253,6 +315,11 @@ def view(state: DiegoState) -> dict[str, Any]:
     return data
 
 
+def _shown_guess(r: Round, seat: int) -> int | bool | None:
+    """The symbol a player guessed, or only whether it was right when that is all the table said."""
+    return r.guesses[seat] if r.guesses[seat] is not None else r.marks[seat]
+
+
 def _round_json(state: DiegoState, r: Round) -> dict[str, Any]:
     players = state.players
     return {
@@ -260,7 +327,7 @@ def _round_json(state: DiegoState, r: Round) -> dict[str, Any]:
         "active": players[r.active],
         "marbles": list(r.marbles),
         "token": r.token,
-        "guesses": {p: r.guesses[s] for s, p in enumerate(players) if s != r.active},
+        "guesses": {p: _shown_guess(r, s) for s, p in enumerate(players) if s != r.active},
         "points": {p: pts for p, pts in zip(players, r.points or ())},
     }
 
@@ -280,23 +347,77 @@ _GATE = {"type": "integer", "minimum": 1, "maximum": GATES}
 EVENT_TYPES = (
     EventType("marble", "A marble went into a gate (gate 1-6) or missed every gate (gate null). "
               "Taps allow at most 3 per round; more from the sensors flag the round (D4).",
-              {"gate": {**_GATE, "nullable": True}}, ("gate",), {"type": "marble", "gate": 3}),
+              {"gate": {**_GATE, "nullable": True}}, ("gate",), {"type": "marble", "gate": 3}, rule="D2"),
     EventType("guess", "A non-active player's guess of the token's gate (D5).",
-              {"player": {"type": "string"}, "gate": _GATE}, ("player", "gate"),
-              {"type": "guess", "player": "Ada", "gate": 3}),
+              {"player": {"type": "string", "maxLength": 24}, "gate": _GATE}, ("player", "gate"),
+              {"type": "guess", "player": "Ada", "gate": 3}, rule="D5"),
     EventType("camera", "Where the camera sees the marbles rest: counts per gate, gate 1 first, and outside "
               "every gate. Confirms or flags the beams (D3, D4); alone, it fills in the round.",
               {"counts": {"type": "array", "items": {"type": "integer", "minimum": 0,
                                                      "maximum": MAX_CAMERA_COUNT},
                           "minItems": GATES, "maxItems": GATES},
                "outside": {"type": "integer", "minimum": 0, "maximum": MAX_CAMERA_COUNT}},
-              ("counts",), {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}),
+              ("counts",), {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}, rule="D3"),
     EventType("confirm", "A person confirms or corrects the round's marbles by tap (D4).",
               {"marbles": {"type": "array", "maxItems": MARBLES, "items": {**_GATE, "nullable": True}}},
-              ("marbles",), {"type": "confirm", "marbles": [3, 3, None]}),
-    EventType("reveal", "The active player reveals the token's gate; the round is scored (D3, D5, D6).",
-              {"gate": _GATE}, ("gate",), {"type": "reveal", "gate": 3}),
+              ("marbles",), {"type": "confirm", "marbles": [3, 3, None]}, rule="D4"),
+    EventType("reveal", "The active player reveals the token's gate; the round is scored once every guess is "
+              "in (D3, D5, D6).",
+              {"gate": _GATE}, ("gate",), {"type": "reveal", "gate": 3}, rule="D3"),
+    EventType("turned", "After the reveal: the symbol a player turned over (gate), or only whether it was "
+              "right (correct); one of the two (D5).",
+              {"player": {"type": "string", "maxLength": 24}, "gate": {**_GATE, "nullable": True},
+               "correct": {"type": "boolean", "nullable": True}}, ("player",),
+              {"type": "turned", "player": "Ada", "gate": 3}, rule="D5"),
 )
+
+
+def describe(event: Mapping[str, Any]) -> str:
+    """A short description of an event for people, e.g. when it is undone."""
+    gate = event.get("gate")
+    where = f"gate {gate}" if gate is not None else "no gate"
+    kind = event.get("type")
+    if kind == "marble":
+        return f"marble in {where}" if gate is not None else "marble that missed every gate"
+    if kind == "guess":
+        return f"{event.get('player')}'s face-down guess"
+    if kind == "turned":
+        told = where if gate is not None else ("right" if event.get("correct") else "wrong")
+        return f"{event.get('player')}'s guess ({told})"
+    if kind == "reveal":
+        return f"the reveal of the token ({where})"
+    if kind == "camera":
+        return "the camera's reading"
+    if kind == "confirm":
+        return "the confirmed marbles"
+    return str(kind)
+
+
+def sample(state: DiegoState, rng: random.Random) -> dict[str, Any] | None:
+    """One random legal event (random play in the tests): marbles, guesses either way, the reveal."""
+    current = state.current
+    if current is None:
+        return None
+    waiting = _waiting(state, current)
+    if current.token is not None:
+        player = rng.choice(waiting)
+        if rng.random() < 0.5:
+            return {"type": "turned", "player": player, "gate": rng.randint(1, GATES)}
+        return {"type": "turned", "player": player, "correct": rng.random() < 0.4}
+    if current.flag is not None:
+        return {"type": "confirm", "marbles": [rng.choice([None, *range(1, GATES + 1)])
+                                               for _ in range(rng.randint(0, MARBLES))]}
+    choices = ["reveal"]
+    if len(current.marbles) < MARBLES:
+        choices += ["marble"] * 3
+    if waiting:
+        choices += ["guess"]
+    kind = rng.choice(choices)
+    if kind == "marble":
+        return {"type": "marble", "gate": rng.choice([None, *range(1, GATES + 1)])}
+    if kind == "guess":
+        return {"type": "guess", "player": rng.choice(waiting), "gate": rng.randint(1, GATES)}
+    return {"type": "reveal", "gate": rng.randint(1, GATES)}
 
 GAME = Game(
     id=GAME_ID,
@@ -310,4 +431,7 @@ GAME = Game(
     view=view,
     rulings=("D1", "D2", "D3", "D4", "D5", "D6"),
     redact=redact,
+    describe=describe,
+    sample=sample,
+    rules_version=2,  # 2: the token may be revealed before the guesses are in (quick scoring)
 )

@@ -1,0 +1,92 @@
+"""Strict validation of events against their declared EventType, in one place, before `apply` sees them.
+
+The schema is the JSON-Schema subset the game modules declare (and the OpenAPI document shows): `type`
+integer | number | string | boolean | array | object, `nullable`, `minimum`/`maximum`, `enum`,
+`maxLength`, `items`, `minItems`/`maxItems`, `properties`. Unknown fields are refused, strings and arrays
+are bounded even where a game declares no bound, and NaN, infinities and lone surrogates never pass.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from .base import EventType, Game, MalformedEventError, is_clean_text
+
+MAX_STRING = 64
+MAX_ITEMS = 64
+MAX_DEPTH = 4
+ENVELOPE = ("type", "expected_seq")  # fields of the request, not of the event
+
+
+def validate_event(game: Game, event: Mapping[str, Any]) -> dict[str, Any]:
+    """The event's own fields (without the envelope), checked against its declared type; raises
+    MalformedEventError naming the field and the event type's rule, and changes nothing."""
+    kind = event.get("type")
+    declared = game.event_type(kind) if isinstance(kind, str) else None
+    if declared is None:
+        known = ", ".join(e.type for e in game.event_types)
+        raise MalformedEventError("events", f"{game.name} has no event {kind!r}; its events are {known}")
+    payload = {k: v for k, v in event.items() if k not in ENVELOPE}
+    unknown = sorted(str(k) for k in payload if k not in declared.properties)
+    if unknown:
+        raise MalformedEventError(declared.rule, f"a {kind!r} event has no field {unknown[0]!r}")
+    for name in declared.required:
+        if name not in payload:
+            raise MalformedEventError(declared.rule, f"a {kind!r} event needs {name!r}")
+    for name, value in payload.items():
+        _check(declared, name, value, declared.properties[name], 1)
+    return payload
+
+
+def _check(declared: EventType, path: str, value: Any, schema: Mapping[str, Any], depth: int) -> None:
+    def refuse(what: str) -> MalformedEventError:
+        return MalformedEventError(declared.rule, f"{path!r} {what}")
+
+    if depth > MAX_DEPTH:
+        raise refuse(f"is nested more than {MAX_DEPTH} levels deep")
+    if value is None:
+        if schema.get("nullable"):
+            return
+        raise refuse("must not be null")
+    kind = schema.get("type")
+    if kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise refuse("must be a whole number")
+        _range(refuse, value, schema)
+    elif kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise refuse("must be a finite number")
+        _range(refuse, value, schema)
+    elif kind == "boolean":
+        if not isinstance(value, bool):
+            raise refuse("must be true or false")
+    elif kind == "string":
+        if not isinstance(value, str):
+            raise refuse("must be text")
+        if len(value) > int(schema.get("maxLength", MAX_STRING)) or not is_clean_text(value):
+            raise refuse(f"must be plain text of at most {schema.get('maxLength', MAX_STRING)} characters")
+    elif kind == "array":
+        if not isinstance(value, list):
+            raise refuse("must be a list")
+        if not int(schema.get("minItems", 0)) <= len(value) <= int(schema.get("maxItems", MAX_ITEMS)):
+            raise refuse(f"must list {schema.get('minItems', 0)} to {schema.get('maxItems', MAX_ITEMS)} items")
+        for i, item in enumerate(value):
+            _check(declared, f"{path}[{i}]", item, schema.get("items", {}), depth + 1)
+    elif kind == "object":
+        if not isinstance(value, dict):
+            raise refuse("must be an object")
+        fields = schema.get("properties", {})
+        for key, item in value.items():
+            if key not in fields:
+                raise refuse(f"has no field {key!r}")
+            _check(declared, f"{path}.{key}", item, fields[key], depth + 1)
+    else:
+        raise ValueError(f"{declared.type}.{path}: undeclared schema type {kind!r}")
+    if "enum" in schema and value not in schema["enum"]:
+        raise refuse(f"must be one of {', '.join(map(str, schema['enum']))}")
+
+
+def _range(refuse: Any, value: float, schema: Mapping[str, Any]) -> None:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise refuse(f"must be from {low} to {high}, not {value}")
