@@ -56,11 +56,6 @@ def _status(view: dict[str, Any]) -> str:
     return view.get("status") or ("finished" if view["finished"] else "running")
 
 
-def _players() -> list[dict[str, Any]]:
-    """The players, most recently played first, as {"name", "colour"}."""
-    return [p if isinstance(p, dict) else {"name": p, "colour": None} for p in _table().log.players()]
-
-
 @bp.get("/")
 def home():
     sessions = _table().sessions(limit=40)
@@ -70,7 +65,7 @@ def home():
     return render_template(
         "home.html",
         games=[g.to_json() for g in GAMES.values()],
-        players=_players(),
+        players=_table().players(),
         running=by_status.get("running", []),
         set_aside=by_status.get("set_aside", []),
         finished=by_status.get("finished", [])[:RECENT_FINISHED],

@@ -442,7 +442,7 @@ export function startGame(page) {
       turn.replaceChildren(...(active && !readOnly
         ? [who(view, active, "who turn-name"), h("span", { class: "phrase" }, page.phrase?.(view) || "")] : []));
     }
-    keepAwake(!readOnly);
+    keepAwake(document.body.dataset.status === "running");
     page.render(view, game);
     renderFinal(view, game);
   }

@@ -11,8 +11,8 @@ let view = JSON.parse($("session-data").textContent);
 let faceDown = localStorage.getItem(FACE_DOWN_KEY) === "yes";
 const unscored = [];
 
-const symbolOf = (gate) => (view.state.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
-const gateName = (gate) => (gate == null ? "missed" : view.state.gate_names?.[gate - 1] || `Gate ${gate}`);
+const symbolOf = (gate) => (view.state?.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
+const gateName = (gate) => (gate == null ? "missed" : view.state?.gate_names?.[gate - 1] || `Gate ${gate}`);
 const gateLabel = (gate) => [icon(symbolOf(gate)), h("span", { class: "gname" }, gateName(gate))];
 
 /** "Ben's guess", "Ben's and Cleo's guesses". */
@@ -152,6 +152,7 @@ function render(v, game) {
   view = v;
   const state = v.state;
   renderCastle(v);
+  if (!state) return; // set aside: today's rules cannot read this game; the notice says so
   renderLastRound(state);
   const cur = state.current;
   if (!cur) return; // the final screen shows
