@@ -418,6 +418,24 @@ def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
 
 
+def test_a_set_aside_game_is_shown_read_only_with_its_reason(open_page: Callable[..., Any], base: str,
+                                                              app: Flask) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    table = app.extensions["table"]
+    table.log.append(session["id"], "marble", {"gate": 9}, "tap")  # recorded once, refused by today's rules
+    table.rebuild()
+    page = open_page()
+    page.goto(base + "/")
+    card = page.locator(f"#running .set-aside[data-session='{session['id']}']")
+    expect(card).to_contain_text("set aside")
+    expect(card).to_contain_text("no longer folds")
+    card.click()
+    expect(page.locator("#readonly")).to_contain_text("set aside and can only be looked at")
+    expect(page.locator("#readonly")).to_contain_text("no longer folds")
+    expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
+    assert page.locator("#play").evaluate("el => el.inert")
+
+
 def test_player_buttons_keep_their_order(open_page: Callable[..., Any], base: str) -> None:
     for name in ("Ada", "Ben", "Cleo"):
         call(f"{base}/api/players", {"name": name})
