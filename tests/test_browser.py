@@ -368,6 +368,48 @@ def test_whose_turn_reads_from_across_the_table(open_page: Callable[..., Any], b
     assert "86, 180, 233" in board.evaluate("el => getComputedStyle(el).borderLeftColor")
 
 
+CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
+
+
+def test_pages_run_under_a_strict_content_security_policy(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_page()
+    refused: list[str] = []
+    page.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+
+    def with_csp(route: Any) -> None:
+        if route.request.resource_type != "document":
+            route.fallback()
+            return
+        response = route.fetch()
+        route.fulfill(response=response, headers={**response.headers, "content-security-policy": CSP})
+
+    page.route(f"{base}/**", with_csp)
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    page.click("#add-player")  # the keyboard is built by script
+    page.click("#kb-cancel")
+    page.goto(f"{base}/play/{session['id']}")
+    page.click("#marble-pad [data-gate='1']")
+    expect(page.locator("#slots .slot.filled")).to_have_count(1, timeout=WAIT_MS)
+    expect(page.locator("#turn .turn-name")).to_have_css("font-size", re.compile(r"^(4\d|[5-9]\d)(\.\d+)?px$"))
+    assert refused == []
+
+
+def test_the_screen_stays_awake_while_a_game_runs(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_page()
+    page.add_init_script("""(() => {
+        window.wakeRequests = 0;
+        const lock = () => { const l = { released: false, release: async () => { l.released = true; } }; return l; };
+        Object.defineProperty(navigator, 'wakeLock', { value: { request: async () => { window.wakeRequests++; window.lastLock = lock(); return window.lastLock; } } });
+    })()""")
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_function("window.wakeRequests === 1")
+    page.evaluate("() => { window.lastLock.released = true; document.dispatchEvent(new Event('visibilitychange')); }")
+    page.wait_for_function("window.wakeRequests === 2")  # taken again when the screen comes back
+
+
 # ---- ending and starting again ------------------------------------------------------------------------------------
 
 def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: str) -> None:
