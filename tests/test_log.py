@@ -363,3 +363,16 @@ def test_memory_log_works() -> None:
         assert [e.seq for e in log.events(session.id)] == [1]
     finally:
         log.close()
+
+
+def test_settings_are_kept_by_key(path: Path) -> None:
+    log = EventLog(path)
+    assert log.setting("heroes") is None
+    log.save_setting("heroes", {"Arcana": {"attack": 11}})
+    log.save_setting("heroes", {"Arcana": {"attack": 11, "defence": 11}})
+    log.close()
+    reopened = EventLog(path)
+    try:
+        assert reopened.setting("heroes") == {"Arcana": {"attack": 11, "defence": 11}}
+    finally:
+        reopened.close()
