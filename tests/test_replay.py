@@ -159,3 +159,28 @@ def test_reads_racing_undos_after_a_restart_never_leave_a_stale_cache(tmp_path: 
         assert view["state"] == DIEGO.view(fold_log(log, record, DIEGO))
         log.close()
     assert json.dumps(view)
+
+
+def test_the_companion_starts_on_a_corrupt_log_and_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "companion.sqlite3").write_bytes(b"\x00garbage" * 500)
+    app = create_app({"TESTING": True, "DATA_DIR": str(data), "SENSORS": "off"})
+    try:
+        client = app.test_client()
+        notices = client.get("/api/health").get_json()["notices"]
+        assert len(notices) == 1 and "moved aside" in notices[0]
+        assert client.post("/api/sessions", json={"game": DIEGO.id, "players": ["A", "B"]}).status_code == 201
+    finally:
+        shutdown(app)
+    assert len(list(data.glob("companion.sqlite3.corrupt-*"))) == 1
+
+
+def test_companion_backup_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from web.cli import main
+
+    data = tmp_path / "data"
+    assert main(["backup", "--data", str(data)]) == 1 and "no session log" in capsys.readouterr().err
+    EventLog(data / "companion.sqlite3").close()
+    assert main(["backup", "--data", str(data), "--keep", "2"]) == 0
+    assert len(list((data / "backups").glob("companion-*.sqlite3"))) == 1
