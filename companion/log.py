@@ -78,6 +78,7 @@ class NewerDatabase(RuntimeError):
 def open_log(path: str | Path, now: float | None = None) -> tuple[EventLog, str | None]:
     """Open the log at `path`. A corrupt or unreadable database is moved aside with a timestamp (its WAL and
     shared-memory files with it) and a fresh one started: returns the log and a note saying so, or None."""
+    problem: str | None
     try:
         log = EventLog(path)
     except NewerDatabase:
@@ -216,7 +217,8 @@ class EventLog:
                 db.execute("INSERT INTO players (name, created, last_played) VALUES (?, ?, ?) "
                            "ON CONFLICT(name) DO UPDATE SET last_played = excluded.last_played",
                            (name, now, now))
-            session_id = int(cur.lastrowid)
+            assert cur.lastrowid is not None
+            session_id = cur.lastrowid
         record = self.session(session_id)
         assert record is not None
         return record

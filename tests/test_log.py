@@ -8,10 +8,10 @@ from typing import Any, Iterator
 
 import pytest
 
+from companion.backup import backup
 from companion.games import GAMES
 from companion.games.diego import DiegoState
-from companion.backup import backup
-from companion.log import SCHEMA_VERSION, NewerDatabase, open_log, EventLog, iter_live_payloads
+from companion.log import SCHEMA_VERSION, EventLog, NewerDatabase, iter_live_payloads, open_log
 from companion.table import Table, fold_log
 
 GAME = GAMES["diego-drachenzahn"]
