@@ -44,6 +44,11 @@ CREATE TABLE IF NOT EXISTS events (
     changed REAL,
     PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    changed REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS castle (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     time REAL NOT NULL,
@@ -52,6 +57,7 @@ CREATE TABLE IF NOT EXISTS castle (
     by TEXT NOT NULL
 );
 """
+SCHEMA_VERSION = 2  # PRAGMA user_version; 0 is the first schema, from before versions were kept
 # Columns added since the first schema: (table, column, definition), added to older databases at open.
 MIGRATIONS = (
     ("players", "colour", "TEXT"),
@@ -63,6 +69,40 @@ SESSION_QUERY = """SELECT s.*,
     EXISTS(SELECT 1 FROM events e WHERE e.session_id = s.id AND e.status = 'live') AS can_undo,
     EXISTS(SELECT 1 FROM events e WHERE e.session_id = s.id AND e.status = 'undone') AS can_redo
     FROM sessions s"""
+
+
+class NewerDatabase(RuntimeError):
+    """The database's schema is newer than this companion knows: never touched, never moved aside."""
+
+
+def open_log(path: str | Path, now: float | None = None) -> tuple[EventLog, str | None]:
+    """Open the log at `path`. A corrupt or unreadable database is moved aside with a timestamp (its WAL and
+    shared-memory files with it) and a fresh one started: returns the log and a note saying so, or None."""
+    problem: str | None
+    try:
+        log = EventLog(path)
+    except NewerDatabase:
+        raise
+    except sqlite3.DatabaseError as err:
+        problem = str(err)
+    else:
+        try:
+            problem = log.check()
+        except sqlite3.DatabaseError as err:
+            problem = str(err)
+        if problem is None:
+            return log, None
+        log._db.close()
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if now is None else now))
+    base = Path(path)
+    aside = base.with_name(f"{base.name}.corrupt-{stamp}")
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(f"{base}{suffix}")
+        if part.exists():
+            part.rename(f"{aside}{suffix}")
+    note = (f"the session log {base.name} could not be read ({problem}); it was moved aside as {aside.name} "
+            "and a fresh log was started")
+    return EventLog(path), note
 
 
 @dataclass(frozen=True)
@@ -109,18 +149,55 @@ class EventLog:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(SCHEMA)
-        self._migrate()
+        try:
+            self._migrate()
+        except Exception:
+            self._db.close()
+            raise
 
     def _migrate(self) -> None:
-        for table, column, definition in MIGRATIONS:
-            have = {row["name"] for row in self._db.execute(f"PRAGMA table_info({table})")}
-            if column not in have:
-                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
-        self._db.execute("UPDATE sessions SET status = 'finished' WHERE finished IS NOT NULL AND status = 'running'")
+        """Bring an older database up to SCHEMA_VERSION in one transaction; refuse a newer one."""
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise NewerDatabase(f"{self.path} was written by a newer companion (schema {version}, this one "
+                                f"knows {SCHEMA_VERSION}); update the companion or start with another data folder")
+        if version == SCHEMA_VERSION:
+            self._db.executescript(SCHEMA)  # nothing to migrate; tables added since are created if missing
+            return
+        with self._tx() as db:
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            for table, column, definition in MIGRATIONS:
+                have = {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}
+                if column not in have:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
+            db.execute("UPDATE sessions SET status = 'finished' WHERE finished IS NOT NULL AND status = 'running'")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def check(self) -> str | None:
+        """SQLite's quick integrity check: None when the file is sound, else what is wrong."""
+        with self._lock:
+            rows = [r[0] for r in self._db.execute("PRAGMA quick_check").fetchall()]
+        return None if rows == ["ok"] else "; ".join(rows[:3])
+
+    def backup(self, target: str | Path) -> None:
+        """A consistent copy of the whole database at `target`, with SQLite's online backup API."""
+        Path(target).parent.mkdir(parents=True, exist_ok=True)
+        copy = sqlite3.connect(str(target))
+        try:
+            with self._lock:
+                self._db.backup(copy)
+        finally:
+            copy.close()
 
     def close(self) -> None:
+        """Checkpoint the write-ahead log into the database file (a clean stop), then close."""
         with self._lock:
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:
+                pass  # closing still works; the WAL is replayed at the next open
             self._db.close()
 
     def _tx(self) -> _Transaction:
@@ -140,7 +217,8 @@ class EventLog:
                 db.execute("INSERT INTO players (name, created, last_played) VALUES (?, ?, ?) "
                            "ON CONFLICT(name) DO UPDATE SET last_played = excluded.last_played",
                            (name, now, now))
-            session_id = int(cur.lastrowid)
+            assert cur.lastrowid is not None
+            session_id = cur.lastrowid
         record = self.session(session_id)
         assert record is not None
         return record
@@ -272,6 +350,18 @@ class EventLog:
         with self._lock:
             rows = self._db.execute("SELECT * FROM castle ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [dict(r) for r in rows]
+
+    # settings kept across games (e.g. the hero cards of a table), JSON values by key
+    def setting(self, key: str) -> Any:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return json.loads(row["value"]) if row else None
+
+    def save_setting(self, key: str, value: Any, now: float | None = None) -> None:
+        with self._tx() as db:
+            db.execute("INSERT INTO settings (key, value, changed) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
+                       "SET value = excluded.value, changed = excluded.changed",
+                       (key, json.dumps(value, allow_nan=False), time.time() if now is None else now))
 
     # players
     def player_profiles(self) -> list[dict[str, Any]]:

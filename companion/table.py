@@ -12,6 +12,7 @@ reason, never a reason for the companion not to start.
 from __future__ import annotations
 
 import logging
+import random
 import re
 import threading
 import time
@@ -89,11 +90,12 @@ ViewField = Callable[[SessionRecord], Mapping[str, Any]]
 
 class Table:
     def __init__(self, log: EventLog, games: Mapping[str, Game] = GAMES, bus: Bus | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, rng: random.Random | None = None) -> None:
         self.log = log
         self.games = games
         self.bus = bus or Bus()
         self.clock = clock
+        self.rng = rng or random.SystemRandom()  # the command layer's dice; never used by `apply`
         self._lock = threading.RLock()
         self._cache: dict[int, Loaded] = {}
         self._watchers: list[Callable[[dict[str, Any]], None]] = []
@@ -197,6 +199,9 @@ class Table:
         with self._lock:
             loaded = self._writable(session_id, expected_seq)
             assert loaded.game is not None
+            if loaded.game.prepare is not None:  # a command: e.g. the server rolls the dice left out
+                validate_event(loaded.game, event)
+                event = loaded.game.prepare(loaded.state, event, self.rng)
             payload = validate_event(loaded.game, event)
             kind = event["type"]
             state = loaded.game.apply(loaded.state, {**payload, "type": kind, "source": source})

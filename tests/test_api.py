@@ -239,11 +239,11 @@ def test_documented_examples_are_accepted_by_the_rules(client: FlaskClient) -> N
     doc = client.get("/api/openapi.json").get_json()
     examples = doc["paths"]["/api/sessions/{session_id}/events"]["post"]["requestBody"]["content"][
         "application/json"]["examples"]
-    order = ["marble", "camera", "confirm", "guess", "reveal"]
+    order = ["marble", "camera", "confirm", "guess", "reveal", "reveal", "turned"]  # round 2: Ben is active
     for kind in order:
         example = dict(examples[f"diego-drachenzahn.{kind}"]["value"])
-        if kind == "guess":
-            example["player"] = "Ben"
+        if kind in ("guess", "turned"):
+            example["player"] = "Ben" if kind == "guess" else "Ada"
         response = client.post(url, json=example)
         assert response.status_code == 200, (kind, response.get_json())
 

@@ -8,9 +8,10 @@ from typing import Any, Iterator
 
 import pytest
 
+from companion.backup import backup
 from companion.games import GAMES
 from companion.games.diego import DiegoState
-from companion.log import EventLog, iter_live_payloads
+from companion.log import SCHEMA_VERSION, EventLog, NewerDatabase, iter_live_payloads, open_log
 from companion.table import Table, fold_log
 
 GAME = GAMES["diego-drachenzahn"]
@@ -225,6 +226,7 @@ def test_an_older_database_gains_the_new_columns(path: Path) -> None:
         record = log.session(1)
         assert record is not None and record.status == "finished" and record.rules_version == 1
         assert log.player_profiles()[0]["colour"] is None
+        assert log._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     finally:
         log.close()
 
@@ -363,3 +365,70 @@ def test_memory_log_works() -> None:
         assert [e.seq for e in log.events(session.id)] == [1]
     finally:
         log.close()
+
+
+def test_settings_are_kept_by_key(path: Path) -> None:
+    log = EventLog(path)
+    assert log.setting("heroes") is None
+    log.save_setting("heroes", {"Arcana": {"attack": 11}})
+    log.save_setting("heroes", {"Arcana": {"attack": 11, "defence": 11}})
+    log.close()
+    reopened = EventLog(path)
+    try:
+        assert reopened.setting("heroes") == {"Arcana": {"attack": 11, "defence": 11}}
+    finally:
+        reopened.close()
+
+
+def test_a_newer_database_is_refused_and_left_alone(path: Path) -> None:
+    EventLog(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(NewerDatabase):
+        open_log(path)
+    assert path.read_bytes() == before and not list(path.parent.glob("*.corrupt-*"))
+
+
+def test_a_corrupt_database_is_moved_aside_and_a_fresh_one_started(path: Path) -> None:
+    log = EventLog(path)
+    log.create_session(GAME.id, PLAYERS, OPTIONS)
+    log.close()
+    path.write_bytes(b"this is not a database" * 200)
+    fresh, note = open_log(path, now=0.0)
+    try:
+        assert note is not None and "moved aside" in note
+        aside = list(path.parent.glob("*.corrupt-*"))
+        assert len(aside) == 1 and aside[0].read_bytes().startswith(b"this is not a database")
+        assert fresh.sessions() == [] and fresh.check() is None
+    finally:
+        fresh.close()
+    again, note = open_log(path)
+    again.close()
+    assert note is None  # the fresh one is sound
+
+
+def test_a_clean_stop_checkpoints_the_wal(path: Path) -> None:
+    log = EventLog(path)
+    log.create_session(GAME.id, PLAYERS, OPTIONS)
+    log.close()
+    wal = Path(f"{path}-wal")
+    assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_backups_are_consistent_copies_and_only_the_last_are_kept(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    log = EventLog(data / "companion.sqlite3")
+    session = log.create_session(GAME.id, PLAYERS, OPTIONS)
+    marble(log, session.id, 3)
+    copies = [backup(data, keep=3, now=float(day * 86400)) for day in range(5)]
+    log.close()
+    kept = sorted((data / "backups").glob("companion-*.sqlite3"))
+    assert kept == copies[-3:]
+    copy = EventLog(kept[-1])
+    try:
+        assert [e.payload for e in copy.events(session.id)] == [{"gate": 3}]
+    finally:
+        copy.close()

@@ -55,7 +55,8 @@ def expected_seq(data: dict[str, Any]) -> int | None:
 @bp.get("/health")
 def health():
     sensors = current_app.extensions["sensors"]
-    return jsonify({"ok": True, "mode": sensors.mode, "sensors": sensors.status()})
+    return jsonify({"ok": True, "mode": sensors.mode, "sensors": sensors.status(),
+                    "notices": current_app.extensions.get("notices", [])})
 
 
 @bp.get("/openapi.json")

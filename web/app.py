@@ -9,7 +9,7 @@ from typing import Any, Mapping
 from flask import Flask
 
 from companion.castle import Castle
-from companion.log import EventLog
+from companion.log import open_log
 from companion.table import Table
 
 from . import api, camera, errors, kiosk, stream
@@ -34,7 +34,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     data_dir = Path(app.config["DATA_DIR"] or os.environ.get("COMPANION_DATA") or "data")
     app.config["DATA_DIR"] = str(data_dir)
     database = app.config["DATABASE"] or str(data_dir / "companion.sqlite3")
-    event_log = EventLog(database)
+    event_log, note = open_log(database)
+    app.extensions["notices"] = [note] if note else []
+    if note:
+        log.error("%s", note)
     table = Table(event_log)
     rebuilt = table.rebuild()
     log.info("session log %s: %d unfinished sessions rebuilt", database, rebuilt)

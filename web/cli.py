@@ -18,6 +18,7 @@ TOOLS = {
     "gates": ("hardware.gates_cli", "live view of the six break-beam gates, for checking the wiring"),
     "detect": ("hardware.vision.detect_cli", "count the marbles resting in each gate region of photos"),
     "markers": ("hardware.camera.markers", "write a printable sheet of the four ArUco calibration markers"),
+    "backup": ("companion.backup", "copy the session log into DATA/backups, keeping the last 7"),
 }
 
 

@@ -18,10 +18,16 @@ def _json(schema_ref: str, description: str) -> dict[str, Any]:
 
 SESSION_ID = {"name": "session_id", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
 SEQ_BODY = {"required": False, "content": {"application/json": {"schema": {
-    "type": "object", "properties": {"expected_seq": {"type": "integer"}}}}}}
-WRITE_ERRORS = {"400": _error("malformed request"), "404": _error("unknown session"),
-                "409": _error("stale write: the log has moved on; the body holds the fresh session"),
-                "422": _error("refused by the rules; the message names the rule")}
+    "type": "object", "additionalProperties": False, "properties": {"expected_seq": {"type": "integer"}}}}}}
+COLOUR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
+WRITE_ERRORS = {"400": _error("malformed: bad JSON, an unknown field, a wrong type or range (names the field)"),
+                "403": _error("this device is not paired; the message says how to pair"),
+                "404": _error("unknown session"),
+                "409": _error("conflict with the session as it is now (stale write, read-only game, nothing to "
+                              "undo); the body holds the fresh session"),
+                "413": _error("the body is too large"),
+                "422": _error("refused by the rules; `rule` names the ruling"),
+                "429": _error("too many writes from this device; wait a moment")}
 
 
 def _event_schemas() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
@@ -35,6 +41,7 @@ def _event_schemas() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, An
                 "type": "object",
                 "description": f"{game.name}: {event.summary}",
                 "required": ["type", *event.required],
+                "additionalProperties": False,
                 "properties": {"type": {"type": "string", "enum": [event.type]},
                                "expected_seq": {"type": "integer"}, **event.properties},
                 "example": dict(event.example),
@@ -62,14 +69,32 @@ def openapi_document() -> dict[str, Any]:
             "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
             "/api/games": {"get": {"summary": "The game registry", "responses": {"200": {"description": "games"}}}},
             "/api/players": {
-                "get": {"summary": "Remembered player names, most recent first",
+                "get": {"summary": "Remembered players with their colours, most recently played first",
                         "responses": {"200": {"description": "players"}}},
-                "post": {"summary": "Remember a player name",
+                "post": {"summary": "Remember a player, with a colour if given",
                          "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                             "type": "object", "required": ["name"],
-                             "properties": {"name": {"type": "string", "maxLength": 24}}},
-                             "example": {"name": "Ada"}}}},
-                         "responses": {"201": {"description": "players"}, "400": _error("malformed")}}},
+                             "type": "object", "required": ["name"], "additionalProperties": False,
+                             "properties": {"name": {"type": "string", "maxLength": 24}, "colour": COLOUR}},
+                             "example": {"name": "Ada", "colour": "#0072b2"}}}},
+                         "responses": {"201": {"description": "players"}, "400": _error("malformed"),
+                                       "409": _error("too many players remembered")}}},
+            "/api/players/{name}": {"post": {
+                "summary": "Change a remembered player's colour",
+                "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["colour"], "additionalProperties": False,
+                    "properties": {"colour": COLOUR}}, "example": {"colour": "#d55e00"}}}},
+                "responses": {"200": {"description": "players"}, "400": _error("malformed"),
+                              "404": _error("no such player")}}},
+            "/api/castle": {
+                "get": {"summary": "Which session holds the castle (beams and camera)",
+                        "responses": {"200": _json("Castle", "the holder")}},
+                "post": {"summary": "Attach the castle to a running Diego Drachenzahn session, or release it (null)",
+                         "requestBody": {"required": True, "content": {"application/json": {
+                             "schema": {"$ref": "#/components/schemas/Castle"}, "example": {"session": 1}}}},
+                         "responses": {"200": _json("Castle", "the new holder"), "400": _error("malformed"),
+                                       "404": _error("unknown session"),
+                                       "409": _error("not a running Diego Drachenzahn session")}}},
             "/api/sessions": {
                 "get": {"summary": "Sessions, most recent first",
                         "responses": {"200": {"description": "sessions"}}},
@@ -96,6 +121,9 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
             "/api/sessions/{session_id}/redo": {"post": {
                 "summary": "Bring back the last undone event", "parameters": [SESSION_ID],
+                "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
+            "/api/sessions/{session_id}/abandon": {"post": {
+                "summary": "Abandon an unfinished game; it stays in the log, read-only", "parameters": [SESSION_ID],
                 "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
             "/api/sessions/{session_id}/stream": {"get": {
                 "summary": "Server-Sent Events: `session` (full view) on connect and after every change; "
@@ -154,14 +182,31 @@ def openapi_document() -> dict[str, Any]:
                 "game": {"type": "string", "enum": sorted(GAMES)},
                 "players": {"type": "array", "items": {"type": "string", "maxLength": 24}},
                 "options": {"type": "object"}}},
+            "Castle": {"type": "object", "required": ["session"], "properties": {
+                "session": {"type": "integer", "nullable": True, "minimum": 1}}},
             "Session": {"type": "object", "properties": {
-                "id": {"type": "integer"}, "game": {"type": "string"},
+                "id": {"type": "integer"}, "game": {"type": "string"}, "game_name": {"type": "string"},
                 "players": {"type": "array", "items": {"type": "string"}},
+                "colours": {"type": "object", "additionalProperties": {"type": "string", "nullable": True}},
+                "options": {"type": "object"}, "rules_version": {"type": "integer"},
                 "seq": {"type": "integer", "description": "revision; send it back as expected_seq"},
+                "created": {"type": "number"}, "updated": {"type": "number"},
+                "status": {"type": "string", "enum": ["running", "finished", "abandoned", "set_aside"]},
+                "reason": {"type": "string", "nullable": True, "description": "why a session is set aside"},
+                "read_only": {"type": "boolean"},
                 "finished": {"type": "boolean"}, "winners": {"type": "array", "items": {"type": "string"}},
-                "round": {"type": "integer"}, "scores": {"type": "object", "additionalProperties": {"type": "number"}},
+                "round": {"type": "integer", "nullable": True},
+                "scores": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "turn": {"type": "string", "nullable": True},
+                "breakdown": {"type": "array", "items": {"type": "object", "properties": {
+                    "round": {"type": "integer"}, "label": {"type": "string"},
+                    "points": {"type": "object", "additionalProperties": {"type": "integer"}}}}},
                 "can_undo": {"type": "boolean"}, "can_redo": {"type": "boolean"},
-                "state": {"type": "object", "description": "the game's own view"}}},
+                "castle": {"type": "boolean", "description": "this session holds the castle"},
+                "change": {"type": "object", "description": "after an undo or redo: what it changed",
+                           "properties": {"action": {"type": "string"}, "seq": {"type": "integer"},
+                                          "text": {"type": "string"}}},
+                "state": {"type": "object", "nullable": True, "description": "the game's own view"}}},
             **event_schemas,
         }},
     }

@@ -131,6 +131,10 @@ class Game:
     sample: Callable[[Any, random.Random], Mapping[str, Any] | None] | None = None
     #: Raised whenever a change to the rules could refuse logs recorded before; stored with each session.
     rules_version: int = 1
+    #: The command step: completes a requested event before it is validated and applied, e.g. rolls the dice a
+    #: request left out (`rng` is the table's random source), so the stored event replays exactly. Pure
+    #: given `rng`; `apply` never draws randomness itself.
+    prepare: Callable[[Any, Mapping[str, Any], random.Random], Mapping[str, Any]] | None = None
 
     def event_type(self, kind: Any) -> EventType | None:
         """The declared event type named `kind`, or None."""

@@ -1,0 +1,186 @@
+"""Replay is tolerant: a session today's rules cannot fold is set aside, read-only with the reason; undo and
+redo fold before they commit; the cache is filled under the lock."""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.games import GAMES, IllegalEventError
+from companion.log import EventLog
+from companion.table import ReadOnly, Table, fold_log
+from web.app import create_app, shutdown
+
+DIEGO = GAMES["diego-drachenzahn"]
+
+
+def poison(path: Path) -> tuple[int, int]:
+    """A log with a session whose recorded event today's rules refuse, and one of an unknown game."""
+    log = EventLog(path)
+    table = Table(log)
+    good = table.create(DIEGO.id, ["Ada", "Ben"])["id"]
+    table.submit(good, {"type": "marble", "gate": 2})
+    bad = table.create(DIEGO.id, ["Ada", "Ben"])["id"]
+    log.append(bad, "marble", {"gate": 2}, "tap")
+    log.append(bad, "marble", {"gate": 7}, "tap")  # written by an older version; refused today
+    log.close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO sessions (game, players, options, created, updated) "
+               "VALUES ('memory-game', '[\"Ada\"]', '{}', 1, 1)")
+    db.commit()
+    db.close()
+    return good, bad
+
+
+def test_a_session_the_rules_refuse_is_set_aside_and_the_companion_starts(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    good, bad = poison(data / "companion.sqlite3")
+    app = create_app({"TESTING": True, "DATA_DIR": str(data), "SENSORS": "off"})
+    try:
+        client = app.test_client()
+        sessions = {s["id"]: s for s in client.get("/api/sessions").get_json()["sessions"]}
+        assert sessions[good]["status"] == "running" and sessions[good]["state"]["current"]["marbles"] == [2]
+        aside = sessions[bad]
+        assert aside["status"] == "set_aside" and aside["read_only"] and aside["state"] is None
+        assert "from 1 to 6" in aside["reason"] and "rules version" in aside["reason"]
+        unknown = next(s for s in sessions.values() if s["game"] == "memory-game")
+        assert unknown["status"] == "set_aside" and "memory-game" in unknown["reason"]
+        for session_id in (bad, unknown["id"]):
+            for path, body in ((f"/api/sessions/{session_id}/events", {"type": "marble", "gate": 1}),
+                               (f"/api/sessions/{session_id}/undo", {})):
+                refused = client.post(path, json=body)
+                assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "read_only"
+            listing = client.get(f"/api/sessions/{session_id}/events")
+            assert listing.status_code == 200
+        assert client.get("/").status_code == 200  # the home page lists them
+        assert client.post(f"/api/sessions/{good}/events", json={"type": "marble", "gate": 3}).status_code == 200
+    finally:
+        shutdown(app)
+
+
+def test_each_session_records_the_rules_version(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "v.sqlite3")
+    try:
+        view = Table(log).create(DIEGO.id, ["Ada", "Ben"])
+        assert view["rules_version"] == DIEGO.rules_version == log.session(view["id"]).rules_version  # type: ignore[union-attr]
+    finally:
+        log.close()
+
+
+def test_an_undo_whose_fold_fails_commits_nothing(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "fold.sqlite3")
+    real = DIEGO
+
+    def apply(state: Any, event: Any) -> Any:
+        if event["type"] == "marble" and event["gate"] == 4:
+            raise IllegalEventError("D2", "gate 4 is refused by these rules")
+        return real.apply(state, event)
+
+    try:
+        table = Table(log)
+        session_id = table.create(DIEGO.id, ["Ada", "Ben"])["id"]
+        table.submit(session_id, {"type": "marble", "gate": 4})
+        table.submit(session_id, {"type": "marble", "gate": 1})
+        before = table.view(session_id)
+        strict = Table(log, games={DIEGO.id: replace(DIEGO, apply=apply)})
+        # the cache as it was before the rules changed
+        strict._cache[session_id] = replace(table._load(session_id), game=strict.games[DIEGO.id])
+        with strict.bus.subscribe(f"session:{session_id}") as subscription:
+            with pytest.raises(IllegalEventError):
+                strict.undo(session_id)
+            assert subscription.get(timeout=0) is None  # nothing published
+        assert [e.status for e in log.events(session_id)] == ["live", "live"]  # nothing committed
+        assert strict.view(session_id) == before  # the view and the log still agree
+        assert log.session(session_id).revision == before["seq"]  # type: ignore[union-attr]
+    finally:
+        log.close()
+
+
+def test_abandoned_games_stay_in_the_log_read_only(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "a.sqlite3")
+    try:
+        table = Table(log)
+        session_id = table.create(DIEGO.id, ["Ada", "Ben"])["id"]
+        table.submit(session_id, {"type": "marble", "gate": 1})
+        view = table.abandon(session_id, expected_seq=1)
+        assert view["status"] == "abandoned" and view["read_only"] and not view["can_undo"]
+        with pytest.raises(ReadOnly):
+            table.submit(session_id, {"type": "marble", "gate": 2})
+        with pytest.raises(ReadOnly):
+            table.abandon(session_id)
+        assert table.running() is None
+        assert [e.type for e in log.events(session_id)] == ["marble"]  # nothing deleted
+        assert Table(log).view(session_id)["status"] == "abandoned"  # after a restart too
+    finally:
+        log.close()
+
+
+def test_reads_racing_undos_after_a_restart_never_leave_a_stale_cache(tmp_path: Path) -> None:
+    path = tmp_path / "race.sqlite3"
+    log = EventLog(path)
+    table = Table(log)
+    session_id = table.create(DIEGO.id, ["Ada", "Ben"])["id"]
+    for gate in (1, 2, 3):
+        table.submit(session_id, {"type": "marble", "gate": gate})
+    log.close()
+    for _ in range(30):
+        log = EventLog(path)
+        fresh = Table(log)  # a restart: nothing cached yet
+        start = threading.Barrier(3)
+        errors: list[BaseException] = []
+
+        def read() -> None:
+            start.wait()
+            for _ in range(20):
+                fresh.view(session_id)
+
+        def flip() -> None:
+            start.wait()
+            try:
+                fresh.undo(session_id)
+                fresh.redo(session_id)
+            except BaseException as err:  # noqa: BLE001 - reported below
+                errors.append(err)
+
+        threads = [threading.Thread(target=read), threading.Thread(target=read), threading.Thread(target=flip)]
+        for t in threads:
+            t.start()
+        start_ok = [t.join(timeout=60) for t in threads]
+        assert start_ok and not errors
+        record = log.session(session_id)
+        assert record is not None
+        view = fresh.view(session_id)
+        assert view["seq"] == record.revision
+        assert view["state"] == DIEGO.view(fold_log(log, record, DIEGO))
+        log.close()
+    assert json.dumps(view)
+
+
+def test_the_companion_starts_on_a_corrupt_log_and_says_so(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "companion.sqlite3").write_bytes(b"\x00garbage" * 500)
+    app = create_app({"TESTING": True, "DATA_DIR": str(data), "SENSORS": "off"})
+    try:
+        client = app.test_client()
+        notices = client.get("/api/health").get_json()["notices"]
+        assert len(notices) == 1 and "moved aside" in notices[0]
+        assert client.post("/api/sessions", json={"game": DIEGO.id, "players": ["A", "B"]}).status_code == 201
+    finally:
+        shutdown(app)
+    assert len(list(data.glob("companion.sqlite3.corrupt-*"))) == 1
+
+
+def test_companion_backup_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from web.cli import main
+
+    data = tmp_path / "data"
+    assert main(["backup", "--data", str(data)]) == 1 and "no session log" in capsys.readouterr().err
+    EventLog(data / "companion.sqlite3").close()
+    assert main(["backup", "--data", str(data), "--keep", "2"]) == 0
+    assert len(list((data / "backups").glob("companion-*.sqlite3"))) == 1
