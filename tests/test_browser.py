@@ -100,8 +100,8 @@ def add_player(page: Any, name: str) -> None:
 
 def in_view(page: Any, selector: str) -> None:
     """The control is on the screen as it is, without scrolling."""
-    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect();"
-                        " return [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
+    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
+                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
     top, bottom, left, right, height, width = box
     assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
 
@@ -150,7 +150,8 @@ def test_a_game_page_is_found_by_the_game_id(client: Any, app: Flask) -> None:
 
 # ---- starting and playing -----------------------------------------------------------------------------------
 
-def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_page: Callable[..., Any], base: str) -> None:
+def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_page: Callable[..., Any],
+                                                                        base: str) -> None:
     page = open_page()
     page.goto(base + "/")
     page.click("[data-game='diego-drachenzahn']")
@@ -333,7 +334,8 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, width: int,
         assert bar <= 64, f"the header wraps at {width}x{height} ({bar} px high)"
         if path != "/":
             assert page.locator("input").count() == 0  # numbers and names by tap, not text fields
-            size = page.evaluate("parseFloat(getComputedStyle(document.querySelector('#scoreboard .score, #totals .score')).fontSize)")
+            size = page.evaluate("parseFloat(getComputedStyle("
+                                 "document.querySelector('#scoreboard .score, #totals .score')).fontSize)")
             assert size >= 32, f"scores are {size} px at {width}x{height}"
 
 
@@ -402,7 +404,8 @@ def test_the_screen_stays_awake_while_a_game_runs(open_page: Callable[..., Any],
     page.add_init_script("""(() => {
         window.wakeRequests = 0;
         const lock = () => { const l = { released: false, release: async () => { l.released = true; } }; return l; };
-        Object.defineProperty(navigator, 'wakeLock', { value: { request: async () => { window.wakeRequests++; window.lastLock = lock(); return window.lastLock; } } });
+        const request = async () => { window.wakeRequests++; window.lastLock = lock(); return window.lastLock; };
+        Object.defineProperty(navigator, 'wakeLock', { value: { request } });
     })()""")
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_function("window.wakeRequests === 1")
@@ -430,7 +433,7 @@ def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: st
     rows = page.locator("#breakdown tbody tr").all_inner_texts()
     assert len(rows) == 2 and rows[0].split()[-2:] == ["1", "0"]  # Ada's round: 1 for her marble, 0 for Ben
     page.click("#again")
-    page.wait_for_url(re.compile(r".*/play/(?!%d$)\d+$" % session["id"]))
+    page.wait_for_url(re.compile(rf".*/play/(?!{session['id']}$)\d+$"))
     _, again = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")
     assert again["players"] == ["Ada", "Ben"] and again["options"]["rounds_per_player"] == 1
     assert again["status"] == "running"
@@ -486,7 +489,10 @@ def test_player_buttons_keep_their_order(open_page: Callable[..., Any], base: st
     page.goto(base + "/")
     page.click("[data-game='diego-drachenzahn']")
     expected = [p["name"] for p in call(f"{base}/api/players")[1]["players"]]
-    chips = lambda: page.locator("#player-pool [data-player]").evaluate_all("els => els.map(e => e.dataset.player)")  # noqa: E731
+
+    def chips() -> list[str]:
+        return page.locator("#player-pool [data-player]").evaluate_all("els => els.map(e => e.dataset.player)")
+
     assert chips() == expected and expected[:2] in (["Cleo", "Ben"], ["Ben", "Cleo"])
     page.click("#player-pool [data-player='Ada']")
     assert chips() == expected  # seating does not move a button

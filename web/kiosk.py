@@ -57,7 +57,7 @@ def _status(view: dict[str, Any]) -> str:
 
 
 @bp.get("/")
-def home():
+def home() -> str:
     sessions = _table().sessions(limit=40)
     by_status: dict[str, list[dict[str, Any]]] = {}
     for view in sessions:
@@ -74,7 +74,7 @@ def home():
 
 
 @bp.get("/play/<int:session_id>")
-def play(session_id: int):
+def play(session_id: int) -> str:
     try:
         view = _table().view(session_id)
     except UnknownSession:
@@ -95,6 +95,6 @@ def _ago(then: float | None) -> str:
 
 
 @bp.app_context_processor
-def _globals() -> dict:
+def _globals() -> dict[str, Any]:
     sensors = current_app.extensions["sensors"]
     return {"mode": sensors.mode}
