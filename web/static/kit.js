@@ -1,6 +1,10 @@
 // The page kit every game page is built on: calls to the companion with plain messages, the live stream,
 // the header (round, Undo/Redo, live), the score board, the final screen, dialogs, the keypad and keyboard.
-// A game page calls startGame({ render, ... }) and draws only its own part of the round.
+//
+// Adding a game's page: templates/games/<game-id>.html extends game.html and fills its blocks (round, side,
+// beside_scores, menu); static/games/<game-id>.js calls startGame({ render, phrase }) and draws only its own
+// part of the round from the view. Numbers come from keypad(), names from keyboard(), never text fields;
+// a button that cannot be used now gets a reason (button(..., { reason }) or explain()) instead of `disabled`.
 
 /** Player colours: Okabe-Ito's colour-blind-safe set, lightened for a dark table, plus a few. */
 export const PALETTE = [
