@@ -1,4 +1,4 @@
-"""Real servers for tests: waitress on 127.0.0.1, an ephemeral port, stopped when the block ends."""
+"""Real servers for tests: web/server.py on 127.0.0.1, an ephemeral port, stopped when the block ends."""
 from __future__ import annotations
 
 import contextlib
@@ -9,31 +9,30 @@ import urllib.request
 from typing import Any, Iterator
 
 from flask import Flask
-from waitress import create_server, wasyncore
 
-from tests.waiting import PATIENCE_S
-from web.stream import stop_streams
+from tests.waiting import PATIENCE_S, wait_for
+from web.server import Server, listen
 
 
 @contextlib.contextmanager
 def serving(app: Flask, threads: int = 16) -> Iterator[str]:
-    """Serve `app` in a thread; yields the base URL."""
-    server = create_server(app, host="127.0.0.1", port=0, threads=threads)
-    thread = threading.Thread(target=server.run, name="test-server", daemon=True)
+    """Serve `app` in a thread; yields the base URL. Its streams end and the server stops with the block."""
+    sock = listen("127.0.0.1", 0)  # listening before the thread starts: the URL is good at once
+    server = Server(app, threads)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, name="test-server", daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        wait_for(lambda: server.started or not thread.is_alive())
+        if not server.started:
+            raise RuntimeError("the test server did not start")
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
-        stop_streams(app)
-        server.task_dispatcher.shutdown(timeout=5)
-        # Close every socket from the server's own loop thread, so that its loop ends cleanly.
-        try:
-            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
-        except OSError:
-            # Seen rarely on a loaded machine: the server (and its trigger pipe with it, hence EBADF) was already
-            # closed when the teardown got here. The loop cannot be asked any more; close what remains from here.
-            wasyncore.close_all(server._map, ignore_all=True)
-        thread.join(timeout=PATIENCE_S)
+        server.should_exit = True  # seen by the server's loop within 0.1 s; it ends the streams and stops
+        thread.join(PATIENCE_S)
+        if thread.is_alive():
+            server.force_exit = True
+            thread.join(PATIENCE_S)
+        sock.close()
 
 
 def call(url: str, body: Any = None, method: str | None = None, timeout: float = 10) -> tuple[int, Any]:

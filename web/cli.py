@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-beams", action="store_true",
                        help="no break-beam gates are fitted: the camera alone fills in the rounds")
     add_wiring_arguments(serve)
-    serve.add_argument("--threads", type=int, default=24, help="server threads (each live page holds one)")
+    serve.add_argument("--threads", type=int, default=16,
+                       help="threads for the API and pages (default 16; live streams need none)")
     for name, (module, help_text) in TOOLS.items():
         tool = sub.add_parser(name, help=help_text)
         tool.set_defaults(tool_module=module)
@@ -65,9 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from waitress import create_server
-
     from .app import create_app, shutdown
+    from .server import listen, serve as run_server
 
     config: dict[str, Any] = {"DATA_DIR": args.data, "SENSORS": args.sensors}
     if args.camera:
@@ -79,23 +79,28 @@ def serve(args: argparse.Namespace) -> int:
     except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
         print(f"companion: cannot start: {err}", file=sys.stderr)
         return 2
-    server = create_server(app, host=args.host, port=args.port, threads=args.threads, ident="companion")
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as err:  # address in use, no such address
+        shutdown(app)
+        print(f"companion: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
+        return 2
     mode = app.extensions["sensors"].mode
     note = " (no Raspberry Pi hardware: mock pins and a simulated castle camera)" if mode == "simulation" else ""
     log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
-             args.host, server.effective_port, mode, note, app.config["DATA_DIR"])
+             args.host, sock.getsockname()[1], mode, note, app.config["DATA_DIR"])
 
     def stop(signum: int, _frame: Any) -> None:
         raise SystemExit(0)
 
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, stop)  # raised again by the server once it has stopped
     try:
-        server.run()
+        run_server(app, sock, threads=args.threads)
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
         shutdown(app)
-        server.close()
+        sock.close()
         log.info("stopped")
     return 0
 

@@ -1,19 +1,44 @@
-"""Server-Sent Events: the full session view on connect, then one message per change."""
+"""Server-Sent Events: the full session view on connect, then one message per change.
+
+A stream is a native ASGI handler on the server's event loop (web/server.py routes
+GET /api/sessions/<id>/stream here): it holds no thread. The table's bus delivers from request and sensor
+threads; an `AsyncSubscription` hands each message to the loop without ever blocking the publisher.
+A stream ends when its client goes away, when a write cannot complete within WRITE_TIMEOUT seconds
+(a client that stopped reading), when it falls `Bus` maxsize messages behind, or on `stop_streams`.
+"""
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
-import time
-from typing import Any, Iterator
+from concurrent.futures import Executor
+from typing import Any, Awaitable, Callable
 
-from flask import Blueprint, Flask, Response, current_app
+from flask import Blueprint, Flask
 
-from companion.bus import Subscription
-from companion.table import Table, topic
+from companion.bus import Bus, Message, Subscription
+from companion.table import Table, TableError, topic
 
+log = logging.getLogger(__name__)
+
+# The streams are not Flask views (see web/server.py); the blueprint keeps the app factory's list of parts.
 bp = Blueprint("stream", __name__, url_prefix="/api")
 
 SENSORS_TOPIC = "sensors"
+WRITE_TIMEOUT_S = 5.0  # default of app.config["WRITE_TIMEOUT"]
+
+Scope = dict[str, Any]
+Receive = Callable[[], Awaitable[dict[str, Any]]]
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
+           (b"x-accel-buffering", b"no")]
+
+
+def write_timeout_s(app: Flask) -> float:
+    """Seconds a response write may wait for its client before the connection is dropped."""
+    return float(app.config.get("WRITE_TIMEOUT", WRITE_TIMEOUT_S))
 
 
 def sse(name: str, data: Any, event_id: int | None = None) -> str:
@@ -24,46 +49,187 @@ def sse(name: str, data: Any, event_id: int | None = None) -> str:
     return "\n".join(lines) + "\n\n"
 
 
-def _stopping(app: Flask) -> threading.Event:
-    return app.extensions.setdefault("streams_stopping", threading.Event())
+class AsyncSubscription(Subscription):
+    """A bus subscription read on an asyncio loop; `_offer` may be called from any thread and never blocks.
+
+    `None` in the queue ends the stream: the subscription overflowed, the client left, or the server stops.
+    """
+
+    def __init__(self, bus: Bus, topics: tuple[str, ...], maxsize: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(bus, topics, maxsize)
+        self._loop = loop
+        self._messages: asyncio.Queue[Message | None] = asyncio.Queue()
+        self._limit = maxsize
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    def _offer(self, message: Message) -> None:
+        with self._lock:
+            full = self.overflowed or self._pending >= self._limit
+            if full:
+                self.overflowed = True
+            else:
+                self._pending += 1
+        if full:
+            self.end()
+        else:
+            self._hand_over(message)
+
+    def end(self) -> None:
+        """Unsubscribe and wake the reader with the end mark (from any thread)."""
+        self.close()
+        self._hand_over(None)
+
+    def _hand_over(self, message: Message | None) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._messages.put_nowait, message)
+        except RuntimeError:  # the loop is closed: nobody reads this subscription any more
+            self.close()
+
+    async def next(self, timeout: float) -> Message | None | bool:
+        """The next message; None at the end; False when nothing came within `timeout` seconds."""
+        try:
+            message = await asyncio.wait_for(self._messages.get(), timeout)
+        except asyncio.TimeoutError:
+            return False
+        if message is not None:
+            with self._lock:
+                self._pending -= 1
+        return message
+
+
+def subscribe(bus: Bus, topics: tuple[str, ...], loop: asyncio.AbstractEventLoop) -> AsyncSubscription:
+    """Register an AsyncSubscription with the bus, as `Bus.subscribe` does for thread subscriptions."""
+    subscription = AsyncSubscription(bus, topics, bus._maxsize, loop)
+    with bus._lock:
+        for name in topics:
+            bus._subscribers.setdefault(name, set()).add(subscription)
+    return subscription
+
+
+class _Streams:
+    """The open streams of one app, so that shutdown can end them all."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.stopping = False
+        self.open: set[AsyncSubscription] = set()
+
+    def add(self, subscription: AsyncSubscription) -> None:
+        with self.lock:
+            self.open.add(subscription)
+            stopping = self.stopping
+        if stopping:
+            subscription.end()
+
+    def discard(self, subscription: AsyncSubscription) -> None:
+        with self.lock:
+            self.open.discard(subscription)
+
+
+def _streams(app: Flask) -> _Streams:
+    return app.extensions.setdefault("streams", _Streams())
 
 
 def stop_streams(app: Flask) -> None:
-    """Ask every open stream to end (on shutdown)."""
-    _stopping(app).set()
+    """End every open stream and any stream opened later (on shutdown); safe from any thread."""
+    streams = _streams(app)
+    with streams.lock:
+        streams.stopping = True
+        ending = list(streams.open)
+    for subscription in ending:
+        subscription.end()
 
 
-@bp.get("/sessions/<int:session_id>/stream")
-def session_stream(session_id: int) -> Response:
-    table: Table = current_app.extensions["table"]
-    subscription = table.bus.subscribe(topic(session_id), SENSORS_TOPIC)
+async def send_json(send: Send, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] = ()) -> None:
+    data = json.dumps(body).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                            *extra]})
+    await send({"type": "http.response.body", "body": data})
+
+
+def error_body(code: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message}}
+
+
+async def session_stream(app: Flask, session_id: int, pool: Executor, scope: Scope, receive: Receive,
+                         send: Send) -> None:
+    """GET: the stream of one session; HEAD: its headers only, never a subscription; other methods: 405."""
+    method = scope["method"]
+    if method not in ("GET", "HEAD"):
+        await send_json(send, 405, error_body("method_not_allowed", "a stream is read with GET"),
+                        [(b"allow", b"GET, HEAD")])
+        return
+    table: Table = app.extensions["table"]
+    loop = asyncio.get_running_loop()
+    # Subscribed before the first view is read, so that no change falls in between.
+    subscription = subscribe(table.bus, (topic(session_id), SENSORS_TOPIC), loop) if method == "GET" else None
     try:
-        first = table.view(session_id)  # raises 404 for an unknown session
-    except Exception:
-        subscription.close()
-        raise
-    sensors = current_app.extensions["sensors"]
-    stopping = _stopping(current_app._get_current_object())  # type: ignore[attr-defined]
-    keepalive = float(current_app.config["SSE_KEEPALIVE"])
-    body = _events(subscription, first, sensors.status(), stopping, keepalive)
-    return Response(body, mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-def _events(subscription: Subscription, first: dict[str, Any], sensors: dict[str, Any],
-            stopping: threading.Event, keepalive: float) -> Iterator[str]:
-    try:
-        yield "retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)
-        quiet_since = time.monotonic()
-        while not stopping.is_set() and not subscription.overflowed:
-            message = subscription.get(timeout=0.5)
-            if message is None:
-                if time.monotonic() - quiet_since >= keepalive:
-                    quiet_since = time.monotonic()
-                    yield ": keep-alive\n\n"  # also how a closed connection is noticed
-                continue
-            quiet_since = time.monotonic()
-            name, data = message
-            yield sse(name, data, data.get("seq") if name == "session" else None)
+        try:
+            first, sensors = await loop.run_in_executor(pool, _opening, app, table, session_id)
+        except TableError as err:
+            await send_json(send, err.status, error_body(err.code, err.message))
+            return
+        except Exception:
+            log.exception("could not open the stream of session %s", session_id)
+            await send_json(send, 500, error_body("internal", "something went wrong on the companion"))
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        if subscription is None:
+            await send({"type": "http.response.body", "body": b""})
+            return
+        await _run(app, subscription, first, sensors, receive, send)
     finally:
+        if subscription is not None:
+            subscription.close()
+
+
+def _opening(app: Flask, table: Table, session_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    return table.view(session_id), app.extensions["sensors"].status()
+
+
+async def _run(app: Flask, subscription: AsyncSubscription, first: dict[str, Any], sensors: dict[str, Any],
+               receive: Receive, send: Send) -> None:
+    """Write the opening messages, then each change, until the stream ends."""
+    keepalive = float(app.config["SSE_KEEPALIVE"])
+    write_timeout = write_timeout_s(app)
+    streams = _streams(app)
+    streams.add(subscription)
+    watcher = asyncio.create_task(_until_disconnect(receive, subscription))
+    try:
+        text = "retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)
+        while True:
+            if not await _write(send, text, write_timeout):
+                log.info("dropped a stream: its client took nothing for %.0f s", write_timeout)
+                return  # the response stays incomplete: the server closes the connection
+            message = await subscription.next(keepalive)
+            if message is None:
+                break
+            if message is False:
+                text = ": keep-alive\n\n"  # with TCP_USER_TIMEOUT (web/server.py), notices a vanished peer
+            else:
+                name, data = message
+                text = sse(name, data, data.get("seq") if name == "session" else None)
+        await _write(send, "", write_timeout, more=False)
+    finally:
+        watcher.cancel()
+        streams.discard(subscription)
         subscription.close()
+
+
+async def _write(send: Send, text: str, timeout: float, more: bool = True) -> bool:
+    """Send one piece of the stream; False when the client did not take it within `timeout` seconds."""
+    try:
+        await asyncio.wait_for(send({"type": "http.response.body", "body": text.encode(), "more_body": more}),
+                               timeout)
+    except asyncio.TimeoutError:
+        return False
+    return True
+
+
+async def _until_disconnect(receive: Receive, subscription: AsyncSubscription) -> None:
+    """End the stream as soon as the client goes away."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+    subscription.end()

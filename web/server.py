@@ -1,0 +1,150 @@
+"""The HTTP server: uvicorn (h11, pure Python) in front of the Flask app.
+
+The Server-Sent Events streams are native async handlers on the event loop (web/stream.py): an open page
+holds no thread. Every other request goes to Flask through a2wsgi, on a bounded pool of `threads`; its body
+is read here first, so a slow or oversized upload holds no thread either: over the app's MAX_CONTENT_LENGTH
+it is refused with a 413 at once (declared length) or as soon as the limit is passed (chunked).
+A write a client does not take within WRITE_TIMEOUT seconds drops its connection. The client address
+Flask sees (REMOTE_ADDR) is always the socket's peer: proxy headers are not read.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import socket
+from typing import Any
+
+import uvicorn
+from a2wsgi import WSGIMiddleware
+from flask import Flask
+
+from . import stream
+from .stream import Receive, Scope, Send, error_body, send_json, stop_streams
+
+log = logging.getLogger(__name__)
+
+STREAM_PATH = re.compile(r"/api/sessions/(\d+)/stream")
+GRACE_S = 5               # on shutdown, how long open requests may take to finish
+USER_TIMEOUT_MS = 10_000  # the kernel gives up on a peer that acknowledges nothing for this long
+INCOMPLETE = "ASGI callable returned without completing response."
+
+
+class ServerApp:
+    """The ASGI application: streams on the loop, everything else to Flask on the thread pool."""
+
+    def __init__(self, flask_app: Flask, threads: int = 16) -> None:
+        self.flask_app = flask_app
+        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
+        self.pool = self.wsgi.executor
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # lifespan is off and websockets are not served
+            return
+        match = STREAM_PATH.fullmatch(scope["path"])
+        if match:
+            await stream.session_stream(self.flask_app, int(match[1]), self.pool, scope, receive, send)
+        else:
+            await self._flask(scope, receive, send)
+
+    async def _flask(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit = self.flask_app.config.get("MAX_CONTENT_LENGTH")
+        headers = scope["headers"]
+        declared = next((int(v) for k, v in headers if k == b"content-length"), None)  # h11 checked it
+        if limit is not None and declared is not None and declared > limit:
+            await _too_large(send, limit)
+            return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if limit is not None and len(body) > limit:
+                await _too_large(send, limit)
+                return
+        if any(k == b"transfer-encoding" for k, _ in headers):  # chunked: Flask is given the length read
+            headers = [(k, v) for k, v in headers if k != b"transfer-encoding"]
+            scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+        bounded = _bounded(send, stream.write_timeout_s(self.flask_app))
+        await self.wsgi(scope, _replay(bytes(body), receive), bounded)
+
+
+def create_server_app(flask_app: Flask, threads: int = 16) -> ServerApp:
+    return ServerApp(flask_app, threads)
+
+
+async def _too_large(send: Send, limit: int) -> None:
+    await send_json(send, 413, error_body("request_entity_too_large", f"the body is over {limit} bytes"),
+                    [(b"connection", b"close")])
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The body, already read, as one message; then the client's own messages (its disconnect)."""
+    pending = [{"type": "http.request", "body": body, "more_body": False}]
+
+    async def replay() -> dict[str, Any]:
+        return pending.pop() if pending else await receive()
+
+    return replay
+
+
+def _bounded(send: Send, timeout: float) -> Send:
+    """`send` that gives up on a client that takes nothing for `timeout` s: the rest of the response is
+    dropped (so that the Flask thread finishes) and the server closes the connection."""
+    stalled = False
+
+    async def bounded(message: dict[str, Any]) -> None:
+        nonlocal stalled
+        if not stalled:
+            try:
+                await asyncio.wait_for(send(message), timeout)
+            except asyncio.TimeoutError:
+                stalled = True
+                log.info("dropped a response: its client took nothing for %.0f s", timeout)
+
+    return bounded
+
+
+class _DroppedIsExpected(logging.Filter):
+    """A connection dropped for a client that stopped reading ends with its response incomplete."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != INCOMPLETE
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0: any free port); peers that stop acknowledging are let go by the kernel."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host, port), family=family, backlog=2048)
+    if hasattr(socket, "TCP_USER_TIMEOUT"):  # Linux: inherited by every accepted connection
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_USER_TIMEOUT, USER_TIMEOUT_MS)
+    return sock
+
+
+class Server(uvicorn.Server):
+    """uvicorn serving `flask_app`; ends the streams when it stops. `run(sockets=[listen(...)])` blocks;
+    SIGINT/SIGTERM stop it when run in the main thread, setting `should_exit` from any thread."""
+
+    def __init__(self, flask_app: Flask, threads: int = 16) -> None:
+        self.flask_app = flask_app
+        self.server_app = create_server_app(flask_app, threads)
+        config = uvicorn.Config(self.server_app, http="h11", ws="none", lifespan="off", loop="asyncio",
+                                interface="asgi3", proxy_headers=False, server_header=False, access_log=False,
+                                log_config=None, timeout_graceful_shutdown=GRACE_S)
+        super().__init__(config)
+        logging.getLogger("uvicorn.error").addFilter(_DroppedIsExpected())
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        stop_streams(self.flask_app)
+        await super().shutdown(sockets)
+        for connection in list(self.server_state.connections):  # left after the grace: clients that never read
+            connection.transport.abort()  # type: ignore[attr-defined]
+        self.server_app.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def serve(flask_app: Flask, sock: socket.socket, threads: int = 16) -> None:
+    """Serve on `sock` until SIGINT/SIGTERM; the signal is raised again once the server has stopped."""
+    Server(flask_app, threads).run(sockets=[sock])
