@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import contextlib
 import json
+import selectors
+import socket
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any, Iterator
 
@@ -82,3 +85,112 @@ class SseReader:
 
     def close(self) -> None:
         self.response.close()
+
+
+def connect(base: str, receive_buffer: int | None = None) -> socket.socket:
+    """A raw TCP connection to the server at `base`; a small `receive_buffer` makes a client that fills up fast."""
+    parts = urllib.parse.urlsplit(base)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.settimeout(PATIENCE_S)
+    sock.connect((parts.hostname, parts.port))
+    return sock
+
+
+def request_head(path: str, method: str = "GET", headers: dict[str, str] | None = None) -> bytes:
+    lines = [f"{method} {path} HTTP/1.1", "Host: companion"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def read_response(sock: socket.socket) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body (by Content-Length) of one HTTP response on a raw socket."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise EOFError(f"the connection closed before a response: {data!r}")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in header_lines)}
+    length = int(headers.get("content-length", 0))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return int(status_line.split()[1]), headers, body[:length]
+
+
+class SseCrowd:
+    """Many streams of one URL on raw sockets, all read by one thread, or never read (`idle`).
+
+    `seqs[i]` are the session seqs reading stream i received; `opened` counts those that got their first view.
+    """
+
+    def __init__(self, url: str, readers: int, idle: int = 0) -> None:
+        parts = urllib.parse.urlsplit(url)
+        base, path = f"{parts.scheme}://{parts.netloc}", parts.path
+        self.seqs: list[set[int]] = [set() for _ in range(readers)]
+        self.ended = 0
+        self._selector = selectors.DefaultSelector()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.idle = [connect(base, receive_buffer=4096) for _ in range(idle)]
+        self._readers = [connect(base) for _ in range(readers)]
+        for index, sock in enumerate(self._readers):
+            sock.sendall(request_head(path))
+            sock.setblocking(False)
+            self._selector.register(sock, selectors.EVENT_READ, [index, b""])
+        for sock in self.idle:
+            sock.sendall(request_head(path))
+        self._thread = threading.Thread(target=self._read, name="sse-crowd", daemon=True)
+        self._thread.start()
+
+    def opened(self) -> int:
+        with self._lock:
+            return sum(1 for s in self.seqs if s)
+
+    def all_have(self, seq: int) -> bool:
+        with self._lock:
+            return all(seq in s for s in self.seqs)
+
+    def received(self, seq: int) -> int:
+        """How many reading streams have received session seq `seq`."""
+        with self._lock:
+            return sum(1 for s in self.seqs if seq in s)
+
+    def _read(self) -> None:
+        while not self._stop.is_set() and self._selector.get_map():
+            for key, _ in self._selector.select(timeout=0.1):
+                state = key.data
+                try:
+                    chunk = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    self._selector.unregister(key.fileobj)
+                    with self._lock:
+                        self.ended += 1
+                    continue
+                *messages, state[1] = (state[1] + chunk).split(b"\n\n")
+                for message in messages:
+                    self._take(state[0], message)
+
+    def _take(self, index: int, message: bytes) -> None:
+        """One SSE message (the HTTP head and chunk framing around it are lines that are simply ignored)."""
+        lines = [line.rstrip(b"\r") for line in message.split(b"\n")]
+        if b"event: session" in lines:
+            seq = next(int(line[4:]) for line in lines if line.startswith(b"id: "))
+            with self._lock:
+                self.seqs[index].add(seq)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(PATIENCE_S)
+        for sock in self._readers + self.idle:
+            sock.close()
+        self._selector.close()
