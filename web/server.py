@@ -100,8 +100,9 @@ def _bounded(send: Send, timeout: float) -> Send:
         nonlocal stalled
         if not stalled:
             try:
-                await asyncio.wait_for(send(message), timeout)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(timeout):
+                    await send(message)
+            except TimeoutError:
                 stalled = True
                 log.info("dropped a response: its client took nothing for %.0f s", timeout)
 

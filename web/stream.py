@@ -12,6 +12,7 @@ import asyncio
 import json
 import logging
 import threading
+from collections import OrderedDict
 from concurrent.futures import Executor
 from typing import Any, Awaitable, Callable
 
@@ -89,9 +90,13 @@ class AsyncSubscription(Subscription):
     async def next(self, timeout: float) -> Message | None | bool:
         """The next message; None at the end; False when nothing came within `timeout` seconds."""
         try:
-            message = await asyncio.wait_for(self._messages.get(), timeout)
-        except asyncio.TimeoutError:
-            return False
+            message = self._messages.get_nowait()
+        except asyncio.QueueEmpty:
+            try:
+                async with asyncio.timeout(timeout):
+                    message = await self._messages.get()
+            except TimeoutError:
+                return False
         if message is not None:
             with self._lock:
                 self._pending -= 1
@@ -114,6 +119,18 @@ class _Streams:
         self.lock = threading.Lock()
         self.stopping = False
         self.open: set[AsyncSubscription] = set()
+        self._recent: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()  # id(data) -> (data, SSE bytes)
+
+    def encoded(self, name: str, data: Any) -> bytes:
+        """The SSE bytes of one bus message, encoded once for all the streams that receive it (loop thread)."""
+        hit = self._recent.get(id(data))
+        if hit is not None and hit[0] is data:  # `data` is held here, so its id cannot be reused meanwhile
+            return hit[1]
+        body = sse(name, data, data.get("seq") if name == "session" else None).encode()
+        self._recent[id(data)] = (data, body)
+        if len(self._recent) > 16:
+            self._recent.popitem(last=False)
+        return body
 
     def add(self, subscription: AsyncSubscription) -> None:
         with self.lock:
@@ -198,32 +215,31 @@ async def _run(app: Flask, subscription: AsyncSubscription, first: dict[str, Any
     streams.add(subscription)
     watcher = asyncio.create_task(_until_disconnect(receive, subscription))
     try:
-        text = "retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)
+        body = ("retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)).encode()
         while True:
-            if not await _write(send, text, write_timeout):
+            if not await _write(send, body, write_timeout):
                 log.info("dropped a stream: its client took nothing for %.0f s", write_timeout)
                 return  # the response stays incomplete: the server closes the connection
             message = await subscription.next(keepalive)
             if message is None:
                 break
             if message is False:
-                text = ": keep-alive\n\n"  # with TCP_USER_TIMEOUT (web/server.py), notices a vanished peer
+                body = b": keep-alive\n\n"  # with TCP_USER_TIMEOUT (web/server.py), notices a vanished peer
             else:
-                name, data = message
-                text = sse(name, data, data.get("seq") if name == "session" else None)
-        await _write(send, "", write_timeout, more=False)
+                body = streams.encoded(*message)
+        await _write(send, b"", write_timeout, more=False)
     finally:
         watcher.cancel()
         streams.discard(subscription)
         subscription.close()
 
 
-async def _write(send: Send, text: str, timeout: float, more: bool = True) -> bool:
+async def _write(send: Send, body: bytes, timeout: float, more: bool = True) -> bool:
     """Send one piece of the stream; False when the client did not take it within `timeout` seconds."""
     try:
-        await asyncio.wait_for(send({"type": "http.response.body", "body": text.encode(), "more_body": more}),
-                               timeout)
-    except asyncio.TimeoutError:
+        async with asyncio.timeout(timeout):
+            await send({"type": "http.response.body", "body": body, "more_body": more})
+    except TimeoutError:
         return False
     return True
 
