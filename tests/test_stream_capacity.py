@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from flask import Flask, request
+from flask import Flask, Response, request
 
 from companion.bus import Bus
 from tests.servers import SseCrowd, SseReader, call, connect, read_response, request_head, serving
@@ -129,6 +129,20 @@ def test_a_client_that_stops_reading_is_let_go(app: Flask, base: str) -> None:
     finally:
         crowd.close()
     wait_for(lambda: subscribers(bus) == 0)
+
+
+def test_clients_that_never_read_a_long_response_do_not_hold_the_threads(app: Flask) -> None:
+    app.config["WRITE_TIMEOUT"] = 1.0
+    app.add_url_rule("/long", "long", lambda: Response(b"x" * 65536 for _ in range(100)))
+    with serving(app, threads=2) as base:
+        idle = [connect(base, receive_buffer=4096) for _ in range(4)]  # twice as many as there are threads
+        try:
+            for sock in idle:
+                sock.sendall(request_head("/long"))
+            assert call(f"{base}/api/health", timeout=PATIENCE_S)[0] == 200
+        finally:
+            for sock in idle:
+                sock.close()
 
 
 def test_the_client_address_is_the_socket_peer_never_a_header(app: Flask) -> None:

@@ -24,7 +24,7 @@ from .stream import Receive, Scope, Send, error_body, send_json, stop_streams
 
 log = logging.getLogger(__name__)
 
-STREAM_PATH = re.compile(r"/api/sessions/(\d+)/stream")
+STREAM_PATH = re.compile(r"/api/sessions/([0-9]+)/stream")
 GRACE_S = 5               # on shutdown, how long open requests may take to finish
 USER_TIMEOUT_MS = 10_000  # the kernel gives up on a peer that acknowledges nothing for this long
 INCOMPLETE = "ASGI callable returned without completing response."
@@ -116,6 +116,9 @@ class _DroppedIsExpected(logging.Filter):
         return record.msg != INCOMPLETE
 
 
+_DROPPED_IS_EXPECTED = _DroppedIsExpected()
+
+
 def listen(host: str, port: int) -> socket.socket:
     """A listening socket (port 0: any free port); peers that stop acknowledging are let go by the kernel."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -134,9 +137,9 @@ class Server(uvicorn.Server):
         self.server_app = create_server_app(flask_app, threads)
         config = uvicorn.Config(self.server_app, http="h11", ws="none", lifespan="off", loop="asyncio",
                                 interface="asgi3", proxy_headers=False, server_header=False, access_log=False,
-                                log_config=None, timeout_graceful_shutdown=GRACE_S)
+                                log_config=None, log_level="warning", timeout_graceful_shutdown=GRACE_S)
         super().__init__(config)
-        logging.getLogger("uvicorn.error").addFilter(_DroppedIsExpected())
+        logging.getLogger("uvicorn.error").addFilter(_DROPPED_IS_EXPECTED)  # added once, however many servers
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         stop_streams(self.flask_app)

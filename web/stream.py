@@ -14,7 +14,7 @@ import logging
 import threading
 from collections import OrderedDict
 from concurrent.futures import Executor
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Sequence
 
 from flask import Blueprint, Flask
 
@@ -53,7 +53,8 @@ def sse(name: str, data: Any, event_id: int | None = None) -> str:
 class AsyncSubscription(Subscription):
     """A bus subscription read on an asyncio loop; `_offer` may be called from any thread and never blocks.
 
-    `None` in the queue ends the stream: the subscription overflowed, the client left, or the server stops.
+    Read with `next` (not `get`). `None` in the queue ends the stream: the subscription overflowed, the client
+    left, or the server stops.
     """
 
     def __init__(self, bus: Bus, topics: tuple[str, ...], maxsize: int, loop: asyncio.AbstractEventLoop) -> None:
@@ -145,7 +146,8 @@ class _Streams:
 
 
 def _streams(app: Flask) -> _Streams:
-    return app.extensions.setdefault("streams", _Streams())
+    streams = app.extensions.get("streams")
+    return streams if streams is not None else app.extensions.setdefault("streams", _Streams())
 
 
 def stop_streams(app: Flask) -> None:
@@ -158,8 +160,10 @@ def stop_streams(app: Flask) -> None:
         subscription.end()
 
 
-async def send_json(send: Send, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]] = ()) -> None:
-    data = json.dumps(body).encode()
+async def send_json(send: Send, status: int, body: dict[str, Any],
+                    extra: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    """A complete JSON response."""
+    data = json.dumps(body, separators=(",", ":")).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
                             *extra]})
