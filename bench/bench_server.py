@@ -19,7 +19,7 @@ def _latency_ms(action) -> float:
 
 
 def main() -> None:
-    from tests.servers import SseCrowd, call, serving
+    from tests.servers import SseCrowd, call, serving, subscribers
     from web.app import create_app, shutdown
 
     with tempfile.TemporaryDirectory() as data:
@@ -59,7 +59,7 @@ def main() -> None:
                 while not crowd.all_have(seq) and time.perf_counter() < deadline:
                     time.sleep(0.01)
                 delivered = [crowd.received(s) for s in range(first, seq + 1)]
-                open_streams = len({s for subs in bus._subscribers.values() for s in subs})
+                open_streams = subscribers(bus)
             finally:
                 crowd.close()
         shutdown(app)

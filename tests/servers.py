@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from flask import Flask
 
+from companion.bus import Bus
 from tests.waiting import PATIENCE_S, wait_for
 from web.server import Server, listen
 
@@ -85,6 +86,12 @@ class SseReader:
 
     def close(self) -> None:
         self.response.close()
+
+
+def subscribers(bus: Bus) -> int:
+    """How many subscriptions the bus holds (of any topic): each open stream is one."""
+    with bus._lock:
+        return len({s for topic in bus._subscribers.values() for s in topic})
 
 
 def connect(base: str, receive_buffer: int | None = None) -> socket.socket:

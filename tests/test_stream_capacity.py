@@ -17,18 +17,11 @@ from typing import Iterator
 import pytest
 from flask import Flask, Response, request
 
-from companion.bus import Bus
-from tests.servers import SseCrowd, SseReader, call, connect, read_response, request_head, serving
+from tests.servers import SseCrowd, SseReader, call, connect, read_response, request_head, serving, subscribers
 from tests.test_crash import _free_port, _start, _stop
 from tests.waiting import PATIENCE_S, wait_for
 
 LIMIT = 64 * 1024
-
-
-def subscribers(bus: Bus) -> int:
-    """How many subscriptions the bus holds (of any topic)."""
-    with bus._lock:
-        return len({s for topic in bus._subscribers.values() for s in topic})
 
 
 @pytest.fixture
