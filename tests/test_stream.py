@@ -7,7 +7,7 @@ from typing import Iterator
 import pytest
 from flask import Flask
 
-from tests.servers import SseReader, call, serving
+from tests.servers import SseReader, call, connect, request_head, serving
 from tests.waiting import PATIENCE_S
 
 
@@ -69,6 +69,23 @@ def test_streams_of_other_sessions_hear_nothing(base: str) -> None:
         assert view["id"] == second["id"] and view["state"]["current"]["marbles"] == [3]
     finally:
         stream.close()
+
+
+def test_stream_asks_for_a_one_second_retry_and_keeps_alive_when_quiet(base: str) -> None:
+    session = _new(base)
+    sock = connect(base)
+    try:
+        sock.sendall(request_head(f"/api/sessions/{session['id']}/stream"))
+        data = b""
+        while b": keep-alive" not in data:  # SSE_KEEPALIVE is 0.5 s in the tests
+            chunk = sock.recv(65536)
+            assert chunk, "the stream ended"
+            data += chunk
+    finally:
+        sock.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"content-type: text/event-stream" in head.lower()
+    assert body.split(b"\r\n", 1)[1].startswith(b"retry: 1000\n\nevent: session\nid: 0\n")
 
 
 def test_unknown_session_stream_is_404(base: str) -> None:
