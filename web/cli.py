@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def serve(args: argparse.Namespace) -> int:
     from .app import create_app, shutdown
-    from .server import listen, serve as run_server
+    from .server import listen
+    from .server import serve as run_server
 
     config: dict[str, Any] = {"DATA_DIR": args.data, "SENSORS": args.sensors}
     if args.camera:

@@ -13,14 +13,15 @@ import asyncio
 import logging
 import re
 import socket
-from typing import Any
+from typing import Any, cast
 
 import uvicorn
 from a2wsgi import WSGIMiddleware
 from flask import Flask
 
 from . import stream
-from .stream import Receive, Scope, Send, error_body, send_json, stop_streams
+from .errors import ERROR_CODES
+from .stream import App, Receive, Scope, Send, error_body, send_json, stop_streams
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,9 @@ class ServerApp:
 
     def __init__(self, flask_app: Flask, threads: int = 16) -> None:
         self.flask_app = flask_app
-        self.wsgi = WSGIMiddleware(flask_app, workers=threads)
-        self.pool = self.wsgi.executor
+        middleware = WSGIMiddleware(cast(Any, flask_app), workers=threads)
+        self.pool = middleware.executor
+        self.wsgi = cast(App, middleware)  # a2wsgi's precise ASGI message types, taken as plain dicts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # lifespan is off and websockets are not served
@@ -77,7 +79,7 @@ def create_server_app(flask_app: Flask, threads: int = 16) -> ServerApp:
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    await send_json(send, 413, error_body("request_entity_too_large", f"the body is over {limit} bytes"),
+    await send_json(send, 413, error_body(ERROR_CODES[413], f"the body is over {limit // 1024} KiB"),
                     [(b"connection", b"close")])
 
 
@@ -145,7 +147,7 @@ class Server(uvicorn.Server):
         stop_streams(self.flask_app)
         await super().shutdown(sockets)
         for connection in list(self.server_state.connections):  # left after the grace: clients that never read
-            connection.transport.abort()  # type: ignore[attr-defined]
+            connection.transport.abort()
         self.server_app.pool.shutdown(wait=False, cancel_futures=True)
 
 

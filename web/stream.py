@@ -14,12 +14,14 @@ import logging
 import threading
 from collections import OrderedDict
 from concurrent.futures import Executor
-from typing import Any, Awaitable, Callable, Sequence
+from typing import Any, Awaitable, Callable, Literal, Sequence
 
 from flask import Blueprint, Flask
 
 from companion.bus import Bus, Message, Subscription
 from companion.table import Table, TableError, topic
+
+from .errors import ERROR_CODES
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,7 @@ WRITE_TIMEOUT_S = 5.0  # default of app.config["WRITE_TIMEOUT"]
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 HEADERS = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache"),
            (b"x-accel-buffering", b"no")]
@@ -88,7 +91,7 @@ class AsyncSubscription(Subscription):
         except RuntimeError:  # the loop is closed: nobody reads this subscription any more
             self.close()
 
-    async def next(self, timeout: float) -> Message | None | bool:
+    async def next(self, timeout: float) -> Message | Literal[False] | None:
         """The next message; None at the end; False when nothing came within `timeout` seconds."""
         try:
             message = self._messages.get_nowait()
@@ -179,7 +182,7 @@ async def session_stream(app: Flask, session_id: int, pool: Executor, scope: Sco
     """GET: the stream of one session; HEAD: its headers only, never a subscription; other methods: 405."""
     method = scope["method"]
     if method not in ("GET", "HEAD"):
-        await send_json(send, 405, error_body("method_not_allowed", "a stream is read with GET"),
+        await send_json(send, 405, error_body(ERROR_CODES[405], "a stream is read with GET"),
                         [(b"allow", b"GET, HEAD")])
         return
     table: Table = app.extensions["table"]
@@ -194,7 +197,8 @@ async def session_stream(app: Flask, session_id: int, pool: Executor, scope: Sco
             return
         except Exception:
             log.exception("could not open the stream of session %s", session_id)
-            await send_json(send, 500, error_body("internal", "something went wrong on the companion"))
+            message = "something went wrong on the companion; nothing was changed"
+            await send_json(send, 500, error_body(ERROR_CODES[500], message))
             return
         await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
         if subscription is None:
