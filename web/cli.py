@@ -18,6 +18,7 @@ TOOLS = {
     "gates": ("hardware.gates_cli", "live view of the six break-beam gates, for checking the wiring"),
     "detect": ("hardware.vision.detect_cli", "count the marbles resting in each gate region of photos"),
     "markers": ("hardware.camera.markers", "write a printable sheet of the four ArUco calibration markers"),
+    "doctor": ("web.doctor", "check the Pi set-up (pins, gates, camera, numpy, data, port, service, kiosk, screen)"),
 }
 
 
@@ -42,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         tool = sub.add_parser(name, help=help_text)
         tool.set_defaults(tool_module=module)
         _tool_arguments(module, tool)
+    serve.add_argument("--config", metavar="FILE", default=None,
+                       help="TOML config file (default $COMPANION_CONFIG); command-line options win over it")
     return parser
 
 
@@ -53,9 +56,17 @@ def _tool_arguments(module: str, parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     if args.command == "serve":
+        from . import config, notify
+        try:
+            config.apply_config_file(args, parser)
+        except config.ConfigError as err:
+            print(f"companion: cannot start: {err}", file=sys.stderr)
+            return 2
+        notify.start(args.host, args.port)
         return serve(args)
     if getattr(args, "tool_error", None):
         print(f"companion {args.command}: cannot start: {args.tool_error}", file=sys.stderr)
