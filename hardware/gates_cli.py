@@ -20,8 +20,15 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
-                            GateHardwareError, MarbleReading, PHYSICAL_PINS)
+from hardware.gates import (
+    DEFAULT_PINS,
+    PHYSICAL_PINS,
+    GateArray,
+    GateConfig,
+    GateConfigError,
+    GateHardwareError,
+    MarbleReading,
+)
 
 REFRESH_S = 0.25
 DEFAULT_PORT = 8080

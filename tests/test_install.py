@@ -24,8 +24,8 @@ FAKES = {
     "chown": 'echo "chown $*" >> "$FAKE_LOG"',
     "raspi-config": 'echo "raspi-config $*" >> "$FAKE_LOG"',
     # the user database, kept in a state folder
-    "getent": 'case "$1" in\n  passwd) [ -e "$FAKE_STATE/user-$2" ] ;;\n  group) [ "$2" = video ] || [ "$2" = gpio ] ;;\n'
-              '  *) exit 2 ;;\nesac',
+    "getent": 'case "$1" in\n  passwd) [ -e "$FAKE_STATE/user-$2" ] ;;\n'
+              '  group) [ "$2" = video ] || [ "$2" = gpio ] ;;\n  *) exit 2 ;;\nesac',
     "useradd": 'echo "useradd $*" >> "$FAKE_LOG"\ntouch "$FAKE_STATE/user-${!#}"',
     "userdel": 'echo "userdel $*" >> "$FAKE_LOG"\nrm -f "$FAKE_STATE/user-$1"',
     # python -m venv DIR: a venv whose pip logs and whose `companion` answers the smoke test
