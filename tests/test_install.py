@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 from pathlib import Path
 
@@ -199,3 +200,72 @@ def test_an_unknown_option_is_refused(system: dict[str, str]) -> None:
     result = run(system, "--frobnicate")
     assert result.returncode == 1 and "unknown option --frobnicate" in result.stderr
     assert calls(system) == []
+
+
+# --- the kiosk launcher, with chromium, curl, xset and systemctl replaced by fakes --------------------------------
+
+@pytest.fixture
+def desktop(tmp_path: Path) -> dict[str, str]:
+    """A PATH of fakes (chromium logs its arguments and display, curl answers) and an empty runtime dir."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fakes = {
+        "chromium": 'echo "chromium WAYLAND_DISPLAY=${WAYLAND_DISPLAY:-} DISPLAY=${DISPLAY:-} $*" >> "$FAKE_LOG"',
+        "curl": 'echo "curl $*" >> "$FAKE_LOG"',
+        "xset": 'echo "xset $*" >> "$FAKE_LOG"',
+        "systemctl": 'echo "systemctl $*" >> "$FAKE_LOG"',
+        "id": 'echo 1000',
+        "sleep": 'exit 0',
+    }
+    for name, body in fakes.items():
+        (bin_dir / name).write_text("#!/bin/bash\n" + body + "\n")
+        (bin_dir / name).chmod(0o755)
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_LOG": str(tmp_path / "calls.log"),
+           "XDG_RUNTIME_DIR": str(runtime), "KIOSK_WAIT_S": "3", "HOME": str(tmp_path)}
+    return env
+
+
+def _kiosk(env: dict[str, str], *args: str) -> tuple[int, list[str]]:
+    result = subprocess.run(["bash", str(KIOSK), *args], env=env, capture_output=True, text=True, timeout=60)
+    return result.returncode, calls(env)
+
+
+def _socket(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    return sock
+
+
+def test_kiosk_finds_labwc_and_wayfire_sockets_itself(desktop: dict[str, str]) -> None:
+    for name in ("wayland-0", "wayland-1"):  # labwc, wayfire
+        with _socket(Path(desktop["XDG_RUNTIME_DIR"]) / name):
+            Path(desktop["FAKE_LOG"]).unlink(missing_ok=True)
+            status, log = _kiosk(desktop)
+        assert status == 0
+        assert any(c.startswith("curl") and "http://127.0.0.1:8080/api/health" in c for c in log)
+        browser = next(c for c in log if c.startswith("chromium"))
+        assert f"WAYLAND_DISPLAY={name} " in browser and "--ozone-platform=wayland" in browser
+        assert "--kiosk" in browser and "--app=http://127.0.0.1:8080/" in browser
+        (Path(desktop["XDG_RUNTIME_DIR"]) / name).unlink()
+
+
+def test_kiosk_on_x11_switches_blanking_off(desktop: dict[str, str]) -> None:
+    status, log = _kiosk({**desktop, "DISPLAY": ":0"})
+    assert status == 0
+    assert "xset s off -dpms s noblank" in log
+    browser = next(c for c in log if c.startswith("chromium"))
+    assert "DISPLAY=:0" in browser and "--ozone-platform" not in browser
+
+
+def test_kiosk_gives_up_without_a_compositor_so_the_unit_retries(desktop: dict[str, str]) -> None:
+    status, log = _kiosk(desktop)
+    assert status == 1 and not any(c.startswith("chromium") for c in log)
+
+
+def test_kiosk_from_the_session_hands_the_display_to_the_user_manager(desktop: dict[str, str]) -> None:
+    status, log = _kiosk({**desktop, "WAYLAND_DISPLAY": "wayland-0"}, "--session")
+    assert status == 0
+    assert any(c.startswith("systemctl --user import-environment WAYLAND_DISPLAY DISPLAY") for c in log)
+    assert log[-1] == "systemctl --user start companion-kiosk.service"
