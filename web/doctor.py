@@ -28,6 +28,9 @@ from hardware.gates_cli import add_wiring_arguments, wiring_from_args
 from . import config as config_file
 
 MIN_FREE_MB = 200
+#: Where systemd/install.sh puts the settings and the data; the doctor's defaults when they exist.
+INSTALLED_CONFIG = Path("/etc/dragon-table/companion.toml")
+INSTALLED_DATA = Path("/var/lib/dragon-table")
 KIOSK_UNIT = Path("/etc/systemd/user/companion-kiosk.service")
 KIOSK_AUTOSTART = Path("/etc/xdg/autostart/dragon-table-kiosk.desktop")
 #: The defaults of the doctor's options that a config file may set.
@@ -98,6 +101,8 @@ def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner 
 
 def _config(args: argparse.Namespace) -> tuple[list[Check], config_file.Settings | None]:
     path = config_file.config_path(args.config)
+    if path is None and INSTALLED_CONFIG.exists():
+        path = str(INSTALLED_CONFIG)
     if path is None:
         return [Check("config", None, "no config file: the defaults apply",
                       "sudo ./systemd/install.sh writes /etc/dragon-table/companion.toml")], None
@@ -145,15 +150,19 @@ def _numpy(on_pi: bool) -> Check:
 
 
 def _data(args: argparse.Namespace) -> Check:
-    data = Path(args.data or os.environ.get("COMPANION_DATA") or "data")
+    data = Path(args.data or os.environ.get("COMPANION_DATA")
+                or (INSTALLED_DATA if INSTALLED_DATA.exists() else "data"))
     existing = next((p for p in (data, *data.parents) if p.exists()), Path("/"))
+    free_mb = shutil.disk_usage(existing).free // 2**20
     try:
         with tempfile.NamedTemporaryFile(dir=existing, prefix=".doctor-"):
             pass
     except OSError as err:
+        if isinstance(err, PermissionError) and existing == data and data.stat().st_uid != os.getuid():
+            return Check("data", None, f"{data}: {free_mb} MB free; it belongs to the service's user, so "
+                                       "only it (or root) can write there", "sudo companion doctor checks it")
         return Check("data", False, f"{data}: cannot write in {existing}: {err.strerror}",
                      f"sudo chown -R companion:companion {data} (or choose a writable --data)")
-    free_mb = shutil.disk_usage(existing).free // 2**20
     state = "" if data.exists() else " (made at the first start)"
     if free_mb < MIN_FREE_MB:
         return Check("data", False, f"{data}{state}: only {free_mb} MB free",
