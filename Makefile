@@ -8,7 +8,7 @@ ARGS   ?=
 # On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
 VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
 
-.PHONY: run test bench lint clean
+.PHONY: run test bench lint clean install uninstall
 
 $(PY):
 	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
@@ -36,3 +36,10 @@ lint: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# On a Raspberry Pi: the services, the kiosk and the nightly backup (sudo make install); see systemd/README.md.
+install:
+	./systemd/install.sh
+
+uninstall:
+	./systemd/install.sh --uninstall

@@ -1,24 +1,38 @@
 """`companion gates`: a live terminal view of the six beams, for checking the wiring.
 
 Shows each beam's level, last pulse width, counts, glitches and stuck/flaky flags, refreshed a
-few times a second until Ctrl-C. ``--simulate`` uses MockFactory pins and rolls random marbles,
-so it can be seen working off a Pi; ``--once`` prints one snapshot and exits.
+few times a second until Ctrl-C. While the companion service runs it holds the GPIO lines, so the
+view is then read from its ``/api/health`` on this machine (``--port``) instead of opening the pins.
+``--simulate`` uses MockFactory pins and rolls random marbles, so it can be seen working off a Pi;
+``--once`` prints one snapshot and exits.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import threading
 import time
+import urllib.request
 from collections import deque
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any, Callable, TextIO
 
-from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
-                            GateHardwareError, MarbleReading, PHYSICAL_PINS)
+from hardware.gates import (
+    DEFAULT_PINS,
+    PHYSICAL_PINS,
+    GateArray,
+    GateConfig,
+    GateConfigError,
+    GateHardwareError,
+    MarbleReading,
+)
 
 REFRESH_S = 0.25
+DEFAULT_PORT = 8080
+PI_MODEL = Path("/proc/device-tree/model")
 _CLEAR_SCREEN = "\x1b[H\x1b[2J"
 
 
@@ -30,6 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no Pi needed: mock pins, with random virtual marbles rolling through")
     parser.add_argument(
         "--once", action="store_true", help="print one snapshot and exit")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT,
+        help="while the companion service runs on this port, show its gates (default 8080; 0: never)")
 
 
 def add_wiring_arguments(parser: argparse.ArgumentParser) -> None:
@@ -102,9 +119,66 @@ def _roll_forever(sim: object, stop: threading.Event) -> None:
             sim.roll_random(rng)  # type: ignore[attr-defined]
 
 
+def service_gates(port: int, timeout: float = 2.0) -> dict | None:
+    """The running companion's health on 127.0.0.1:``port`` (its ``sensors`` part), or None."""
+    if not port:
+        return None
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=timeout) as response:
+            body = json.load(response)
+    except (OSError, ValueError):
+        return None
+    sensors = body.get("sensors") if isinstance(body, dict) else None
+    return sensors if isinstance(sensors, dict) and isinstance(sensors.get("gates"), dict) else None
+
+
+def _from_service(args: argparse.Namespace, sensors: dict, out: TextIO,
+                  poll: Callable[[], dict | None]) -> int:
+    """The live view of the gates of the running service, polled over its API."""
+    port = args.port
+    if not sensors["gates"].get("gates"):
+        print(f"companion gates: the companion service on port {port} runs without gates: "
+              f"{sensors['gates'].get('error')} (journalctl -u companion)", file=sys.stderr)
+        return 2
+    if getattr(args, "pins", None) or args.active_high or args.external_pull_up:
+        print("companion gates: the running service's wiring is shown; the wiring options apply only when "
+              "it is stopped", file=sys.stderr)
+    source = f"the companion service on port {port} (it holds the pins)"
+    recent: deque[MarbleReading] = deque(maxlen=5)
+    clear = _CLEAR_SCREEN if out.isatty() else ""
+    try:
+        while True:
+            marble = sensors.get("last_marble")
+            if marble and (not recent or recent[-1].at != marble["at"]):
+                recent.append(MarbleReading(marble["gate"], float(marble["width_ms"]), float(marble["at"])))
+            table = render(sensors["gates"], source=source, recent=list(recent))
+            if args.once:
+                print(table, file=out)
+                return 0
+            print(f"{clear}{table}\n\nCtrl-C to stop", file=out, flush=True)
+            time.sleep(REFRESH_S)
+            fresh = poll()
+            if fresh is None:
+                print("companion gates: the companion service stopped answering", file=sys.stderr)
+                return 1
+            sensors = fresh
+    except KeyboardInterrupt:
+        return 0
+
+
+def _on_pi() -> bool:
+    try:
+        return "Raspberry Pi" in PI_MODEL.read_text(errors="replace")
+    except OSError:
+        return False
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run `companion gates`; returns the process exit code."""
     out = out or sys.stdout
+    port = getattr(args, "port", DEFAULT_PORT)
+    if not args.simulate and (sensors := service_gates(port)) is not None:
+        return _from_service(args, sensors, out, lambda: service_gates(port))
     try:
         config = config_from_args(args)
     except GateConfigError as exc:
@@ -126,7 +200,13 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         try:
             gates.start()
         except (GateConfigError, GateHardwareError) as exc:
-            hint = "" if args.simulate else " (off a Pi, try --simulate)"
+            if args.simulate:
+                hint = ""
+            elif _on_pi():
+                hint = (f" (no companion service answers on port {port}: is another program holding the "
+                        "lines? sudo systemctl status companion)")
+            else:
+                hint = " (off a Pi, try --simulate)"
             print(f"companion gates: error: {exc}{hint}", file=sys.stderr)
             return 2
         source = "simulation (mock pins)" if args.simulate else gates.pin_factory_name

@@ -1,14 +1,84 @@
 #!/usr/bin/env bash
-# Start Chromium full screen on the Pi's touchscreen, pointing at the local companion.
-# Waits until the server answers, so the screen never shows a connection error at boot.
+# Chromium full screen on the Pi's own screen, pointing at the local companion.
+# Installed as /opt/dragon-table/current/bin/companion-kiosk.
+#
+#   companion-kiosk            wait for the compositor and the server's /api/health, keep the screen on,
+#                              then run Chromium (the companion-kiosk user unit's ExecStart)
+#   companion-kiosk --session  from the desktop session's autostart: hand the session's display to the
+#                              systemd user manager and start the companion-kiosk user unit
+#
+# Works under labwc (wayland-0), wayfire (wayland-1) and X11: the display comes from the session.
 set -u
 URL="${COMPANION_URL:-http://127.0.0.1:8080/}"
-for _ in $(seq 1 60); do
-  curl -fsS -o /dev/null "${URL}api/health" && break
-  sleep 1
-done
-BROWSER="$(command -v chromium-browser || command -v chromium)"  # Raspberry Pi OS names it chromium-browser
-exec "$BROWSER" --kiosk --noerrdialogs --disable-infobars --no-first-run --disable-session-crashed-bubble \
-  --disable-translate --disable-pinch --overscroll-history-navigation=0 --check-for-update-interval=31536000 \
-  --disable-background-networking --disable-component-update --disable-sync \
-  --app="$URL"
+WAIT_S="${KIOSK_WAIT_S:-120}"
+RUNTIME="${XDG_RUNTIME_DIR:-/run/user/$(id -u)}"
+
+say() { echo "companion-kiosk: $*" >&2; }
+
+session() {
+  # The user manager does not know the session's display until it is told.
+  local vars=(WAYLAND_DISPLAY DISPLAY XAUTHORITY XDG_SESSION_TYPE XDG_CURRENT_DESKTOP)
+  if command -v dbus-update-activation-environment >/dev/null; then
+    dbus-update-activation-environment --systemd "${vars[@]}" 2>/dev/null || true
+  fi
+  if systemctl --user import-environment "${vars[@]}" 2>/dev/null \
+     && systemctl --user start companion-kiosk.service; then
+    exit 0
+  fi
+  say "no systemd user manager: running the kiosk directly"
+  while true; do "$0"; sleep 3; done  # the same restart the user unit would give
+}
+
+display_ready() {
+  if [ -n "${WAYLAND_DISPLAY:-}" ]; then
+    [ -S "$RUNTIME/$WAYLAND_DISPLAY" ] && return 0
+  else
+    local sock
+    for sock in "$RUNTIME"/wayland-[0-9]; do  # labwc: wayland-0, wayfire: wayland-1
+      if [ -S "$sock" ]; then export WAYLAND_DISPLAY="${sock##*/}"; return 0; fi
+    done
+  fi
+  if [ -n "${DISPLAY:-}" ]; then
+    [ -S "/tmp/.X11-unix/X${DISPLAY#*:}" ] || [ -S "/tmp/.X11-unix/X${DISPLAY##*:}" ] && return 0
+    command -v xset >/dev/null && xset q >/dev/null 2>&1 && return 0
+  fi
+  return 1
+}
+
+wait_until() {  # wait_until WHAT COMMAND...: poll once a second for WAIT_S seconds
+  local what="$1" i
+  shift
+  for ((i = 0; i < WAIT_S; i++)); do
+    "$@" && return 0
+    sleep 1
+  done
+  say "no $what after ${WAIT_S} s; giving up (the unit starts me again)"
+  return 1
+}
+
+server_ready() { curl -fsS -o /dev/null --max-time 3 "${URL}api/health"; }
+
+keep_screen_on() {
+  # The screen must not blank in the middle of a game. X11: switch the screensaver and DPMS off here.
+  # Wayland (labwc, wayfire): install.sh switches blanking off with raspi-config; wake a blanked output.
+  if [ -z "${WAYLAND_DISPLAY:-}" ] && [ -n "${DISPLAY:-}" ] && command -v xset >/dev/null; then
+    xset s off -dpms s noblank 2>/dev/null || true
+  fi
+  if [ -n "${WAYLAND_DISPLAY:-}" ] && command -v wlopm >/dev/null; then
+    wlopm --on '*' 2>/dev/null || true
+  fi
+}
+
+[ "${1:-}" = "--session" ] && session
+
+wait_until "compositor (no Wayland socket in $RUNTIME, no X display)" display_ready || exit 1
+wait_until "answer from ${URL}api/health (is companion.service running? journalctl -u companion)" server_ready || exit 1
+keep_screen_on
+
+BROWSER="$(command -v chromium || command -v chromium-browser)" || { say "chromium is not installed"; exit 1; }
+OZONE=()
+[ -n "${WAYLAND_DISPLAY:-}" ] && OZONE=(--ozone-platform=wayland)
+exec "$BROWSER" "${OZONE[@]}" --kiosk --noerrdialogs --disable-infobars --no-first-run \
+  --disable-session-crashed-bubble --disable-translate --disable-pinch --overscroll-history-navigation=0 \
+  --check-for-update-interval=31536000 --disable-background-networking --disable-component-update \
+  --disable-sync --password-store=basic --app="$URL"

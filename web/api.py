@@ -11,6 +11,7 @@ from companion.games import GAMES
 from companion.table import Table
 
 from .errors import ApiError
+from .health import health_report
 from .openapi import openapi_document
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -54,9 +55,7 @@ def expected_seq(data: dict[str, Any]) -> int | None:
 
 @bp.get("/health")
 def health():
-    sensors = current_app.extensions["sensors"]
-    return jsonify({"ok": True, "mode": sensors.mode, "sensors": sensors.status(),
-                    "notices": current_app.extensions.get("notices", [])})
+    return jsonify(health_report(current_app))
 
 
 @bp.get("/openapi.json")

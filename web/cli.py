@@ -19,6 +19,7 @@ TOOLS = {
     "detect": ("hardware.vision.detect_cli", "count the marbles resting in each gate region of photos"),
     "markers": ("hardware.camera.markers", "write a printable sheet of the four ArUco calibration markers"),
     "backup": ("companion.backup", "copy the session log into DATA/backups, keeping the last 7"),
+    "doctor": ("web.doctor", "check the Pi set-up (pins, gates, camera, numpy, data, port, service, kiosk, screen)"),
 }
 
 
@@ -44,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
         tool = sub.add_parser(name, help=help_text)
         tool.set_defaults(tool_module=module)
         _tool_arguments(module, tool)
+    serve.add_argument("--config", metavar="FILE", default=None,
+                       help="TOML config file (default $COMPANION_CONFIG); command-line options win over it")
     return parser
 
 
@@ -55,9 +58,17 @@ def _tool_arguments(module: str, parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     if args.command == "serve":
+        from . import config, notify
+        try:
+            config.apply_config_file(args, parser)
+        except config.ConfigError as err:
+            print(f"companion: cannot start: {err}", file=sys.stderr)
+            return 2
+        notify.start(args.host, args.port)
         return serve(args)
     if getattr(args, "tool_error", None):
         print(f"companion {args.command}: cannot start: {args.tool_error}", file=sys.stderr)
@@ -75,6 +86,7 @@ def serve(args: argparse.Namespace) -> int:
         config["CAMERA"] = args.camera
     config["GATES"] = wiring_from_args(args)
     config["BEAMS"] = not args.no_beams
+    config.update(getattr(args, "app_config", {}))  # config-file keys with no command-line option
     try:
         app = create_app(config)
     except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback

@@ -21,6 +21,11 @@ IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".webm", ".h264", ".mjpeg", ".mjpg", ".m4v"})
 
 
+#: What to do when apt's picamera2 cannot load next to a numpy 2 from pip ("numpy.dtype size changed").
+NUMPY_ABI_FIX = ("keep apt's numpy: sudo ./systemd/install.sh (installs with numpy<2), or in the venv: "
+                 "pip install 'numpy<2' 'opencv-python-headless<4.12'")
+
+
 class CameraError(RuntimeError):
     """A camera could not be opened or read; the message says what and why."""
 
@@ -299,6 +304,11 @@ class Picamera2Source:
                 "picamera2 is not available (on Raspberry Pi OS: sudo apt install python3-picamera2, "
                 "and create the venv with --system-site-packages)"
             ) from exc
+        except ValueError as exc:  # apt's simplejpeg, built for numpy 1, meets a numpy 2 from pip
+            if "numpy.dtype size changed" not in str(exc):
+                raise
+            raise CameraError(f"picamera2 cannot load: numpy {np.__version__} from the venv hides the numpy "
+                              f"apt's picamera2 was built for; {NUMPY_ABI_FIX}") from exc
 
     def open(self) -> None:
         self.close()

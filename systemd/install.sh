@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Install (or update) the dragon table companion on Raspberry Pi OS as services; see systemd/README.md.
+#
+#   sudo ./systemd/install.sh              install, or update after `git pull`: a new release next to the
+#                                          running one, smoke-tested, then switched to and restarted
+#   sudo ./systemd/install.sh --uninstall  remove what the install added; keeps the data and a changed config
+#   options: --no-apt (skip apt-get), --keep-releases N (default 3)
+#
+# Layout: /opt/dragon-table/releases/<id>/{venv,bin/companion-kiosk} with /opt/dragon-table/current
+# pointing at the running one; /usr/local/bin/companion; /etc/dragon-table/companion.toml (written once,
+# never overwritten); data in /var/lib/dragon-table (never removed); the system user 'companion'.
+#
+# Every outside command can be replaced (tests run the whole install in a temporary root):
+#   ROOT=DIR  APT=apt-get  SYSTEMCTL=systemctl  PYTHON=python3  USERADD=useradd  USERDEL=userdel
+#   USERMOD=usermod  GETENT=getent  CHOWN=chown  RASPI_CONFIG=raspi-config  MODEL_FILE=/proc/device-tree/model
+set -euo pipefail
+
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="${ROOT:-}"
+APT="${APT:-apt-get}"
+SYSTEMCTL="${SYSTEMCTL:-systemctl}"
+PYTHON="${PYTHON:-python3}"
+USERADD="${USERADD:-useradd}"
+USERDEL="${USERDEL:-userdel}"
+USERMOD="${USERMOD:-usermod}"
+GETENT="${GETENT:-getent}"
+CHOWN="${CHOWN:-chown}"
+RASPI_CONFIG="${RASPI_CONFIG:-raspi-config}"
+MODEL_FILE="${MODEL_FILE:-/proc/device-tree/model}"
+
+SERVICE_USER=companion
+APP=/opt/dragon-table                      # paths as the running system sees them
+DATA=/var/lib/dragon-table
+CONFIG=/etc/dragon-table/companion.toml
+UNITS=(companion.service companion-backup.service companion-backup.timer)
+USER_UNIT=companion-kiosk.service
+AUTOSTART=/etc/xdg/autostart/dragon-table-kiosk.desktop
+APT_PACKAGES=(python3-venv python3-pip curl sqlite3)
+PI_PACKAGES=(python3-picamera2 python3-lgpio python3-numpy)
+
+say() { echo "install: $*"; }
+die() { echo "install: error: $*" >&2; exit 1; }
+
+on_pi() { grep -qs 'Raspberry Pi' "$MODEL_FILE"; }
+
+usage() { sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+install_packages() {
+  export DEBIAN_FRONTEND=noninteractive
+  "$APT" update -qq
+  local packages=("${APT_PACKAGES[@]}")
+  on_pi && packages+=("${PI_PACKAGES[@]}")
+  "$APT" install -y -qq "${packages[@]}"
+  # Raspberry Pi OS names the browser chromium since 2025, chromium-browser before.
+  "$APT" install -y -qq chromium || "$APT" install -y -qq chromium-browser
+}
+
+add_user() {
+  if ! "$GETENT" passwd "$SERVICE_USER" >/dev/null; then
+    "$USERADD" --system --user-group --home-dir "$DATA" --no-create-home --shell /usr/sbin/nologin \
+      --comment "Dragon table companion" "$SERVICE_USER"
+  fi
+  local group
+  for group in gpio video; do  # the GPIO chips and the camera; these groups exist on Raspberry Pi OS
+    if "$GETENT" group "$group" >/dev/null; then "$USERMOD" -a -G "$group" "$SERVICE_USER"; fi
+  done
+}
+
+make_release() {  # make_release DIR: a venv with the project installed, and the kiosk launcher
+  local release="$1" constraints=()
+  on_pi && constraints=(-c "$SRC/systemd/pi-constraints.txt")
+  # Called in an `||` list, where set -e does not apply: every step says itself when it fails.
+  mkdir -p "$release/bin" || return 1
+  "$PYTHON" -m venv --system-site-packages "$release/venv" || return 1
+  "$release/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${constraints[@]}" "$SRC" \
+    || return 1
+  install -m 0755 "$SRC/systemd/kiosk.sh" "$release/bin/companion-kiosk" || return 1
+  install -m 0644 "$SRC/README.md" "$release/README.md" || return 1
+  install -m 0644 "$SRC/systemd/README.md" "$release/README-pi.md"
+}
+
+write_files() {
+  install -d -m 0755 "$ROOT/etc/dragon-table" "$ROOT/etc/systemd/system" "$ROOT/etc/systemd/user" \
+    "$ROOT/etc/xdg/autostart" "$ROOT/usr/local/bin"
+  if [ ! -e "$ROOT$CONFIG" ]; then
+    install -m 0644 "$SRC/systemd/companion.toml" "$ROOT$CONFIG"
+  fi
+  install -d -m 0750 "$ROOT$DATA"
+  "$CHOWN" -R "$SERVICE_USER:$SERVICE_USER" "$ROOT$DATA"
+  local unit
+  for unit in "${UNITS[@]}"; do install -m 0644 "$SRC/systemd/$unit" "$ROOT/etc/systemd/system/$unit"; done
+  install -m 0644 "$SRC/systemd/$USER_UNIT" "$ROOT/etc/systemd/user/$USER_UNIT"
+  install -m 0644 "$SRC/systemd/dragon-table-kiosk.desktop" "$ROOT$AUTOSTART"
+  ln -sfn "$APP/current/venv/bin/companion" "$ROOT/usr/local/bin/companion"
+}
+
+switch_to() {  # switch_to ID: point current at releases/ID in one rename
+  ln -sfn "releases/$1" "$ROOT$APP/current.new"
+  mv -T "$ROOT$APP/current.new" "$ROOT$APP/current"
+}
+
+prune_releases() {  # keep the newest N releases, always the current one
+  local keep="$1" current old
+  current="$(readlink "$ROOT$APP/current")"
+  while read -r old; do
+    [ "releases/$old" = "$current" ] || rm -rf "${ROOT:?}$APP/releases/$old"
+  done < <(find "$ROOT$APP/releases" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -r | tail -n +"$((keep + 1))")
+}
+
+do_install() {
+  local keep="$1" apt="$2" id release previous=""
+  [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || die "run it as root: sudo $0"
+  [ "$apt" = yes ] && install_packages
+  add_user
+  write_files
+  id="$(date +%Y%m%d-%H%M%S.%N)-$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo local)"
+  release="$ROOT$APP/releases/$id"
+  [ -L "$ROOT$APP/current" ] && previous="$(readlink "$ROOT$APP/current")"
+  rm -rf "$release"
+  say "building release $id"
+  make_release "$release" || { rm -rf "$release"; die "the new release did not build; ${previous:-nothing} keeps running"; }
+  if ! "$release/venv/bin/companion" doctor --quick --config "$ROOT$CONFIG" --data "$ROOT$DATA"; then
+    rm -rf "$release"
+    die "the new release failed its smoke test (above); ${previous:-nothing} keeps running"
+  fi
+  switch_to "$id"
+  "$SYSTEMCTL" daemon-reload
+  "$SYSTEMCTL" enable companion.service companion-backup.timer
+  "$SYSTEMCTL" --global enable "$USER_UNIT"
+  if ! "$SYSTEMCTL" restart companion.service; then
+    if [ -n "$previous" ]; then
+      say "the new release did not start: back to $previous"
+      switch_to "${previous#releases/}"
+      "$SYSTEMCTL" restart companion.service || true
+    fi
+    die "companion.service did not start; see: journalctl -u companion -n 20"
+  fi
+  "$SYSTEMCTL" start companion-backup.timer
+  if command -v "$RASPI_CONFIG" >/dev/null; then
+    "$RASPI_CONFIG" nonint do_blanking 1 || say "could not switch screen blanking off (raspi-config)"
+  fi
+  prune_releases "$keep"
+  say "done: http://$(hostname -I 2>/dev/null | cut -d' ' -f1 || echo localhost):8080/ (log: journalctl -u companion -f)"
+  say "the kiosk starts with the next desktop login (or now: companion-kiosk --session, as the desktop user)"
+}
+
+do_uninstall() {
+  [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || die "run it as root: sudo $0 --uninstall"
+  "$SYSTEMCTL" disable --now companion.service companion-backup.timer || true
+  "$SYSTEMCTL" --global disable "$USER_UNIT" || true
+  local unit
+  for unit in "${UNITS[@]}"; do rm -f "$ROOT/etc/systemd/system/$unit"; done
+  rm -f "$ROOT/etc/systemd/user/$USER_UNIT" "$ROOT$AUTOSTART" "$ROOT/usr/local/bin/companion"
+  rm -rf "${ROOT:?}$APP"
+  if cmp -s "$SRC/systemd/companion.toml" "$ROOT$CONFIG"; then
+    rm -f "$ROOT$CONFIG"
+    rmdir "$ROOT/etc/dragon-table" 2>/dev/null || true
+  elif [ -e "$ROOT$CONFIG" ]; then
+    say "kept your changed settings in $CONFIG"
+  fi
+  "$SYSTEMCTL" daemon-reload
+  if "$GETENT" passwd "$SERVICE_USER" >/dev/null; then "$USERDEL" "$SERVICE_USER" || true; fi
+  say "removed; the data stays in $DATA (the apt packages stay too)"
+}
+
+main() {
+  local action=install keep=3 apt=yes
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --uninstall) action=uninstall ;;
+      --no-apt) apt=no ;;
+      --keep-releases) shift; keep="${1:?--keep-releases needs a number}" ;;
+      -h|--help) usage; exit 0 ;;
+      *) usage >&2; die "unknown option $1" ;;
+    esac
+    shift
+  done
+  [[ "$keep" =~ ^[1-9][0-9]*$ ]] || die "--keep-releases needs a number from 1, got $keep"
+  if [ "$action" = uninstall ]; then do_uninstall; else do_install "$keep" "$apt"; fi
+}
+
+main "$@"

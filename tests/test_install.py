@@ -1,0 +1,271 @@
+"""systemd/install.sh: shellcheck clean, and its steps run in a temporary root with apt, systemctl, python and
+the user tools replaced by fakes that log their calls: the file layout, a second run, a failed update that
+keeps the running release, and an uninstall that keeps the data."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "systemd" / "install.sh"
+KIOSK = ROOT / "systemd" / "kiosk.sh"
+IN_CI = bool(os.environ.get("COMPANION_REQUIRE_PI_TOOLS"))
+
+FAKES = {
+    # a command that only logs
+    "apt": 'echo "apt $*" >> "$FAKE_LOG"',
+    "systemctl": 'echo "systemctl $*" >> "$FAKE_LOG"\n'
+                 '[ "$1" = restart ] && [ -n "${FAKE_RESTART_FAILS:-}" ] && exit 1\nexit 0',
+    "usermod": 'echo "usermod $*" >> "$FAKE_LOG"',
+    "chown": 'echo "chown $*" >> "$FAKE_LOG"',
+    "raspi-config": 'echo "raspi-config $*" >> "$FAKE_LOG"',
+    # the user database, kept in a state folder
+    "getent": 'case "$1" in\n  passwd) [ -e "$FAKE_STATE/user-$2" ] ;;\n'
+              '  group) [ "$2" = video ] || [ "$2" = gpio ] ;;\n  *) exit 2 ;;\nesac',
+    "useradd": 'echo "useradd $*" >> "$FAKE_LOG"\ntouch "$FAKE_STATE/user-${!#}"',
+    "userdel": 'echo "userdel $*" >> "$FAKE_LOG"\nrm -f "$FAKE_STATE/user-$1"',
+    # python -m venv DIR: a venv whose pip logs and whose `companion` answers the smoke test
+    "python": 'echo "python $*" >> "$FAKE_LOG"\ndir="${!#}"\nmkdir -p "$dir/bin"\n'
+              'printf \'#!/bin/sh\\necho "venv-python $*" >> "$FAKE_LOG"\\n\' > "$dir/bin/python"\n'
+              'printf \'#!/bin/sh\\necho "companion $*" >> "$FAKE_LOG"\\nexit "${FAKE_DOCTOR_RC:-0}"\\n\' '
+              '> "$dir/bin/companion"\nchmod +x "$dir/bin/python" "$dir/bin/companion"',
+}
+
+
+@pytest.fixture
+def system(tmp_path: Path) -> dict[str, str]:
+    """Environment for install.sh: a temporary root, fakes for every outside command, a Pi model file."""
+    fakes = tmp_path / "fakes"
+    fakes.mkdir()
+    for name, body in FAKES.items():
+        fake = fakes / name
+        fake.write_text("#!/usr/bin/env bash\n" + body + "\n")
+        fake.chmod(0o755)
+    (tmp_path / "root").mkdir()
+    (tmp_path / "state").mkdir()
+    model = tmp_path / "model"
+    model.write_text("Raspberry Pi 5 Model B Rev 1.0\0")
+    env = {**os.environ, "ROOT": str(tmp_path / "root"), "FAKE_LOG": str(tmp_path / "calls.log"),
+           "FAKE_STATE": str(tmp_path / "state"), "MODEL_FILE": str(model)}
+    for var, name in {"APT": "apt", "SYSTEMCTL": "systemctl", "PYTHON": "python", "USERADD": "useradd",
+                      "USERDEL": "userdel", "USERMOD": "usermod", "GETENT": "getent", "CHOWN": "chown",
+                      "RASPI_CONFIG": "raspi-config"}.items():
+        env[var] = str(fakes / name)
+    return env
+
+
+def run(env: dict[str, str], *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    log = Path(env["FAKE_LOG"])
+    log.unlink(missing_ok=True)
+    return subprocess.run(["bash", str(SCRIPT), *args], env={**env, **extra}, capture_output=True, text=True,
+                          timeout=120)
+
+
+def calls(env: dict[str, str]) -> list[str]:
+    log = Path(env["FAKE_LOG"])
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def releases(root: Path) -> list[str]:
+    return sorted(p.name for p in (root / "opt/dragon-table/releases").iterdir())
+
+
+@pytest.mark.parametrize("script", [SCRIPT, KIOSK], ids=lambda p: p.name)
+def test_shellcheck_clean(script: Path) -> None:
+    if shutil.which("shellcheck") is None:
+        if IN_CI:
+            pytest.fail("shellcheck is missing in CI (.ci/run installs it)")
+        pytest.skip("shellcheck is not installed")
+    result = subprocess.run(["shellcheck", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout
+
+
+def test_install_lays_out_the_release_config_data_units_and_starts_them(system: dict[str, str]) -> None:
+    result = run(system)
+    assert result.returncode == 0, result.stderr
+    root = Path(system["ROOT"])
+    current = root / "opt/dragon-table/current"
+    assert current.is_symlink() and os.readlink(current).startswith("releases/")
+    assert (current / "bin/companion-kiosk").stat().st_mode & 0o111
+    assert os.readlink(root / "usr/local/bin/companion") == "/opt/dragon-table/current/venv/bin/companion"
+    assert (root / "etc/dragon-table/companion.toml").read_text() == (ROOT / "systemd/companion.toml").read_text()
+    assert (root / "var/lib/dragon-table").is_dir()
+    for unit in ("companion.service", "companion-backup.service", "companion-backup.timer"):
+        assert (root / "etc/systemd/system" / unit).read_bytes() == (ROOT / "systemd" / unit).read_bytes()
+    assert (root / "etc/systemd/user/companion-kiosk.service").exists()
+    assert (root / "etc/xdg/autostart/dragon-table-kiosk.desktop").exists()
+    log = calls(system)
+    assert "apt update -qq" in log
+    apt_install = next(c for c in log if c.startswith("apt install"))
+    assert {"python3-picamera2", "python3-lgpio", "python3-venv"} <= set(apt_install.split())
+    assert any(c.startswith("apt install") and "chromium" in c.split() for c in log)
+    assert any(c.startswith("useradd --system") and c.endswith(" companion") for c in log)
+    assert "usermod -a -G gpio companion" in log and "usermod -a -G video companion" in log
+    assert any(c.startswith("python -m venv --system-site-packages") for c in log)
+    pip = next(c for c in log if c.startswith("venv-python -m pip install"))
+    assert f"-c {ROOT}/systemd/pi-constraints.txt" in pip and pip.endswith(str(ROOT))  # numpy<2 on a Pi
+    smoke = log.index(next(c for c in log if c.startswith("companion doctor --quick")))
+    assert smoke < log.index("systemctl restart companion.service")
+    assert "systemctl enable companion.service companion-backup.timer" in log
+    assert "systemctl --global enable companion-kiosk.service" in log
+    assert "raspi-config nonint do_blanking 1" in log
+
+
+def test_off_a_pi_no_pi_packages_and_no_constraints(system: dict[str, str], tmp_path: Path) -> None:
+    result = run(system, MODEL_FILE=str(tmp_path / "absent"))
+    assert result.returncode == 0, result.stderr
+    log = calls(system)
+    assert not any("python3-picamera2" in c for c in log)
+    assert not any("pi-constraints" in c for c in log)
+
+
+def test_a_second_run_is_harmless_and_keeps_the_settings(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    config = root / "etc/dragon-table/companion.toml"
+    config.write_text('[server]\nport = 9000\n')
+    (root / "var/lib/dragon-table/companion.sqlite3").write_text("the log")
+    first = os.readlink(root / "opt/dragon-table/current")
+    result = run(system)
+    assert result.returncode == 0, result.stderr
+    assert not any(c.startswith("useradd") for c in calls(system))  # the user exists already
+    assert config.read_text() == '[server]\nport = 9000\n'
+    assert (root / "var/lib/dragon-table/companion.sqlite3").read_text() == "the log"
+    assert os.readlink(root / "opt/dragon-table/current") != first
+    assert len(releases(root)) == 2
+
+
+def test_old_releases_are_pruned(system: dict[str, str]) -> None:
+    for _ in range(3):
+        assert run(system, "--keep-releases", "2").returncode == 0
+    root = Path(system["ROOT"])
+    names = releases(root)
+    assert len(names) == 2 and os.readlink(root / "opt/dragon-table/current") == f"releases/{names[-1]}"
+
+
+def test_an_update_that_fails_its_smoke_test_keeps_the_running_release(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    before = os.readlink(root / "opt/dragon-table/current")
+    result = run(system, FAKE_DOCTOR_RC="1")
+    assert result.returncode == 1
+    assert f"failed its smoke test (above); {before} keeps running" in result.stderr
+    assert os.readlink(root / "opt/dragon-table/current") == before
+    assert releases(root) == [before.removeprefix("releases/")]
+    assert not any(c.startswith("systemctl restart") for c in calls(system))
+
+
+def test_an_update_that_does_not_start_goes_back_to_the_previous_release(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    before = os.readlink(root / "opt/dragon-table/current")
+    result = run(system, FAKE_RESTART_FAILS="1")
+    assert result.returncode == 1 and "journalctl -u companion" in result.stderr
+    assert os.readlink(root / "opt/dragon-table/current") == before
+    assert calls(system).count("systemctl restart companion.service") == 2  # the new one, then the old one
+
+
+def test_uninstall_removes_what_it_added_and_keeps_the_data(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    (root / "var/lib/dragon-table/companion.sqlite3").write_text("the log")
+    result = run(system, "--uninstall")
+    assert result.returncode == 0, result.stderr
+    assert (root / "var/lib/dragon-table/companion.sqlite3").read_text() == "the log"
+    for gone in ("opt/dragon-table", "usr/local/bin/companion", "etc/systemd/system/companion.service",
+                 "etc/systemd/system/companion-backup.timer", "etc/systemd/user/companion-kiosk.service",
+                 "etc/xdg/autostart/dragon-table-kiosk.desktop", "etc/dragon-table/companion.toml"):
+        assert not os.path.lexists(root / gone), gone
+    log = calls(system)
+    assert "systemctl disable --now companion.service companion-backup.timer" in log
+    assert "userdel companion" in log
+    assert run(system, "--uninstall").returncode == 0  # twice is harmless too
+
+
+def test_uninstall_keeps_changed_settings(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    config = Path(system["ROOT"]) / "etc/dragon-table/companion.toml"
+    config.write_text('[server]\nport = 9000\n')
+    result = run(system, "--uninstall")
+    assert result.returncode == 0 and "kept your changed settings" in result.stdout
+    assert config.exists()
+
+
+def test_an_unknown_option_is_refused(system: dict[str, str]) -> None:
+    result = run(system, "--frobnicate")
+    assert result.returncode == 1 and "unknown option --frobnicate" in result.stderr
+    assert calls(system) == []
+
+
+# --- the kiosk launcher, with chromium, curl, xset and systemctl replaced by fakes --------------------------------
+
+@pytest.fixture
+def desktop(tmp_path: Path) -> dict[str, str]:
+    """A PATH of fakes (chromium logs its arguments and display, curl answers) and an empty runtime dir."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fakes = {
+        "chromium": 'echo "chromium WAYLAND_DISPLAY=${WAYLAND_DISPLAY:-} DISPLAY=${DISPLAY:-} $*" >> "$FAKE_LOG"',
+        "curl": 'echo "curl $*" >> "$FAKE_LOG"',
+        "xset": 'echo "xset $*" >> "$FAKE_LOG"',
+        "systemctl": 'echo "systemctl $*" >> "$FAKE_LOG"',
+        "id": 'echo 1000',
+        "sleep": 'exit 0',
+    }
+    for name, body in fakes.items():
+        (bin_dir / name).write_text("#!/bin/bash\n" + body + "\n")
+        (bin_dir / name).chmod(0o755)
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_LOG": str(tmp_path / "calls.log"),
+           "XDG_RUNTIME_DIR": str(runtime), "KIOSK_WAIT_S": "3", "HOME": str(tmp_path)}
+    return env
+
+
+def _kiosk(env: dict[str, str], *args: str) -> tuple[int, list[str]]:
+    result = subprocess.run(["bash", str(KIOSK), *args], env=env, capture_output=True, text=True, timeout=60)
+    return result.returncode, calls(env)
+
+
+def _socket(path: Path) -> socket.socket:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(str(path))
+    return sock
+
+
+def test_kiosk_finds_labwc_and_wayfire_sockets_itself(desktop: dict[str, str]) -> None:
+    for name in ("wayland-0", "wayland-1"):  # labwc, wayfire
+        with _socket(Path(desktop["XDG_RUNTIME_DIR"]) / name):
+            Path(desktop["FAKE_LOG"]).unlink(missing_ok=True)
+            status, log = _kiosk(desktop)
+        assert status == 0
+        assert any(c.startswith("curl") and "http://127.0.0.1:8080/api/health" in c for c in log)
+        browser = next(c for c in log if c.startswith("chromium"))
+        assert f"WAYLAND_DISPLAY={name} " in browser and "--ozone-platform=wayland" in browser
+        assert "--kiosk" in browser and "--app=http://127.0.0.1:8080/" in browser
+        (Path(desktop["XDG_RUNTIME_DIR"]) / name).unlink()
+
+
+def test_kiosk_on_x11_switches_blanking_off(desktop: dict[str, str]) -> None:
+    status, log = _kiosk({**desktop, "DISPLAY": ":0"})
+    assert status == 0
+    assert "xset s off -dpms s noblank" in log
+    browser = next(c for c in log if c.startswith("chromium"))
+    assert "DISPLAY=:0" in browser and "--ozone-platform" not in browser
+
+
+def test_kiosk_gives_up_without_a_compositor_so_the_unit_retries(desktop: dict[str, str]) -> None:
+    status, log = _kiosk(desktop)
+    assert status == 1 and not any(c.startswith("chromium") for c in log)
+
+
+def test_kiosk_from_the_session_hands_the_display_to_the_user_manager(desktop: dict[str, str]) -> None:
+    status, log = _kiosk({**desktop, "WAYLAND_DISPLAY": "wayland-0"}, "--session")
+    assert status == 0
+    assert any(c.startswith("systemctl --user import-environment WAYLAND_DISPLAY DISPLAY") for c in log)
+    assert log[-1] == "systemctl --user start companion-kiosk.service"

@@ -1,0 +1,336 @@
+"""`companion doctor`: check the Pi set-up and say, for each thing that is wrong, how to fix it.
+
+Checks the config file, numpy against apt's picamera2, the data folder and its free space, then (unless
+``--quick``) the pin factory and each gate's level, the camera with one test frame, the port, the service,
+the kiosk and screen blanking. While the service runs it holds the GPIO lines and the camera, so the gates
+and the camera are then read from its /api/health instead. ``--quick`` opens no device and is the install's
+smoke test of a new release. Exit status 1 if any check fails.
+"""
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+from hardware.gates_cli import add_wiring_arguments, wiring_from_args
+
+from . import config as config_file
+
+MIN_FREE_MB = 200
+#: Where systemd/install.sh puts the settings and the data; the doctor's defaults when they exist.
+INSTALLED_CONFIG = Path("/etc/dragon-table/companion.toml")
+INSTALLED_DATA = Path("/var/lib/dragon-table")
+KIOSK_UNIT = Path("/etc/systemd/user/companion-kiosk.service")
+KIOSK_AUTOSTART = Path("/etc/xdg/autostart/dragon-table-kiosk.desktop")
+#: The defaults of the doctor's options that a config file may set.
+DEFAULTS: dict[str, Any] = {"data": None, "port": None, "camera": None, "pins": None, "active_high": False,
+                            "external_pull_up": False}
+Runner = Callable[[Sequence[str]], "subprocess.CompletedProcess[str]"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: ``ok`` True (fine), False (must be fixed) or None (a note, nothing to do)."""
+
+    name: str
+    ok: bool | None
+    detail: str
+    fix: str = ""
+
+    def render(self) -> str:
+        mark = {True: "ok  ", False: "FAIL", None: "note"}[self.ok]
+        line = f"{mark}  {self.name:<10}{self.detail}"
+        return line + (f"\n      {'':<10}fix: {self.fix}" if self.fix and self.ok is not True else "")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `companion doctor`."""
+    parser.add_argument("--quick", action="store_true",
+                        help="no devices, no service: the config, the libraries and the data folder")
+    parser.add_argument("--config", metavar="FILE", default=None, help="config file (default $COMPANION_CONFIG)")
+    parser.add_argument("--data", default=None, help="data folder (default: the config's, $COMPANION_DATA, ./data)")
+    parser.add_argument("--port", type=int, default=None, help="the server's port (default: the config's, 8080)")
+    parser.add_argument("--camera", default=None, help="camera spec to test (default: the config's, or the Pi camera)")
+    parser.add_argument("--simulate", action="store_true", help="mock pins instead of the GPIO chip")
+    add_wiring_arguments(parser)
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run `companion doctor`; 1 if any check failed."""
+    out = out or sys.stdout
+    report = checks(args)
+    for check in report:
+        print(check.render(), file=out)
+    failed = [c.name for c in report if c.ok is False]
+    print(f"\n{len(failed)} to fix: {', '.join(failed)}" if failed else "\nall good", file=out)
+    return 1 if failed else 0
+
+
+def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner | None = None,
+           root: Path = Path("/"), on_pi: bool | None = None) -> list[Check]:
+    """Every check, in order. ``pin_factory`` (e.g. MockFactory), ``runner`` (for systemctl) and ``root``
+    (where /etc and /home are) are for tests."""
+    from .sensors import detect_mode
+
+    on_pi = detect_mode() == "hardware" if on_pi is None else on_pi
+    report, settings = _config(args)
+    if settings is not None:  # the file's values where the command line left the default
+        config_file.apply_to_args(args, settings, DEFAULTS)
+    report += [_imports(), _numpy(on_pi), _data(args)]
+    if args.quick:
+        return report
+    port = args.port or 8080
+    health = _health(port)
+    report += [_gates(args, health, pin_factory), _camera(args, health, on_pi),
+               _port(port, health), _service(runner or _run), _kiosk(root), _blanking(root)]
+    return report
+
+
+# --- each check ------------------------------------------------------------------------------------------
+
+def _config(args: argparse.Namespace) -> tuple[list[Check], config_file.Settings | None]:
+    path = config_file.config_path(args.config)
+    if path is None and INSTALLED_CONFIG.exists():
+        path = str(INSTALLED_CONFIG)
+    if path is None:
+        return [Check("config", None, "no config file: the defaults apply",
+                      "sudo ./systemd/install.sh writes /etc/dragon-table/companion.toml")], None
+    try:
+        settings = config_file.load(path)
+    except config_file.ConfigError as err:
+        return [Check("config", False, str(err), "edit the file; systemd/companion.toml lists every key")], None
+    keys = sum(len(v) for v in settings.values.values())
+    return [Check("config", True, f"{path}: {keys} key{'s' * (keys != 1)} set, the rest at defaults")], settings
+
+
+def _imports() -> Check:
+    import importlib
+
+    for module in ("waitress", "flask", "gpiozero", "cv2", "web.app", "hardware.gates", "hardware.camera.service"):
+        try:
+            importlib.import_module(module)
+        except Exception as err:  # a broken release must fail here, before it is switched to
+            return Check("python", False, f"cannot import {module}: {type(err).__name__}: {err}",
+                         "sudo ./systemd/install.sh builds a fresh venv")
+    return Check("python", True, f"Python {sys.version.split()[0]}; the companion and its libraries import")
+
+
+def _numpy(on_pi: bool) -> Check:
+    import numpy
+
+    from hardware.camera.sources import NUMPY_ABI_FIX
+
+    where = "apt" if "/dist-packages/" in numpy.__file__ else "the venv"
+    have = f"numpy {numpy.__version__} from {where}"
+    try:
+        import picamera2  # noqa: F401  (imports apt's simplejpeg, built for apt's numpy)
+    except ImportError:
+        if on_pi:
+            return Check("numpy", False, f"{have}; picamera2 is not importable",
+                         "sudo apt install python3-picamera2, and a venv made with --system-site-packages "
+                         "(sudo ./systemd/install.sh does both)")
+        return Check("numpy", True, f"{have}; no picamera2 (not a Pi: not needed)")
+    except ValueError as err:
+        if "numpy.dtype size changed" not in str(err):
+            raise
+        return Check("numpy", False, f"{have} hides the numpy apt's picamera2 was built for ({err})",
+                     NUMPY_ABI_FIX)
+    return Check("numpy", True, f"{have}; picamera2 loads with it")
+
+
+def _data(args: argparse.Namespace) -> Check:
+    data = Path(args.data or os.environ.get("COMPANION_DATA")
+                or (INSTALLED_DATA if INSTALLED_DATA.exists() else "data"))
+    existing = next((p for p in (data, *data.parents) if p.exists()), Path("/"))
+    free_mb = shutil.disk_usage(existing).free // 2**20
+    try:
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".doctor-"):
+            pass
+    except OSError as err:
+        if isinstance(err, PermissionError) and existing == data and data.stat().st_uid != os.getuid():
+            return Check("data", None, f"{data}: {free_mb} MB free; it belongs to the service's user, so "
+                                       "only it (or root) can write there", "sudo companion doctor checks it")
+        return Check("data", False, f"{data}: cannot write in {existing}: {err.strerror}",
+                     f"sudo chown -R companion:companion {data} (or choose a writable --data)")
+    state = "" if data.exists() else " (made at the first start)"
+    if free_mb < MIN_FREE_MB:
+        return Check("data", False, f"{data}{state}: only {free_mb} MB free",
+                     "free some space: sudo apt clean; old backups in DATA/backups")
+    return Check("data", True, f"{data}{state}: writable, {free_mb} MB free")
+
+
+def _health(port: int) -> dict[str, Any] | None:
+    """The running companion's /api/health on this machine, or None."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=3) as response:  # noqa: S310
+            body = json.load(response)
+    except (OSError, ValueError):
+        return None
+    return body if isinstance(body, dict) and "sensors" in body else None
+
+
+def _gate_line(status: dict[str, Any]) -> str:
+    from hardware.gates import PHYSICAL_PINS
+
+    return "; ".join(f"{g['gate']}: GPIO{g['pin']} (pin {PHYSICAL_PINS.get(g['pin'], '?')}) "
+                     f"{'BROKEN' if g['blocked'] else 'clear'}{' STUCK' if g.get('stuck') else ''}"
+                     for g in status["gates"])
+
+
+def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory: Any) -> Check:
+    fix_beam = "a BROKEN gate with nothing in it: align the emitter with its receiver, or check its wiring " \
+               "(hardware/WIRING.md)"
+    if health is not None:
+        status = health["sensors"]["gates"]
+        if not status.get("gates"):
+            return Check("gates", False, f"the service runs without gates: {status.get('error')}",
+                         "journalctl -u companion -n 20")
+        stuck = any(g.get("stuck") for g in status["gates"])
+        return Check("gates", not stuck, "read through the running service: " + _gate_line(status), fix_beam)
+    from hardware.gates import GateArray, GateConfig, GateConfigError, GateHardwareError
+
+    factory = pin_factory
+    if factory is None and args.simulate:
+        from gpiozero.pins.mock import MockFactory
+
+        factory = MockFactory()
+    try:
+        gates = GateArray(GateConfig(**wiring_from_args(args)), lambda _reading: None, pin_factory=factory)
+        with gates:
+            status, name = gates.status(), gates.pin_factory_name
+    except GateConfigError as err:
+        return Check("gates", False, str(err), "fix [gates] in the config file")
+    except GateHardwareError as err:
+        return Check("gates", False, f"cannot open the pins: {err}",
+                     "on a Pi: sudo apt install python3-lgpio; GPIOZERO_PIN_FACTORY=lgpio; the user in the "
+                     "gpio group (sudo ./systemd/install.sh does all three)")
+    finally:
+        if pin_factory is None and factory is not None:
+            factory.close()
+    blocked = any(g["blocked"] for g in status["gates"])
+    return Check("gates", not blocked, f"pin factory {name}: " + _gate_line(status), fix_beam)
+
+
+def _camera(args: argparse.Namespace, health: dict[str, Any] | None, on_pi: bool) -> Check:
+    if health is not None:
+        camera = health["sensors"]["camera"]
+        detail = camera.get("error") or (camera.get("camera") or {}).get("error") or "running"
+        return Check("camera", bool(camera.get("ok")), f"read through the running service: {detail}",
+                     "check the ribbon cable and `[camera] source`; journalctl -u companion -n 20")
+    spec = args.camera or "auto"
+    if spec == "auto":
+        spec = "picamera2:640x480" if on_pi else "off"
+    if spec in ("off", "simulation"):
+        return Check("camera", None, f"camera {spec}: nothing to test")
+    from hardware.camera.sources import CameraError, open_source
+
+    try:
+        source = open_source(spec)
+        source.open()
+        try:
+            frame = source.read()
+        finally:
+            source.close()
+    except ValueError as err:
+        return Check("camera", False, str(err), "fix `[camera] source` in the config file")
+    except CameraError as err:
+        return Check("camera", False, f"{spec}: {err}", "see the message; the ribbon cable sits contacts "
+                                                        "to the board, blue side to the clip")
+    height, width = frame.shape[:2]
+    return Check("camera", True, f"{spec}: one test frame {width}x{height}, mean level {float(frame.mean()):.0f}")
+
+
+def _port(port: int, health: dict[str, Any] | None) -> Check:
+    if health is not None:
+        return Check("port", True, f"the companion answers on port {port} ({health.get('mode')} mode)")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("0.0.0.0", port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                return Check("port", False, f"port {port} is taken by a program that is not the companion",
+                             f"sudo ss -ltnp 'sport = :{port}' names it; or set [server] port")
+            return Check("port", False, f"port {port}: {err.strerror}", "choose a port above 1024")
+    return Check("port", False, f"nothing answers on port {port}: the server is not running",
+                 "sudo systemctl start companion; journalctl -u companion -n 20")
+
+
+def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(list(command), capture_output=True, text=True, timeout=10)
+
+
+def _service(runner: Runner) -> Check:
+    try:
+        result = runner(["systemctl", "is-active", "companion.service"])
+    except (OSError, subprocess.SubprocessError):
+        return Check("service", None, "no systemctl here: not checked")
+    state = result.stdout.strip() or "unknown"
+    if state == "active":
+        return Check("service", True, "companion.service is active")
+    return Check("service", False, f"companion.service is {state}",
+                 "sudo systemctl restart companion; journalctl -u companion -n 20 says why it stopped")
+
+
+def _kiosk(root: Path) -> Check:
+    unit, autostart = root / KIOSK_UNIT.relative_to("/"), root / KIOSK_AUTOSTART.relative_to("/")
+    if not unit.exists() or not autostart.exists():
+        return Check("kiosk", False, "the kiosk is not installed", "sudo ./systemd/install.sh")
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        return Check("kiosk", False, "chromium is not installed", "sudo apt install chromium")
+    running = any("--app=http" in cmd and "--kiosk" in cmd for cmd in _command_lines(root))
+    if running:
+        return Check("kiosk", True, "Chromium shows the kiosk")
+    return Check("kiosk", None, "installed; no kiosk on screen now",
+                 "log in to the desktop (or enable auto-login: sudo raspi-config nonint do_boot_behaviour B4); "
+                 "as the desktop user: journalctl --user -u companion-kiosk")
+
+
+def _command_lines(root: Path) -> list[str]:
+    lines = []
+    for cmdline in (root / "proc").glob("[0-9]*/cmdline"):
+        try:
+            lines.append(cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            continue
+    return lines
+
+
+def _blanking(root: Path) -> Check:
+    """Screen blanking on labwc (swayidle in its autostart), wayfire ([idle] in wayfire.ini) or X11."""
+    fix = "sudo raspi-config nonint do_blanking 1, then reboot"
+    labwc = [root / "etc/xdg/labwc/autostart", *root.glob("home/*/.config/labwc/autostart")]
+    for path in labwc:
+        if _active_lines(path, r"\bswayidle\b"):
+            return Check("screen", False, f"the screen blanks when idle: swayidle in {_shown(path, root)}", fix)
+    for path in root.glob("home/*/.config/wayfire.ini"):
+        for line in _active_lines(path, r"^\s*(dpms_timeout|screensaver_timeout)\s*="):
+            if re.fullmatch(r"\s*[1-9]\d*\s*", line.split("=", 1)[1]):  # -1 or 0: never
+                return Check("screen", False, f"the screen blanks when idle: {line.strip()} in "
+                                              f"{_shown(path, root)}", fix)
+    if (root / "etc/X11/xorg.conf.d/10-blanking.conf").exists():
+        return Check("screen", True, "blanking is off (X11)")
+    return Check("screen", True, "no idle blanking configured (labwc, wayfire); X11: the kiosk switches it off")
+
+
+def _active_lines(path: Path, pattern: str) -> list[str]:
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if not line.lstrip().startswith("#") and re.search(pattern, line)]
+
+
+def _shown(path: Path, root: Path) -> str:
+    return "/" + str(path.relative_to(root))
