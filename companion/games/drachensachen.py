@@ -378,6 +378,9 @@ def _defender(state: DrachensachenState, current: Round, event: Mapping[str, Any
         return _tracked(state, current, pending_from=turn)
     if current.skips:
         affected = _skip_window(state, current)
+        if not affected or current.skips + len(current.skip_defenders) >= len(state.players):
+            raise IllegalEventError("S8", "every player is already affected by this skip: nobody is left to pass "
+                                          "it on to")
         if seat is None:
             seat = affected[0]
         if seat not in affected:
