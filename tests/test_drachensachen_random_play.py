@@ -289,7 +289,7 @@ class Model:
         for seat, (coins, eights) in self.coins.items():
             losses[seat] = min(10, coins) - (eights if feathers else 0)
         self.rounds.append(losses)
-        self.totals = [a + b for a, b in zip(self.totals, losses)]
+        self.totals = [a + b for a, b in zip(self.totals, losses, strict=True)]
         fewest = min(self.totals)
         at_limit = max(self.totals) >= 21
         if at_limit and self.totals.count(fewest) == 1:
@@ -315,7 +315,7 @@ def random_event(rng: random.Random, state: DrachensachenState) -> dict[str, Any
     anyone = rng.choice([*players, *players, *players, "Zed", None, 7])
     roll = rng.random()
     if current is not None and current.finisher is not None and roll < 0.75:
-        waiting = [p for p, c in zip(players, current.coins) if c is None]
+        waiting = [p for p, c in zip(players, current.coins, strict=True) if c is None]
         who = rng.choice(waiting) if waiting and rng.random() < 0.85 else anyone
         coins = rng.choice([rng.randint(0, 14), rng.randint(0, 14), rng.randint(0, 14), -1, 100, "3", 2.5])
         event: dict[str, Any] = {"type": "coins", "player": who, "coins": coins}

@@ -10,8 +10,7 @@ from typing import Any, Iterable, Mapping
 import pytest
 
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
-from companion.games.drachensachen import (LEAVING, TRICKS, VALUES, DrachensachenState, next_starter,
-                                           round_losses)
+from companion.games.drachensachen import LEAVING, TRICKS, VALUES, DrachensachenState, next_starter, round_losses
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table

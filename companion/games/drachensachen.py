@@ -428,7 +428,7 @@ def _draw_pending(state: DrachensachenState, current: Round, event: Mapping[str,
 
 
 def _out(state: DrachensachenState, current: Round, cards: dict[str, int], clear: bool) -> DrachensachenState:
-    out = tuple(n + cards.get(v, 0) for v, n in zip(VALUES, current.out))
+    out = tuple(n + cards.get(v, 0) for v, n in zip(VALUES, current.out, strict=True))
     if sum(out) > DECK:
         raise IllegalEventError("S1", f"that would make {sum(out)} cards out of the game this round; the deck "
                                       f"has {DECK}")
@@ -460,7 +460,7 @@ def _burned(state: DrachensachenState, current: Round, event: Mapping[str, Any])
     if not isinstance(raw, Mapping) or not raw:
         raise MalformedEventError("cards", "'cards' must count the burned cards per value")
     cards: dict[str, int] = {}
-    for value, n in raw.items():
+    for value in raw:
         if value not in VALUES:
             raise MalformedEventError("cards", f"{value!r} is no card value; values are {', '.join(VALUES)}")
         cards[value] = _int(raw, value, 0, DECK, "cards")
@@ -511,7 +511,7 @@ def _coins(state: DrachensachenState, current: Round, event: Mapping[str, Any]) 
 
 def round_losses(coins: tuple[int, ...], eights: tuple[int, ...], feathers: bool) -> tuple[int, ...]:
     """S2, S3: min(10, coins) each, less one per 8 held when golden feathers is active (may go negative)."""
-    return tuple(min(ROUND_CAP, c) - (e if feathers else 0) for c, e in zip(coins, eights))
+    return tuple(min(ROUND_CAP, c) - (e if feathers else 0) for c, e in zip(coins, eights, strict=True))
 
 
 def next_starter(losses: tuple[int, ...], previous: int) -> int:
@@ -533,7 +533,7 @@ def _score(state: DrachensachenState, current: Round) -> DrachensachenState:
     losses = round_losses(tuple(c or 0 for c in current.coins), tuple(e or 0 for e in current.eights),
                           golden_feathers(state))
     done = replace(current, losses=losses)
-    totals = tuple(a + b for a, b in zip(state.totals, losses))
+    totals = tuple(a + b for a, b in zip(state.totals, losses, strict=True))
     history = state.history + (done,)
     if game_over(totals):
         return replace(state, totals=totals, history=history, current=None, tie_at_limit=False)
@@ -569,7 +569,7 @@ def _winners(state: DrachensachenState) -> list[str]:
     if not state.finished:
         return []
     fewest = min(state.totals)
-    return [p for p, t in zip(state.players, state.totals) if t == fewest]  # S4: one, by the end check
+    return [p for p, t in zip(state.players, state.totals, strict=True) if t == fewest]  # S4: one, by the end check
 
 
 def _hindrance_json(state: DrachensachenState, card: Hindrance) -> dict[str, Any]:
@@ -578,7 +578,7 @@ def _hindrance_json(state: DrachensachenState, card: Hindrance) -> dict[str, Any
 
 
 def _per_value(counts: tuple[int, ...]) -> dict[str, int]:
-    return dict(zip(VALUES, counts))
+    return dict(zip(VALUES, counts, strict=True))
 
 
 def _round_json(state: DrachensachenState, r: Round) -> dict[str, Any]:
@@ -589,9 +589,9 @@ def _round_json(state: DrachensachenState, r: Round) -> dict[str, Any]:
         "finisher": players[r.finisher] if r.finisher is not None else None,
         "trick": r.trick,
         "hindrances": [_hindrance_json(state, h) for h in r.hindrances],
-        "coins": {p: c for p, c in zip(players, r.coins)},
-        "eights": {p: e for p, e in zip(players, r.eights)},
-        "losses": dict(zip(players, r.losses)) if r.losses is not None else None,
+        "coins": {p: c for p, c in zip(players, r.coins, strict=True)},
+        "eights": {p: e for p, e in zip(players, r.eights, strict=True)},
+        "losses": dict(zip(players, r.losses, strict=True)) if r.losses is not None else None,
         "due": r.due,
         "drawn": r.drawn,
         "cards_out": _per_value(r.out),
@@ -636,7 +636,7 @@ def view(state: DrachensachenState) -> dict[str, Any]:
     rounds = state.history + ((current,) if current else ())
     running: dict[str, list[int]] = {p: [] for p in players}
     for r in state.history:
-        for p, loss in zip(players, r.losses or ()):
+        for p, loss in zip(players, r.losses or (), strict=True):
             running[p].append((running[p][-1] if running[p] else 0) + loss)
     game_out = tuple(sum(r.out[i] for r in rounds) for i in range(len(VALUES)))
     feathers = golden_feathers(state)
@@ -644,10 +644,10 @@ def view(state: DrachensachenState) -> dict[str, Any]:
         "finished": state.finished,
         "winners": _winners(state),
         "round": current.number if current else (state.history[-1].number if state.history else None),
-        "scores": dict(zip(players, state.totals)),
+        "scores": dict(zip(players, state.totals, strict=True)),
         "turn": players[current.turn] if current and current.turn is not None and current.finisher is None else None,
         "breakdown": [{"round": r.number, "label": f"Round {r.number} · {_name(state, r.finisher)} went out",
-                       "points": dict(zip(players, r.losses or ()))} for r in state.history],
+                       "points": dict(zip(players, r.losses or (), strict=True))} for r in state.history],
         "lower_wins": True,
         "limit": LIMIT,
         "round_cap": ROUND_CAP,
@@ -672,7 +672,8 @@ def view(state: DrachensachenState) -> dict[str, Any]:
     start = pile_start(current)
     left = start - current.drawn
     skipped = _skip_window(state, current) if current.skips and current.turn is not None else []
-    waiting = [p for p, c in zip(players, current.coins) if c is None] if current.finisher is not None else []
+    waiting = ([p for p, c in zip(players, current.coins, strict=True) if c is None]
+               if current.finisher is not None else [])
     data.update(
         phase=_phase(current),
         expects=_expects(state, current),
@@ -697,8 +698,8 @@ def view(state: DrachensachenState) -> dict[str, Any]:
         cards_out_round=_per_value(current.out),
         finisher=players[current.finisher] if current.finisher is not None else None,
         waiting_for_coins=waiting,
-        coins={p: c for p, c in zip(players, current.coins)} if current.finisher is not None else None,
-        eights={p: e for p, e in zip(players, current.eights)} if current.finisher is not None else None,
+        coins={p: c for p, c in zip(players, current.coins, strict=True)} if current.finisher is not None else None,
+        eights={p: e for p, e in zip(players, current.eights, strict=True)} if current.finisher is not None else None,
         current=_round_json(state, current),
     )
     return data
@@ -812,7 +813,7 @@ def sample(state: DrachensachenState, rng: random.Random) -> dict[str, Any] | No
     players = state.players
     feathers = golden_feathers(state)
     if current.finisher is not None:
-        player = rng.choice([p for p, c in zip(players, current.coins) if c is None])
+        player = rng.choice([p for p, c in zip(players, current.coins, strict=True) if c is None])
         event: dict[str, Any] = {"type": "coins", "player": player, "coins": rng.randint(0, 16)}
         if feathers:
             event["eights"] = rng.randint(0, 3)
