@@ -431,8 +431,11 @@ def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
             tally["refused"] += 1
             tally[f"refused {info.value.rule}"] += 1
             continue
+        expects = GAME.view(state)["expects"]
         state = GAME.apply(state, event)
         assert snapshot is None or before == snapshot
+        # what the page offers covers what the rules accept (a draw for another player aside)
+        assert event["type"] in expects or (event["type"] == "draw" and event.get("player")), (event, expects)
         model.accept(event)
         accepted.append(event)
         tally["accepted"] += 1

@@ -480,6 +480,17 @@ def test_s8_a_later_skipped_player_may_pass_it_on_too() -> None:
     assert view(state)["turn"] == "Ada" and view(state)["last_skipped"] == ["Ben", "Dan"]
 
 
+def test_s8_once_every_player_is_affected_the_skip_cannot_be_passed_on() -> None:
+    # ruling S8: "to the next player not yet affected": with two players, Ben passes the skip to Ada, and then
+    # nobody is left
+    state = play(started(("Ada", "Ben")), {"type": "skip"}, {"type": "defender"})
+    assert view(state)["skipping"] == ["Ada"] and "defender" not in view(state)["expects"]
+    error = refused(state, {"type": "defender"}, IllegalEventError, "S8")
+    assert "nobody is left" in error.message
+    state = play(state, NEXT)
+    assert view(state)["turn"] == "Ben" and view(state)["last_skipped"] == ["Ada"]
+
+
 # ruling S9 ------------------------------------------------------------------------------------------------------
 
 
@@ -500,7 +511,8 @@ def test_s9_one_trick_per_round_revealed_tricks_stay_with_a_reminder() -> None:
     tricks = view(state)["tricks"]
     assert [t["id"] for t in tricks] == ["carousel", "surprise"]
     assert all(t["reminder"] and t["name"] for t in tricks)
-    assert view(state)["tricks_left"] == 5
+    assert view(state)["tricks_left"] == 5 == len(view(state)["trick_choices"])
+    assert "carousel" not in {t["id"] for t in view(state)["trick_choices"]}
     state = play(state, NEXT)
     refused(play(new(tricks=True), {"type": "starter", "player": "Ada"}, NEXT),
             {"type": "trick", "trick": "surprise"}, IllegalEventError, "S9")  # the round is under way

@@ -622,7 +622,11 @@ def _expects(state: DrachensachenState, current: Round) -> list[str]:
     facing = bool(current.pending) and current.pending_from != current.turn
     if facing:  # S7: draw it or pass it on
         return expects + ["four", "defender", "draw_pending", "burned", "went_out"]
-    expects += ["next_turn", "four"] + (["defender"] if current.skips else ["skip"])
+    if current.skips:
+        passable = current.skips + len(current.skip_defenders) < len(state.players)
+        expects += ["next_turn", "four"] + (["defender"] if passable else [])
+    else:
+        expects += ["next_turn", "four", "skip"]
     if "carousel" in state.tricks:
         expects.append("reverse")
     expects += ["draw", "set_out", "burned", "went_out"]
@@ -659,6 +663,8 @@ def view(state: DrachensachenState) -> dict[str, Any]:
         "extra_round": state.tie_at_limit and not state.finished,
         "tricks": [{"id": t, "name": TRICKS[t][0], "reminder": TRICKS[t][1]} for t in state.tricks],
         "tricks_left": len(TRICKS) - len(state.tricks),
+        "trick_choices": [{"id": t, "name": name} for t, (name, _) in TRICKS.items() if t not in state.tricks],
+        "hindrance_kinds": HINDRANCES,
         "golden_feathers": feathers,
         "cards_out": _per_value(game_out),
         "value_names": VALUE_NAMES,
