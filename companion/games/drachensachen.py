@@ -806,8 +806,6 @@ def describe(event: Mapping[str, Any]) -> str:
         return f"{who} went out"
     if kind == "coins":
         return f"{who}'s {event.get('coins')} coins"
-    if kind == "leave":
-        return LEAVING
     return str(kind)
 
 
