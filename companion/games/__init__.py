@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from .base import Game, IllegalEventError, MalformedEventError, RuleError
-from . import diego
+from . import diego, drachen_wurf
 
-GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME,)}
+GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, drachen_wurf.GAME)}
 
 __all__ = ["GAMES", "Game", "RuleError", "IllegalEventError", "MalformedEventError", "get_game"]
 
