@@ -699,17 +699,19 @@ def sample(state: WurfState, rng: random.Random) -> dict[str, Any] | None:
         return {"type": "end"}
     best = max_k(state)
     roll = rng.random()
-    if best and roll < 0.8:
-        targets = [(t, "middle", 1) for t in state.middle] + [
-            (t, state.players[other], side) for other, base in enumerate(state.bases) if other != seat
-            for t, side in base if side < best]
+    if best and roll < 0.9:
+        steals = [(t, state.players[other], side) for other, base in enumerate(state.bases) if other != seat
+                  for t, side in base if side < best]
+        middle = [(t, "middle", 1) for t in state.middle]
+        targets = middle if middle and (not steals or rng.random() < 0.85) else steals
         if targets:
             tile, source, side = rng.choice(targets)
-            k = rng.randint(max(SIDES[0], side + 1), best)
+            low = max(SIDES[0], side + 1)
+            k = low if rng.random() < 0.6 else rng.randint(low, best)
             dice_left = DICE - turn.dice_used
             egg = k > dice_left or (not turn.egg_doubled and state.eggs[seat] > 0 and rng.random() < 0.2)
             return {"type": "win", **_tile_fields(tile), "from": source, "k": k, "egg": egg}
-    if roll < 0.9 and state.eggs[seat] > 0:
+    if roll > 0.95 and state.eggs[seat] > 0:
         options = moves(state, seat)
         if options:
             tile = rng.choice(sorted(options))
