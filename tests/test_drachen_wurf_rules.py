@@ -435,3 +435,196 @@ def test_w7_unspent_eggs_score_and_ties_share_the_win() -> None:
     assert view["score_parts"]["Ada"] == {"rows": 72, "eggs": 1}
     richer = dataclasses.replace(state, eggs=(1, 31, 1), supply=3)
     assert GAME.view(richer)["scores"]["Ben"] == 73 and GAME.view(richer)["winners"] == ["Ada", "Ben", "Cleo"]
+
+
+# ruling W8 and the tiles shown ------------------------------------------------------------------------------
+
+
+def test_w8_three_players_show_three_and_remove_nothing() -> None:
+    # ruling W8 (3 or more players: 3 shown)
+    state = started()
+    view = GAME.view(state)
+    assert view["shown"] == 3 and view["phase"] == "dice" and view["to_flip"] == 0
+    refused(state, flip(3, 3), IllegalEventError, "W8")
+    refused(state, remove(1, 1), IllegalEventError, "W8")
+
+
+def test_w8_two_players_show_four_and_remove_one() -> None:
+    # ruling W8
+    state = play(new(TWO), flip(1, 1), flip(1, 2), flip(2, 1))
+    view = GAME.view(state)
+    assert view["shown"] == 4 and view["phase"] == "flip" and view["to_flip"] == 1
+    refused(state, remove(1, 1), IllegalEventError, "W8")   # not before 4 are shown
+    state = play(state, flip(2, 2))
+    view = GAME.view(state)
+    assert view["phase"] == "remove" and view["expects"] == ["remove"]
+    refused(state, flip(3, 3), IllegalEventError, "W8")     # a fifth
+    refused(state, remove(3, 3), IllegalEventError, "W8")   # face down, not shown
+    refused(state, win(1, 1, 2), IllegalEventError, "W8")
+    refused(state, END, IllegalEventError, "W8")
+    state = play(state, remove(2, 2))
+    view = GAME.view(state)
+    assert view["removed"] == [tile_id(2, 2)] and place(state, 2, 2) == {"where": "removed"}
+    assert view["middle"] == [tile_id(1, 1), tile_id(1, 2), tile_id(2, 1)] and view["phase"] == "dice"
+    refused(state, remove(1, 1), IllegalEventError, "W8")   # once per turn
+    refused(state, win(2, 2, 2), IllegalEventError, "W2")   # a removed tile cannot be rolled for
+
+
+def test_w8_no_removal_once_four_cannot_be_shown() -> None:
+    # ruling W8: "as soon as 4 tiles cannot be put in the center no more tiles are removed"
+    state = play(new(TWO), flip(1, 1), flip(1, 2), flip(2, 1), flip(2, 2), remove(2, 2))
+    rest = tuple(t for t in state.face_down if t != tile_id(6, 6))
+    state = dataclasses.replace(state, face_down=(tile_id(6, 6),), removed=state.removed + rest)
+    state = play(state, win(1, 1, 2), END, flip(6, 6))
+    view = GAME.view(state)
+    assert view["pile"] == 0 and view["middle"] == [tile_id(1, 2), tile_id(2, 1), tile_id(6, 6)]
+    assert view["phase"] == "dice" and view["turn"] == "Ben"
+    refused(state, remove(6, 6), IllegalEventError, "W8")
+    refused(state, flip(5, 5), IllegalEventError, "W8")     # the pile is empty
+
+
+def test_w8_the_removal_is_an_option() -> None:
+    # ruling W8 as an option: off, 2 players play with 3 shown and nothing removed
+    state = play(new(TWO, two_player_removal=False), flip(1, 1), flip(1, 2), flip(2, 1))
+    view = GAME.view(state)
+    assert view["shown"] == 3 and view["phase"] == "dice"
+    refused(state, remove(1, 1), IllegalEventError, "W8")
+
+
+def test_flip_from_an_empty_pile_is_refused() -> None:
+    # ruling W8 (flipping stops when the pile is empty)
+    state = dataclasses.replace(cleos_turn(), face_down=(), removed=tuple(range(3, 36)))
+    state = play(state, win(1, 1, 2), END)
+    view = GAME.view(state)
+    assert view["phase"] == "dice" and view["middle"] == [tile_id(1, 2), tile_id(2, 1)]
+    refused(state, flip(6, 6), IllegalEventError, "W8")
+
+
+# a 2-player game --------------------------------------------------------------------------------------------
+
+
+def test_a_two_player_game() -> None:
+    # rulings W2, W5, W6, W7, W8 together, turn by turn
+    state = play(new(TWO), flip(1, 1), flip(1, 2), flip(2, 1), flip(2, 2), remove(2, 2),
+                 win(1, 1, 2), win(1, 2, 4))                     # Ada: 2 + 4 dice
+    assert GAME.view(state)["stealable"] == {"2": [], "3": [], "4": [], "5": [], "6": []}
+    state = play(state, END)
+    view = GAME.view(state)
+    assert view["turn"] == "Ben" and view["to_flip"] == 3 and view["round"] == 1
+    state = play(state, flip(3, 3), flip(3, 4), flip(4, 4), remove(4, 4))
+    view = GAME.view(state)
+    assert view["stealable"]["3"] == [tile_id(1, 1)] and view["stealable"]["5"] == [tile_id(1, 1), tile_id(1, 2)]
+    assert view["winnable"]["2"] == [tile_id(2, 1), tile_id(3, 3), tile_id(3, 4)]
+    assert view["max_k"] == 6
+    state = play(state, win(1, 1, 3, "Ada"), win(3, 3, 2, egg=True))  # 3 dice + 1 doubled
+    view = GAME.view(state)
+    assert view["eggs"] == {"Ada": 2, "Ben": 0} and view["egg_supply"] == 34
+    assert view["current"]["dice_left"] == 2 and view["max_k"] == 2
+    state = play(state, END)
+    view = GAME.view(state)
+    assert view["turn"] == "Ada" and view["round"] == 2 and view["phase"] == "flip" and view["to_flip"] == 2
+    state = play(state, flip(5, 1), flip(5, 2), remove(5, 2))
+    assert GAME.view(state)["placements"] == {str(tile_id(1, 2)): [{"row": None, "score": 3, "gain": 1}]}
+    state = play(state, secure(1, 2), win(2, 1, 2), win(5, 1, 2), END)
+    state = play(state, flip(6, 1), flip(6, 2), flip(6, 3), remove(6, 2))   # Ben: secure both tiles
+    view = GAME.view(state)
+    assert view["phase"] == "secure" and set(view["placements"]) == {str(tile_id(1, 1)), str(tile_id(3, 3))}
+    state = play(state, secure(1, 1), secure(3, 3))
+    view = GAME.view(state)
+    assert view["hoards"]["Ben"]["rows"] == [[tile_id(1, 1)], [tile_id(3, 3)]]
+    assert view["scores"] == {"Ada": 1 + 2, "Ben": 2 + 0}
+    assert view["removed"] == [tile_id(2, 2), tile_id(4, 4), tile_id(5, 2), tile_id(6, 2)]
+    assert view["breakdown"] == [{"round": 1, "label": "Round 1", "points": {"Ada": 2, "Ben": 0}}]
+    assert json.loads(json.dumps(view)) == view
+
+
+# help at the table ------------------------------------------------------------------------------------------
+
+
+def test_stealable_lists_the_tiles_k_dice_steal() -> None:
+    # ruling W2: a tile on side s is stolen with k > s, never from one's own base
+    state = play(started(), win(1, 1, 2), win(2, 1, 4), END, flip(3, 3), flip(3, 4))
+    assert [stealable(state, k) for k in range(2, 7)] == [
+        [], [tile_id(1, 1)], [tile_id(1, 1)], [tile_id(1, 1), tile_id(2, 1)], [tile_id(1, 1), tile_id(2, 1)]]
+    assert stealable(state, 6, seat=0) == []
+    view = GAME.view(state)
+    assert view["stealable"] == {str(k): stealable(state, k) for k in range(2, 7)}
+    assert view["winnable"]["3"] == view["middle"] + [tile_id(1, 1)]
+
+
+def test_every_event_example_is_accepted_in_a_game() -> None:
+    examples = {e.type: dict(e.example) for e in GAME.event_types}
+    assert {tile_id(e["colour"], e["landscape"]) for e in examples.values() if "colour" in e} == {tile_id(3, 5)}
+    state = play(new(), examples["flip"], flip(3, 1), flip(1, 1), examples["win"], win(3, 1, 2), examples["end"])
+    state = play(state, flip(6, 6), flip(6, 5), END, END, examples["secure"], secure(3, 1, 1))
+    assert GAME.view(state)["hoards"]["Ada"]["rows"] == [[tile_id(3, 5), tile_id(3, 1)]]
+    state = play(state, examples["move"], examples["end"])
+    assert GAME.view(state)["hoards"]["Ada"]["rows"] == [[tile_id(3, 1)], [tile_id(3, 5)]]
+    two = play(new(TWO), examples["flip"], flip(1, 1), flip(1, 2), flip(2, 1), examples["remove"])
+    assert GAME.view(two)["removed"] == [tile_id(3, 5)]
+
+
+@pytest.mark.parametrize("event, text", [
+    (flip(3, 5), "the flip of the tile colour 3 · landscape 5"),
+    (remove(1, 2), "the removal of the tile colour 1 · landscape 2"),
+    (secure(1, 2, 2), "the tile colour 1 · landscape 2 into row 2 of the hoard"),
+    (secure(1, 2), "the tile colour 1 · landscape 2 into a new row of the hoard"),
+    (win(1, 2, 3), "the tile colour 1 · landscape 2 won from the middle with 3 dice"),
+    (win(1, 2, 4, "Ben", egg=True), "the tile colour 1 · landscape 2 won from Ben's base with 4 dice, one die "
+                                     "doubled by an egg"),
+    (move(4, 4, 1), "the egg move of the tile colour 4 · landscape 4 to row 1"),
+    (END, "the end of the turn"),
+])
+def test_describe(event: dict[str, Any], text: str) -> None:
+    assert GAME.describe(event) == text
+
+
+def test_malformed_rows_are_refused_by_the_schema_and_the_rules() -> None:
+    # ruling W6 (secure) and W4 (move): a row is 1..36 or null for a new row
+    state = play(started(), win(1, 1, 2), END, flip(3, 3), END, END)
+    for bad in (0, 37, "1", 1.5, True):
+        refused(state, secure(1, 1, bad), MalformedEventError, "W6")
+        with pytest.raises(MalformedEventError) as info:
+            validate_event(GAME, secure(1, 1, bad))
+        assert info.value.rule == "W6"
+    refused(state, {"type": "secure", "colour": 1, "landscape": 1}, MalformedEventError, "W6")
+    refused(state, {**win(1, 2, 2), "egg": "yes"}, MalformedEventError, "W2")
+
+
+# through the table ------------------------------------------------------------------------------------------
+
+
+def test_events_round_trip_through_the_table_log(tmp_path: Path) -> None:
+    path = tmp_path / "wurf.sqlite3"
+    log = EventLog(path)
+    table = Table(log)
+    try:
+        session = table.create(GAME.id, list(TWO), {"colour_names": ["Red", "Blue", "Green", "Yellow", "Black",
+                                                                     "White"]})
+        sid = session["id"]
+        assert session["state"]["colour_names"][0] == "Red" and session["turn"] == "Ada"
+        for event in (flip(1, 1), flip(1, 2), flip(2, 1), flip(2, 2), remove(2, 2), win(1, 1, 2, egg=True)):
+            view = table.submit(sid, event)
+        assert view["state"]["bases"]["Ada"]["2"] == [tile_id(1, 1)] and view["scores"] == {"Ada": 0, "Ben": 1}
+        with pytest.raises(RuleError) as info:  # refused: nothing is written
+            table.submit(sid, win(1, 2, 2, egg=True))
+        assert info.value.rule == "W4" and table.view(sid)["seq"] == view["seq"]
+        undone = table.undo(sid)
+        assert undone["change"] == {"action": "undo", "seq": 6, "text": "the tile colour 1 · landscape 1 won from "
+                                    "the middle with 2 dice, one die doubled by an egg"}
+        assert undone["state"]["middle"] == [tile_id(1, 1), tile_id(1, 2), tile_id(2, 1)]
+        assert undone["scores"] == {"Ada": 1, "Ben": 1}
+        redone = table.redo(sid)
+        assert redone["state"]["bases"]["Ada"]["2"] == [tile_id(1, 1)]
+        view = table.submit(sid, END)
+        assert view["turn"] == "Ben" and view["state"]["phase"] == "flip"
+        log.close()
+        log = EventLog(path)
+        table = Table(log)
+        table.rebuild()
+        again = table.view(sid)
+        assert again["state"] == view["state"] and again["seq"] == view["seq"]
+        assert [e["type"] for e in table.events(sid) if e["status"] == "live"] == [
+            "flip", "flip", "flip", "flip", "remove", "win", "end"]
+    finally:
+        log.close()
