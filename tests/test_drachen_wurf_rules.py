@@ -89,6 +89,13 @@ def test_w1_setup_refuses_wrong_player_counts(count: int) -> None:
     assert (GAME.min_players, GAME.max_players) == (2, 6)
 
 
+def test_w1_no_player_is_called_middle() -> None:
+    # ruling W1 (a win says where its tile was: "middle" or a player's name)
+    with pytest.raises(IllegalEventError) as info:
+        new(("Ada", "middle"))
+    assert info.value.rule == "W1"
+
+
 @pytest.mark.parametrize("count", [2, 3, 4, 5, 6])
 def test_w1_36_tiles_face_down_and_36_eggs(count: int) -> None:
     # ruling W1: 36 tiles, one per colour x landscape; 1 egg each, the rest in the supply

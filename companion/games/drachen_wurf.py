@@ -30,6 +30,7 @@ SIDES = (2, 3, 4, 5, 6)  # the sides of a base (W2)
 BONUS = 6           # matching dice on one tile that send it into the hoard (W3)
 SHOWN, SHOWN_TWO = 3, 4  # tiles shown in the middle; with 2 players and the removal (W8)
 MAX_NAME = 24
+MIDDLE = "middle"   # where a won tile came from, unless a player's name
 
 STAGES = ("flip", "remove", "secure", "dice", "bonus", "moved")
 
@@ -128,23 +129,24 @@ def _hoard_row(rows: tuple[tuple[int, ...], ...], tile: int) -> int | None:
     return next((i for i, row in enumerate(rows) if tile in row), None)
 
 
-def place(state: WurfState, tile: int) -> dict[str, Any]:
-    """Where `tile` is: face_down, middle, base (player, side), bonus (player: won with 6, W3), hoard
+def places(state: WurfState) -> dict[int, dict[str, Any]]:
+    """Where every tile is: face_down, middle, base (player, side), bonus (player: won with 6, W3), hoard
     (player, row 1..n) or removed."""
-    if tile in state.middle:
-        return {"where": "middle"}
-    if tile in state.removed:
-        return {"where": "removed"}
-    if state.turn is not None and state.turn.pending == tile:
-        return {"where": "bonus", "player": state.players[state.turn.seat]}
+    found: dict[int, dict[str, Any]] = {t: {"where": "face_down"} for t in state.face_down}
+    found.update({t: {"where": "middle"} for t in state.middle})
+    found.update({t: {"where": "removed"} for t in state.removed})
+    if state.turn is not None and state.turn.pending is not None:
+        found[state.turn.pending] = {"where": "bonus", "player": state.players[state.turn.seat]}
     for seat, player in enumerate(state.players):
-        side = _side_on(state.bases[seat], tile)
-        if side is not None:
-            return {"where": "base", "player": player, "side": side}
-        row = _hoard_row(state.hoards[seat], tile)
-        if row is not None:
-            return {"where": "hoard", "player": player, "row": row + 1}
-    return {"where": "face_down"}
+        found.update({t: {"where": "base", "player": player, "side": side} for t, side in state.bases[seat]})
+        for row, tiles in enumerate(state.hoards[seat], start=1):
+            found.update({t: {"where": "hoard", "player": player, "row": row} for t in tiles})
+    return found
+
+
+def place(state: WurfState, tile: int) -> dict[str, Any]:
+    """Where `tile` is (see `places`)."""
+    return places(state)[tile]
 
 
 def _where(state: WurfState, tile: int) -> str:
@@ -177,6 +179,8 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> WurfState:
     count = len(players)
     if not 2 <= count <= 6:
         raise IllegalEventError("W1", "Drachen Wurf is for 2 to 6 players")
+    if MIDDLE in players:  # a win names where its tile was: "middle" or a player
+        raise IllegalEventError("W1", f"a player may not be called {MIDDLE!r} in Drachen Wurf")
     removal = options.get("two_player_removal", True)
     state = WurfState(
         players=tuple(players),
@@ -353,14 +357,14 @@ def _win(state: WurfState, turn: Turn, event: Mapping[str, Any]) -> WurfState:
     if not isinstance(egg, bool):
         raise MalformedEventError("W2", "'egg' must be true or false")
     source = event.get("from")
-    if not isinstance(source, str) or (source != "middle" and source not in state.players):
+    if not isinstance(source, str) or (source != MIDDLE and source not in state.players):
         raise MalformedEventError("W2", f"'from' must be 'middle' or one of {', '.join(state.players)}")
     _need(state, turn, "dice")
     seat = turn.seat
     player = state.players[seat]
     victim: int | None = None
     side: int | None = None
-    if source == "middle":
+    if source == MIDDLE:
         if tile not in state.middle:
             raise IllegalEventError("W2", f"{_name(state, tile)} is not in the middle: it is {_where(state, tile)}")
     else:
@@ -537,8 +541,6 @@ def _expects(state: WurfState) -> list[str]:
     return expects + ["end"]
 
 
-def _tile_json(state: WurfState, tile: int) -> dict[str, Any]:
-    return {"id": tile, "colour": colour_of(tile), "landscape": landscape_of(tile), "place": place(state, tile)}
 
 
 def view(state: WurfState) -> dict[str, Any]:
@@ -569,7 +571,8 @@ def view(state: WurfState) -> dict[str, Any]:
         "colour_names": list(state.colour_names),
         "landscape_names": list(state.landscape_names),
         "shown": state.shown,
-        "tiles": [_tile_json(state, t) for t in range(TILES)],
+        "tiles": [{"id": t, "colour": colour_of(t), "landscape": landscape_of(t), "place": spot}
+                  for t, spot in sorted(places(state).items())],
         "face_down": list(state.face_down),
         "pile": len(state.face_down),
         "middle": list(state.middle),
