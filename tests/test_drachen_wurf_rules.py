@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 import pytest
 
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
-from companion.games.drachen_wurf import (WurfState, placements, row_valid, rows_score, stealable, tile_id)
+from companion.games.drachen_wurf import WurfState, placements, row_valid, rows_score, stealable, tile_id
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table
@@ -44,24 +44,24 @@ def refused(state: WurfState, event: Mapping[str, Any], cls: type[RuleError], ru
     return info.value
 
 
-def flip(c: int, l: int) -> dict[str, Any]:
-    return {"type": "flip", "colour": c, "landscape": l}
+def flip(c: int, ls: int) -> dict[str, Any]:
+    return {"type": "flip", "colour": c, "landscape": ls}
 
 
-def remove(c: int, l: int) -> dict[str, Any]:
-    return {"type": "remove", "colour": c, "landscape": l}
+def remove(c: int, ls: int) -> dict[str, Any]:
+    return {"type": "remove", "colour": c, "landscape": ls}
 
 
-def secure(c: int, l: int, row: int | None = None) -> dict[str, Any]:
-    return {"type": "secure", "colour": c, "landscape": l, "row": row}
+def secure(c: int, ls: int, row: int | None = None) -> dict[str, Any]:
+    return {"type": "secure", "colour": c, "landscape": ls, "row": row}
 
 
-def win(c: int, l: int, k: int, source: str = "middle", egg: bool = False) -> dict[str, Any]:
-    return {"type": "win", "colour": c, "landscape": l, "from": source, "k": k, "egg": egg}
+def win(c: int, ls: int, k: int, source: str = "middle", egg: bool = False) -> dict[str, Any]:
+    return {"type": "win", "colour": c, "landscape": ls, "from": source, "k": k, "egg": egg}
 
 
-def move(c: int, l: int, row: int | None = None) -> dict[str, Any]:
-    return {"type": "move", "colour": c, "landscape": l, "row": row}
+def move(c: int, ls: int, row: int | None = None) -> dict[str, Any]:
+    return {"type": "move", "colour": c, "landscape": ls, "row": row}
 
 
 END = {"type": "end"}
@@ -70,11 +70,11 @@ END = {"type": "end"}
 def started(players: Iterable[str] = THREE, tiles: Iterable[tuple[int, int]] = ((1, 1), (1, 2), (2, 1)),
             **options: Any) -> WurfState:
     """A new game with the first turn's tiles flipped into the middle."""
-    return play(new(players, **options), *(flip(c, l) for c, l in tiles))
+    return play(new(players, **options), *(flip(c, ls) for c, ls in tiles))
 
 
-def place(state: WurfState, c: int, l: int) -> dict[str, Any]:
-    return GAME.view(state)["tiles"][tile_id(c, l)]["place"]
+def place(state: WurfState, c: int, ls: int) -> dict[str, Any]:
+    return GAME.view(state)["tiles"][tile_id(c, ls)]["place"]
 
 
 # ruling W1 --------------------------------------------------------------------------------------------------
@@ -102,7 +102,8 @@ def test_w1_36_tiles_face_down_and_36_eggs(count: int) -> None:
     players = tuple(f"P{i}" for i in range(count))
     view = GAME.view(new(players))
     assert len(view["tiles"]) == 36 == len(view["face_down"]) == view["pile"]
-    assert {(t["colour"], t["landscape"]) for t in view["tiles"]} == {(c, l) for c in range(1, 7) for l in range(1, 7)}
+    pairs = {(c, ls) for c in range(1, 7) for ls in range(1, 7)}
+    assert {(t["colour"], t["landscape"]) for t in view["tiles"]} == pairs
     assert all(t["place"] == {"where": "face_down"} for t in view["tiles"])
     assert view["eggs"] == {p: 1 for p in players} and view["egg_supply"] == 36 - count
     assert view["scores"] == {p: 1 for p in players}  # W7: an unspent egg is a point
@@ -383,13 +384,13 @@ def test_w6_placements_show_each_row_and_its_score() -> None:
 @pytest.mark.parametrize("length, points", [(1, 1), (2, 4), (3, 9), (4, 16), (5, 25), (6, 36)])
 def test_w7_the_scoring_table(length: int, points: int) -> None:
     # ruling W7 and the rulebook's table
-    row = tuple(tile_id(2, l) for l in range(1, length + 1))
+    row = tuple(tile_id(2, ls) for ls in range(1, length + 1))
     assert rows_score((row,)) == points
     assert rows_score((row, (tile_id(3, 1),))) == points + 1
 
 
 def colour_row(c: int, landscapes: Iterable[int] = range(1, 7)) -> tuple[int, ...]:
-    return tuple(tile_id(c, l) for l in landscapes)
+    return tuple(tile_id(c, ls) for ls in landscapes)
 
 
 def cleos_turn() -> WurfState:
@@ -433,7 +434,7 @@ def test_w7_not_over_while_a_tile_is_on_a_base_or_in_the_middle() -> None:
 
 def test_w7_unspent_eggs_score_and_ties_share_the_win() -> None:
     # ruling W7
-    hoards = ((colour_row(1), colour_row(2)), (colour_row(3),) + tuple((tile_id(6, l),) for l in range(1, 7)),
+    hoards = ((colour_row(1), colour_row(2)), (colour_row(3),) + tuple((tile_id(6, ls),) for ls in range(1, 7)),
               (colour_row(4), colour_row(5)))
     state = play(dataclasses.replace(cleos_turn(), face_down=(), middle=(), hoards=hoards), END)
     view = GAME.view(state)

@@ -380,7 +380,7 @@ def _win(state: WurfState, turn: Turn, event: Mapping[str, Any]) -> WurfState:
                                     f"not {k}")
     if egg:
         if turn.egg_doubled:
-            raise IllegalEventError("W4", f"an egg already doubled a die this turn; only one per turn")
+            raise IllegalEventError("W4", "an egg already doubled a die this turn; only one per turn")
         if state.eggs[seat] < 1:
             raise IllegalEventError("W4", f"{player} has no egg to double a die")
     dice = k - 1 if egg else k
@@ -552,19 +552,19 @@ def view(state: WurfState) -> dict[str, Any]:
     winners: list[str] = []
     if finished:
         best = max(live)
-        winners = [p for p, s in zip(players, live) if s == best]  # W7: ties share the win
+        winners = [p for p, s in zip(players, live, strict=True) if s == best]  # W7: ties share the win
     previous = (0,) * len(players)
     breakdown = []
     for number, totals in enumerate(state.rounds, start=1):
         breakdown.append({"round": number, "label": f"Round {number}",
-                          "points": {p: a - b for p, a, b in zip(players, totals, previous)}})
+                          "points": {p: a - b for p, a, b in zip(players, totals, previous, strict=True)}})
         previous = totals
     turn = state.turn
     data: dict[str, Any] = {
         "finished": finished,
         "winners": winners,
         "round": state.round,
-        "scores": dict(zip(players, live)),
+        "scores": dict(zip(players, live, strict=True)),
         "turn": players[turn.seat] if turn else None,
         "breakdown": breakdown,
         "players": list(players),
@@ -582,7 +582,7 @@ def view(state: WurfState) -> dict[str, Any]:
         "hoards": {p: {"rows": [list(r) for r in state.hoards[seat]],
                        "row_scores": [len(r) ** 2 for r in state.hoards[seat]],
                        "score": rows_score(state.hoards[seat])} for seat, p in enumerate(players)},
-        "eggs": dict(zip(players, state.eggs)),
+        "eggs": dict(zip(players, state.eggs, strict=True)),
         "egg_supply": state.supply,
         "score_parts": {p: {"rows": rows_score(state.hoards[seat]), "eggs": state.eggs[seat]}
                         for seat, p in enumerate(players)},
@@ -715,10 +715,11 @@ def sample(state: WurfState, rng: random.Random) -> dict[str, Any] | None:
             egg = k > dice_left or (not turn.egg_doubled and state.eggs[seat] > 0 and rng.random() < 0.2)
             return {"type": "win", **_tile_fields(tile), "from": source, "k": k, "egg": egg}
     if roll > 0.95 and state.eggs[seat] > 0:
-        options = moves(state, seat)
-        if options:
-            tile = rng.choice(sorted(options))
-            return {"type": "move", **_tile_fields(int(tile)), "row": rng.choice(options[tile])["row"]}
+        by_tile = moves(state, seat)
+        if by_tile:
+            key = rng.choice(sorted(by_tile))
+            target = rng.choice(by_tile[key])
+            return {"type": "move", **_tile_fields(int(key)), "row": target["row"]}
     return {"type": "end"}
 
 
