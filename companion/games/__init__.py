@@ -1,10 +1,10 @@
 """The game registry: game ids to games. Each game lives in its own module."""
 from __future__ import annotations
 
+from . import diego, drachen_wurf, drachensachen
 from .base import Game, IllegalEventError, MalformedEventError, RuleError
-from . import diego, drachensachen
 
-GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, drachensachen.GAME)}
+GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, drachensachen.GAME, drachen_wurf.GAME)}
 
 __all__ = ["GAMES", "Game", "RuleError", "IllegalEventError", "MalformedEventError", "get_game"]
 
