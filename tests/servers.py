@@ -90,8 +90,7 @@ class SseReader:
 
 def subscribers(bus: Bus) -> int:
     """How many subscriptions the bus holds (of any topic): each open stream is one."""
-    with bus._lock:
-        return len({s for topic in bus._subscribers.values() for s in topic})
+    return bus.count()
 
 
 def connect(base: str, receive_buffer: int | None = None) -> socket.socket:
