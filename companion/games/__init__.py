@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from .base import Game, IllegalEventError, MalformedEventError, RuleError
-from . import diego
+from . import diego, draci_hrad
 
-GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME,)}
+GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, draci_hrad.GAME)}
 
 __all__ = ["GAMES", "Game", "RuleError", "IllegalEventError", "MalformedEventError", "get_game"]
 
