@@ -65,7 +65,8 @@ def end_move(state: HradState) -> HradState:
     miss this move (ruling H14)."""
     heroes = list(state.heroes)
     count = len(heroes)
-    seat, number, missed = state.turn, state.round, []
+    seat, number = state.turn, state.round
+    missed: list[str] = []
     for _ in range(count * (MAX_WAIT + 2)):
         seat += 1
         if seat == count:

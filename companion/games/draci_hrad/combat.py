@@ -11,8 +11,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..base import IllegalEventError, MalformedEventError
-from .catalogue import (BOW_AGAINST_DRAGON, CHIP, DART_ATTACK, DRAGON_ATTACKS, ENEMY, IRON, RESTRICTED, Enemy,
-                        may_use)
+from .catalogue import BOW_AGAINST_DRAGON, CHIP, DART_ATTACK, ENEMY, IRON, Enemy, may_use
 from .checks import able, absent, acting, dice, die, end_move, seat_of
 from .state import Dart, Exchange, Fight, Hero, HradState, Strike
 
@@ -45,7 +44,7 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
     weapons = event.get("weapons") or [None] * len(seats)
     if not isinstance(weapons, list) or len(weapons) != len(seats):
         raise MalformedEventError("H5", "'weapons' gives one weapon (or null) per hero in the fight")
-    for seat, weapon in zip(seats, weapons):
+    for seat, weapon in zip(seats, weapons, strict=True):
         hero = state.heroes[seat]
         if weapon is None:
             continue
@@ -56,7 +55,8 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
         if not may_use(hero.card, weapon):
             raise IllegalEventError("H2", f"{hero.player}'s hero may not use the {CHIP[weapon].name.lower()}")
     if enemy.first:
-        bow = any(w == "bow" and state.heroes[s].hero in BOW_AGAINST_DRAGON for s, w in zip(seats, weapons))
+        bow = any(w == "bow" and state.heroes[s].hero in BOW_AGAINST_DRAGON
+                  for s, w in zip(seats, weapons, strict=True))
         following = "simultaneous" if enemy.id == "dragon" and bow else "enemy"  # ruling H7
     else:
         following = "initiative"
@@ -148,7 +148,7 @@ def _heroes_attack(state: HradState, fight: Fight, event: Mapping[str, Any]) -> 
     rolls = dice(event, "hero_dice", len(attackers))
     defence_die = die(event, "enemy_defence_die")
     parts: list[tuple[str, int]] = []
-    for seat, roll in zip(attackers, rolls):
+    for seat, roll in zip(attackers, rolls, strict=True):
         hero, weapon = state.heroes[seat], fight.weapon_of(seat)
         parts += [(hero.player, hero.card.attack), (weapon or "no weapon", CHIP[weapon].attack if weapon else 0),
                   ("die", roll)]
@@ -200,7 +200,7 @@ def _enemy_attack(state: HradState, fight: Fight, event: Mapping[str, Any]
         raise MalformedEventError("H8", "only the Rust Worm ruins iron items")
     strikes: list[Strike] = []
     weapons = list(fight.weapons)
-    for number, roll, guard, seat in zip(numbers, rolls, guards, targets):
+    for number, roll, guard, seat in zip(numbers, rolls, guards, targets, strict=True):
         hero = state.heroes[seat]
         weapon = weapons[fight.started_by.index(seat)]
         armour, shield = armour_of(hero), shield_of(hero, weapon)
@@ -232,6 +232,9 @@ def strike(state: HradState, event: Mapping[str, Any]) -> HradState:
     if kind == "heroes":
         absent(event, ENEMY_FIELDS, "it is the heroes' attack")
     if kind == "enemy":
+        if fight.next != "enemy" and not fight.skunk_pending and any(event.get(k) is not None for k in HERO_FIELDS):
+            raise IllegalEventError("H10", "no hero of the fight is above the red threshold: no attack, the enemy "
+                                    "strikes (or a hero leaves with the magic cloak)")
         absent(event, HERO_FIELDS, "it is the enemy's attack")
     enemy_lives = fight.enemy_lives
     if kind in ("heroes", "simultaneous"):
@@ -344,4 +347,4 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
 
 
 __all__ = ["start", "initiative", "strike", "skunk", "cloak", "dart", "dice_needed", "who_strikes", "share",
-           "armour_of", "shield_of", "standing", "RESTRICTED", "DRAGON_ATTACKS"]
+           "armour_of", "shield_of", "standing"]

@@ -5,9 +5,23 @@ import random
 from typing import Any, Mapping
 
 from ..base import EventType, Option
-from .catalogue import (CARD, CARD_IDS, CHIP, ENEMIES, ENEMY, HEROES, IRON, ITEMS, MAX_COPIES, MAX_STOCK_PRICE,
-                        OBSTACLES, TREASURES, WEAPONS, hero_cards, may_use)
-from .checks import MAX_WAIT
+from .catalogue import (
+    CARD,
+    CARD_IDS,
+    CHIP,
+    ENEMIES,
+    ENEMY,
+    HEROES,
+    IRON,
+    ITEMS,
+    MAX_COPIES,
+    MAX_STOCK_PRICE,
+    OBSTACLES,
+    TREASURES,
+    WEAPONS,
+    hero_cards,
+    may_use,
+)
 from .combat import dice_needed, standing, who_strikes
 from .rules import MAX_GOLD, OVERRIDE_FIELDS
 from .state import HradState
@@ -275,14 +289,14 @@ def _sample_fight(state: HradState, rng: random.Random) -> dict[str, Any]:
             return {"type": "use", "player": hero.player, "item": "cloak"}
         if (hero.card_count("skunk") and enemy.skunk and hero.can_attack and not fight.skunk_pending
                 and rng.random() < 0.15):
-            event = {"type": "use", "player": hero.player, "item": "skunk"}
+            used: dict[str, Any] = {"type": "use", "player": hero.player, "item": "skunk"}
             if fight.next == "initiative":
-                event.update(hero_die=rng.randint(1, 6), enemy_die=rng.randint(1, 6))
-            return event
+                used.update(hero_die=rng.randint(1, 6), enemy_die=rng.randint(1, 6))
+            return used
     if fight.next == "initiative":
         return {"type": "initiative", "hero_die": rng.randint(1, 6), "enemy_die": rng.randint(1, 6)}
     kind = who_strikes(state, fight)
-    event = {"type": "strike"}
+    event: dict[str, Any] = {"type": "strike"}
     if kind in ("heroes", "simultaneous"):
         attackers = [state.heroes[s].player for s in alive if state.heroes[s].can_attack]
         event.update(hero_dice=[rng.randint(1, 6) for _ in attackers], enemy_defence_die=rng.randint(1, 6))
@@ -301,4 +315,4 @@ def _sample_fight(state: HradState, rng: random.Random) -> dict[str, Any]:
     return event
 
 
-__all__ = ["OPTIONS", "EVENT_TYPES", "prepare", "describe", "sample", "MAX_WAIT"]
+__all__ = ["OPTIONS", "EVENT_TYPES", "prepare", "describe", "sample"]

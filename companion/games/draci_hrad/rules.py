@@ -14,9 +14,23 @@ from typing import Any, Callable, Mapping
 
 from ..base import IllegalEventError, MalformedEventError
 from . import combat
-from .catalogue import (CARD, CARD_IDS, CHIP, HEROES, ITEMS, MAX_COPIES, MAX_STOCK_PRICE, OBSTACLES,
-                        ORACLE, START_GOLD, TAVERN, TREASURES, card_from_json, may_use)
-from .checks import MAX_WAIT, acting, able, end_move, seat_of, settle
+from .catalogue import (
+    CARD,
+    CARD_IDS,
+    CHIP,
+    HEROES,
+    ITEMS,
+    MAX_COPIES,
+    MAX_STOCK_PRICE,
+    OBSTACLES,
+    ORACLE,
+    START_GOLD,
+    TAVERN,
+    TREASURES,
+    card_from_json,
+    may_use,
+)
+from .checks import MAX_WAIT, able, acting, end_move, seat_of, settle
 from .state import Hero, HradState, Override
 
 MAX_GOLD = 9999
@@ -37,7 +51,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> HradState:
         raise MalformedEventError("H1", f"'heroes' names {len(players)} different heroes, one per seat")
     cards = options["hero_cards"]
     heroes = tuple(Hero(player=p, hero=h, card=card_from_json(cards[h]), gold=START_GOLD, lives=cards[h]["lives"])
-                   for p, h in zip(players, chosen))
+                   for p, h in zip(players, chosen, strict=True))
     return HradState(heroes=heroes, stock=tuple(CARD[c].prices for c in CARD_IDS),
                      reinitiative=options["reinitiative"], one_die_per_charge=options["one_die_per_charge"],
                      door_rounds=options["locked_door_rounds"])
@@ -113,7 +127,7 @@ def _obstacle(state: HradState, event: Mapping[str, Any]) -> HradState:
     obstacle = event.get("obstacle")
     if obstacle not in OBSTACLES:
         raise MalformedEventError("H14", f"unknown obstacle {obstacle!r}")
-    rounds = state.door_rounds if obstacle == "locked_door" else OBSTACLES[obstacle]  # type: ignore[index]
+    rounds = state.door_rounds if obstacle == "locked_door" else OBSTACLES[obstacle]
     for member in _group(state, seat, event.get("group")):
         state = state.with_hero(member, replace(state.heroes[member], waiting=rounds, wait_reason=obstacle))
     return end_move(state)
@@ -183,7 +197,7 @@ def _treasure(state: HradState, event: Mapping[str, Any]) -> HradState:
     remainder = seat if to is None else seat_of(state, to, "H13")
     if remainder not in seats:
         raise IllegalEventError("H13", f"{to} is not in the group sharing the treasure")
-    state, _ = combat.share(state, seats, int(value), remainder)  # type: ignore[arg-type]
+    state, _ = combat.share(state, seats, int(value), remainder)
     return end_move(state)
 
 
@@ -211,7 +225,7 @@ def _override(state: HradState, event: Mapping[str, Any]) -> HradState:
     field, value, reason = event.get("field"), event.get("value"), event.get("reason")
     if field not in OVERRIDE_FIELDS:
         raise MalformedEventError("H1", f"cannot set {field!r}; settable: {', '.join(OVERRIDE_FIELDS)}")
-    low, high = OVERRIDE_FIELDS[field]  # type: ignore[index]
+    low, high = OVERRIDE_FIELDS[field]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise MalformedEventError("H1", f"{field} must be a whole number from {low} to {high}")
     if not isinstance(reason, str):
@@ -226,12 +240,13 @@ def _override(state: HradState, event: Mapping[str, Any]) -> HradState:
     hero = state.heroes[seat]
     card = hero.card
     if field in ITEMS:
-        was, hero = hero.count(field), hero.with_count(field, value)  # type: ignore[arg-type]
+        was, hero = hero.count(field), hero.with_count(field, value)
     elif field in ("gold", "treasure", "lives", "waiting"):
         was = getattr(hero, field)
         if field == "lives" and value > card.lives:
             raise IllegalEventError("H1", f"{hero.player}'s hero has at most {card.lives} lives; set max_lives first")
-        hero = replace(hero, **{field: value})
+        updates: dict[str, Any] = {field: value}
+        hero = replace(hero, **updates)
         if field == "waiting":
             hero = replace(hero, wait_reason=(hero.wait_reason or "held") if value else None)
     elif field == "poisoned":
@@ -239,7 +254,8 @@ def _override(state: HradState, event: Mapping[str, Any]) -> HradState:
     else:
         key = "lives" if field == "max_lives" else field
         was = getattr(card, key)
-        card = replace(card, **{key: value})
+        changes: dict[str, Any] = {key: value}
+        card = replace(card, **changes)
         if card.red >= card.lives:
             raise IllegalEventError("H1", "the red threshold must stay below the lives")
         hero = replace(hero, card=card, lives=min(hero.lives, card.lives))
@@ -258,7 +274,7 @@ def _stock(state: HradState, event: Mapping[str, Any]) -> HradState:
     if not isinstance(prices, list) or len(prices) > MAX_COPIES or not all(
             isinstance(p, int) and not isinstance(p, bool) and 0 <= p <= MAX_STOCK_PRICE for p in prices):
         raise MalformedEventError("H4", f"'prices' lists at most {MAX_COPIES} prices from 0 to {MAX_STOCK_PRICE}")
-    index = CARD_IDS.index(item)  # type: ignore[arg-type]
+    index = CARD_IDS.index(item)
     was = list(state.stock[index])
     state = replace(state, stock=state.stock[:index] + (tuple(sorted(prices)),) + state.stock[index + 1:])
     return _logged(state, None, f"stock:{item}", was, sorted(prices), str(reason or ""))

@@ -3,9 +3,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from .catalogue import (CARD_IDS, CARDS, CHIP, CHIP_IDS, CHIPS, DART_ATTACK, ENEMIES, ENEMY, HERO_NAMES,
-                        OBSTACLE_NAMES, ORACLE, SCEPTRE_POINTS, SQUARE_NAMES, SQUARES, TAVERN, TREASURES,
-                        WEAPONS, may_use)
+from .catalogue import (
+    CARD_IDS,
+    CARDS,
+    CHIP,
+    CHIP_IDS,
+    CHIPS,
+    DART_ATTACK,
+    ENEMIES,
+    ENEMY,
+    HERO_NAMES,
+    OBSTACLE_NAMES,
+    ORACLE,
+    SCEPTRE_POINTS,
+    SQUARE_NAMES,
+    SQUARES,
+    TAVERN,
+    TREASURES,
+    WEAPONS,
+    may_use,
+)
 from .combat import armour_of, dice_needed, shield_of, standing, who_strikes
 from .state import Exchange, Fight, Hero, HradState
 
@@ -142,9 +159,9 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
 
 def _evaluation(state: HradState) -> list[dict[str, Any]]:
     """Ruling H17: treasure + remaining gold (+50 for the sceptre), highest first."""
-    rows = [{"player": h.player, "hero": HERO_NAMES[h.hero], "treasure": h.treasure, "gold": h.gold,
-             "sceptre": SCEPTRE_POINTS if h.sceptre else 0, "total": h.score, "out": h.out}
-            for h in state.heroes]
+    rows: list[dict[str, Any]] = [
+        {"player": h.player, "hero": HERO_NAMES[h.hero], "treasure": h.treasure, "gold": h.gold,
+         "sceptre": SCEPTRE_POINTS if h.sceptre else 0, "total": h.score, "out": h.out} for h in state.heroes]
     rows.sort(key=lambda r: -r["total"])
     for row in rows:
         row["rank"] = 1 + sum(1 for other in rows if other["total"] > row["total"])
