@@ -174,5 +174,5 @@ def test_random_play_of_many_whole_games() -> None:
     assert tally["game: sceptre found"] > 20 and tally["game: all fell"] > 5, tally
     assert tally["refused"] > 500 and tally["accepted"] > 2000, tally
     for kind in ("buy", "fight", "initiative", "strike", "use", "treasure", "dart", "stop", "obstacle",
-                 "override", "stock", "exchange", "end_turn"):
+                 "override", "stock", "exchange", "end_turn", "end_fight"):
         assert tally[kind] > 5, (kind, tally)

@@ -814,3 +814,24 @@ def test_prepared_rolls_are_stored_in_the_log_and_replay_after_undo_redo_and_a_r
         assert after["state"]["fight"] is None or after["state"]["fight"]["exchanges"]
     finally:
         log.close()
+
+
+def test_h1_the_manager_ends_a_fight_nobody_can_win() -> None:
+    # ruling H1: at the red threshold without a cloak against an enemy that cannot hurt: ended by hand, logged
+    state = play(at_red(new(), "Ada"), fight(["Ada"], "spider", [None]))
+    state = play(state, {"type": "end_fight", "reason": "stuck"})
+    shown = GAME.view(state)
+    assert shown["fight"] is None and shown["last_fight"]["outcome"] == "ended"
+    assert shown["last_fight"]["card_face_down"] and shown["turn"] == "Ben"
+    assert shown["overrides"][-1]["field"] == "fight" and shown["overrides"][-1]["reason"] == "stuck"
+    refused(state, {"type": "end_fight", "reason": "again"}, IllegalEventError, "H5")
+
+
+def test_a_long_fight_keeps_only_its_last_exchanges() -> None:
+    # long evenings: the state keeps the last 30 exchanges of a fight and counts the rest
+    state = play(new(), fight(["Ada"], "spider", [None]))
+    for _ in range(40):
+        state = play(state, enemy_strike([1], [6]), heroes_strike(1, enemy_die=6))
+    shown = GAME.view(state)["fight"]
+    assert shown["exchange_count"] == 80 and len(shown["exchanges"]) == 30
+    assert shown["exchanges"][-1]["number"] == 80

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from ..base import IllegalEventError, MalformedEventError
 from .catalogue import BOW_AGAINST_DRAGON, CHIP, DART_ATTACK, ENEMY, IRON, Enemy, may_use
 from .checks import able, absent, acting, dice, die, end_move, seat_of
-from .state import Dart, Exchange, Fight, Hero, HradState, Strike
+from .state import KEEP_EXCHANGES, Dart, Exchange, Fight, Hero, HradState, Override, Strike
 
 HERO_FIELDS = ("attackers", "hero_dice", "enemy_defence_die")
 ENEMY_FIELDS = ("enemy_dice", "defence_dice", "targets", "attacks", "ruin")
@@ -244,8 +244,9 @@ def strike(state: HradState, event: Mapping[str, Any]) -> HradState:
     if kind in ("enemy", "simultaneous"):  # simultaneous: the enemy finishes its attack even if slain
         hits, state, fight = _enemy_attack(state, fight, event)
         strikes += hits
-    exchange = Exchange(len(fight.exchanges) + 1, kind, tuple(strikes))
-    fight = replace(fight, enemy_lives=enemy_lives, exchanges=fight.exchanges + (exchange,))
+    exchange = Exchange(fight.exchange_count + 1, kind, tuple(strikes))
+    fight = replace(fight, enemy_lives=enemy_lives, exchanges=fight.exchanges[-KEEP_EXCHANGES + 1:] + (exchange,),
+                    exchange_count=fight.exchange_count + 1)
     if enemy_lives <= 0:
         return finish(state, fight, "won")
     if not standing(state, fight):
@@ -262,6 +263,17 @@ def _following(state: HradState, fight: Fight, kind: str) -> str:
     if state.reinitiative or kind == "simultaneous":  # ruling H5: equal rolls make one exchange simultaneous
         return "initiative"
     return "heroes" if kind == "enemy" else "enemy"
+
+
+def end_fight(state: HradState, event: Mapping[str, Any]) -> HradState:
+    """Ruling H1: the manager ends a fight the rules cannot (e.g. no hero can attack and none is hurt): the
+    enemy's card turns face down, nothing is paid; logged with the reason like an override."""
+    fight = running(state)
+    reason = event.get("reason")
+    if not isinstance(reason, str):
+        raise MalformedEventError("H1", "ending a fight by hand says why ('reason')")
+    log = Override(None, "fight", fight.enemy, "ended", reason, state.round)
+    return finish(replace(state, overrides=state.overrides + (log,)), fight, "ended")
 
 
 def finish(state: HradState, fight: Fight, outcome: str) -> HradState:
@@ -346,5 +358,5 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
     return end_move(replace(state, last_dart=record, last_fight=None))
 
 
-__all__ = ["start", "initiative", "strike", "skunk", "cloak", "dart", "dice_needed", "who_strikes", "share",
+__all__ = ["start", "initiative", "strike", "end_fight", "skunk", "cloak", "dart", "dice_needed", "who_strikes", "share",
            "armour_of", "shield_of", "standing"]

@@ -91,6 +91,9 @@ EVENT_TYPES = (
                            "minItems": 1, "maxItems": 3, "nullable": True},
                "ruin": {"type": "string", "enum": list(IRON), "nullable": True}}, (),
               {"type": "strike", "hero_dice": [4], "enemy_defence_die": 4}, rule="H5"),
+    EventType("end_fight", "The manager ends a fight the rules cannot end (say why): the card turns face down, "
+              "nothing is paid; logged like an override (H1).", {"reason": {"type": "string", "maxLength": 80}},
+              ("reason",), {"type": "end_fight", "reason": "nobody can hurt anybody"}, rule="H1"),
     EventType("dart", "The poisoned dart's trap on the mover: 15 + die against defence + armour + die; ends the "
               "move (H9).", {"player": _NAME, "attack_die": _OPT_DIE, "defence_die": _OPT_DIE}, ("player",),
               {"type": "dart", "player": "Ada", "attack_die": 3, "defence_die": 2}, rule="H9"),
@@ -175,6 +178,8 @@ def describe(event: Mapping[str, Any]) -> str:
         return f"the initiative roll ({event.get('hero_die')} against {event.get('enemy_die')})"
     if kind == "strike":
         return "an exchange of the fight"
+    if kind == "end_fight":
+        return "the fight ended by hand"
     if kind == "dart":
         return f"the poisoned dart at {who}"
     if kind == "treasure":
@@ -293,6 +298,8 @@ def _sample_fight(state: HradState, rng: random.Random) -> dict[str, Any]:
             if fight.next == "initiative":
                 used.update(hero_die=rng.randint(1, 6), enemy_die=rng.randint(1, 6))
             return used
+    if not any(state.heroes[s].can_attack for s in alive) and rng.random() < 0.2:
+        return {"type": "end_fight", "reason": "random play: no hero can attack"}
     if fight.next == "initiative":
         return {"type": "initiative", "hero_die": rng.randint(1, 6), "enemy_die": rng.randint(1, 6)}
     kind = who_strikes(state, fight)

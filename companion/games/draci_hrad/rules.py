@@ -283,5 +283,6 @@ def _stock(state: HradState, event: Mapping[str, Any]) -> HradState:
 HANDLERS: dict[str, Callable[[HradState, Mapping[str, Any]], HradState]] = {
     "buy": _buy, "stop": _stop, "obstacle": _obstacle, "end_turn": _end_turn, "use": _use,
     "fight": combat.start, "initiative": combat.initiative, "strike": combat.strike, "dart": combat.dart,
+    "end_fight": combat.end_fight,
     "treasure": _treasure, "exchange": _exchange, "sceptre": _sceptre, "override": _override, "stock": _stock,
 }

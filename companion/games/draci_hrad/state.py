@@ -76,6 +76,10 @@ class Exchange:
     strikes: tuple[Strike, ...]
 
 
+#: How many exchanges of a fight the state keeps (and the page shows); older ones are only counted.
+KEEP_EXCHANGES = 30
+
+
 @dataclass(frozen=True)
 class Fight:
     enemy: str
@@ -84,10 +88,11 @@ class Fight:
     weapons: tuple[str | None, ...]    # the weapon of each member, for the whole fight (rulebook: YES)
     started_by: tuple[int, ...]        # every seat that entered the fight
     next: str                          # "initiative" | "heroes" | "enemy" | "simultaneous"
-    exchanges: tuple[Exchange, ...] = ()
+    exchanges: tuple[Exchange, ...] = ()  # the last KEEP_EXCHANGES, so a long fight stays cheap
+    exchange_count: int = 0
     initiative: tuple[int, int] | None = None  # the last roll: heroes' die, enemy's die
     skunk_pending: bool = False        # ruling H11: the enemy attacks once, then the heroes leave
-    outcome: str | None = None         # "won" | "escaped" | "lost" once over
+    outcome: str | None = None         # "won" | "escaped" | "lost" | "ended" (by hand) once over
     defended: tuple[int, ...] = ()     # seats that have defended in this fight (ruling H12)
     shares: tuple[tuple[str, int], ...] = ()  # treasure paid on victory (ruling H13)
 

@@ -78,7 +78,7 @@ def expects(state: HradState) -> list[str]:
     always = ["use", "exchange", "override", "stock"]
     if state.fight is not None:
         step = "initiative" if state.fight.next == "initiative" else "strike"
-        return [step, *always]
+        return [step, "end_fight", *always]
     return ["buy", "stop", "obstacle", "treasure", "dart", "fight", "sceptre", "end_turn", *always]
 
 
@@ -151,9 +151,11 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
         "standing": [state.heroes[s].player for s in standing(state, fight)],
         "initiative": list(fight.initiative) if fight.initiative else None,
         "skunk_pending": fight.skunk_pending,
-        "exchanges": [_exchange(e) for e in fight.exchanges],
+        "exchanges": [_exchange(e) for e in fight.exchanges], "exchange_count": fight.exchange_count,
         "dice_needed": {} if over else dice_needed(state),
         "outcome": fight.outcome, "shares": dict(fight.shares),
+        # rulebook: a defeated enemy's card stays turned (neutral); otherwise it turns face down, active again
+        "card_face_down": fight.outcome in ("escaped", "lost", "ended"),
     }
 
 
