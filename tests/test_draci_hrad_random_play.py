@@ -7,12 +7,15 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from companion.games import GAMES, RuleError
 from companion.games.draci_hrad import HradState
 from companion.games.draci_hrad.catalogue import CARD, CARD_IDS, CHIP, ENEMY, HEROES
 from companion.games.schema import validate_event
+from companion.log import EventLog
+from companion.table import Table, fold_log
 
 GAME = GAMES["draci-hrad"]
 NAMES = ("Ada", "Ben", "Cleo", "Dan", "Eve", "Finn")
@@ -176,3 +179,48 @@ def test_random_play_of_many_whole_games() -> None:
     for kind in ("buy", "fight", "initiative", "strike", "use", "treasure", "dart", "stop", "obstacle",
                  "override", "stock", "exchange", "end_turn", "end_fight"):
         assert tally[kind] > 5, (kind, tally)
+
+
+def test_random_play_through_a_table_with_server_dice_undo_redo_and_restarts(tmp_path: Path) -> None:
+    """Dice left to the table's command step are stored in the log: every undo, redo and restart folds the log
+    back to exactly the state the table showed."""
+    path = tmp_path / "hrad.sqlite3"
+    log = EventLog(path)
+    table = Table(log, rng=random.Random(8))
+    rng = random.Random(9)
+    tally: Counter[str] = Counter()
+    try:
+        for _ in range(6):
+            sid = table.create(GAME.id, list(NAMES[:rng.randint(1, 4)]))["id"]
+            for _step in range(400):
+                view = table.view(sid)
+                if view["finished"]:
+                    break
+                roll = rng.random()
+                if roll < 0.08 and view["can_undo"]:
+                    table.undo(sid)
+                    tally["undo"] += 1
+                elif roll < 0.5 and view["can_redo"]:
+                    table.redo(sid)
+                    tally["redo"] += 1
+                elif roll < 0.17:
+                    log.close()
+                    log = EventLog(path)
+                    table = Table(log, rng=random.Random(rng.random()))
+                    table.rebuild()
+                    assert table.view(sid)["state"] == view["state"]
+                    tally["restart"] += 1
+                else:
+                    state = table._load(sid).state
+                    event = dict(GAME.sample(state, rng) or {})
+                    event = {k: v for k, v in event.items() if k not in DICE_FIELDS}  # the server rolls
+                    table.submit(sid, event)
+                    tally["submitted"] += 1
+                record = table.log.session(sid)
+                assert record is not None
+                folded = fold_log(table.log, record, GAME)
+                assert GAME.view(folded) == table.view(sid)["state"]
+            tally["games"] += 1
+    finally:
+        log.close()
+    assert tally["games"] == 6 and tally["restart"] > 3 and tally["undo"] > 3 and tally["redo"] > 3, tally

@@ -358,5 +358,5 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
     return end_move(replace(state, last_dart=record, last_fight=None))
 
 
-__all__ = ["start", "initiative", "strike", "end_fight", "skunk", "cloak", "dart", "dice_needed", "who_strikes", "share",
-           "armour_of", "shield_of", "standing"]
+__all__ = ["start", "initiative", "strike", "end_fight", "skunk", "cloak", "dart", "dice_needed", "who_strikes",
+           "share", "armour_of", "shield_of", "standing"]
