@@ -835,3 +835,11 @@ def test_a_long_fight_keeps_only_its_last_exchanges() -> None:
     shown = GAME.view(state)["fight"]
     assert shown["exchange_count"] == 80 and len(shown["exchanges"]) == 30
     assert shown["exchanges"][-1]["number"] == 80
+
+
+def test_h1_setting_the_last_fighter_to_zero_lives_loses_the_fight() -> None:
+    # ruling H1 with H10
+    state = play(new(), fight(["Ada"], "skeleton", [None]),
+                 {"type": "override", "player": "Ada", "field": "lives", "value": 0, "reason": "fell"})
+    shown = GAME.view(state)
+    assert shown["fight"] is None and shown["last_fight"]["outcome"] == "lost" and shown["turn"] == "Ben"

@@ -259,7 +259,10 @@ def _override(state: HradState, event: Mapping[str, Any]) -> HradState:
         if card.red >= card.lives:
             raise IllegalEventError("H1", "the red threshold must stay below the lives")
         hero = replace(hero, card=card, lives=min(hero.lives, card.lives))
-    return _logged(state.with_hero(seat, hero), hero.player, str(field), was, value, reason)
+    state = _logged(state.with_hero(seat, hero), hero.player, str(field), was, value, reason)
+    if state.fight is not None and not combat.standing(state, state.fight):
+        return combat.finish(state, state.fight, "lost")  # the last hero of the fight set to 0 lives
+    return state
 
 
 def _logged(state: HradState, player: str | None, field: str, was: Any, now: Any, reason: str) -> HradState:
