@@ -11,7 +11,7 @@ from flask import Flask
 from companion.log import EventLog
 from companion.table import Table
 
-from . import api, camera, errors, kiosk, stream
+from . import api, camera, errors, kiosk, pairing, stream, trust
 
 log = logging.getLogger(__name__)
 
@@ -47,10 +47,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         raise
 
     errors.register(app)
+    trust.init_app(app)  # who may write: kiosk, paired devices, spectators
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(kiosk.bp)
     app.register_blueprint(camera.bp)
+    app.register_blueprint(pairing.bp)
     return app
 
 
@@ -60,4 +62,5 @@ def shutdown(app: Flask) -> None:
     if sensors is not None:
         sensors.close()
     stream.stop_streams(app)
+    trust.close(app)
     app.extensions["table"].log.close()
