@@ -67,7 +67,7 @@ def snapshot(app: Flask) -> Any:
     store = app.extensions["trust"].store
     sessions = log.sessions()
     return (sessions, [log.events(s.id) for s in sessions], log.players(),
-            store.devices(), [(r.id, r.status) for r in store.pending()])
+            [(d.id, d.name, d.paired) for d in store.devices()], [(r.id, r.status) for r in store.pending()])
 
 
 def write_rules(app: Flask) -> list[tuple[str, str, str]]:
