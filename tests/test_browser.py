@@ -62,7 +62,7 @@ def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[.
     page.click("[data-game='diego-drachenzahn']")
     for name in ("Ada", "Ben", "Cleo"):
         _add_player(page, name)
-    page.wait_for_function("document.querySelectorAll('#seats li').length === 3")  # each name is saved first
+    page.wait_for_function("() => document.querySelectorAll('#seats li').length === 3")  # each name is saved first
     seated = page.locator("#seats li").all_inner_texts()
     assert [" ".join(t.split()) for t in seated] == ["1 Ada starts", "2 Ben", "3 Cleo"]
     page.click("#start")
@@ -76,7 +76,7 @@ def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[.
 
     for _ in range(3):
         page.click("#marble-pad [data-gate='2']")
-    other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
+    other.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 3")
     # a fourth marble cannot be tapped (once this page, too, has heard of the third: each page has its own stream)
     expect(page.locator("#marble-pad [data-gate='2']")).to_be_disabled(timeout=PATIENCE_S * 1000)
     page.click("[data-player='Ben'] [data-gate='2']")
@@ -85,7 +85,7 @@ def test_start_a_game_and_play_a_round_seen_live_elsewhere(open_page: Callable[.
     assert "2" not in other.locator("#guesses [data-player='Cleo']").inner_text().replace("Cleo", "")  # guesses hidden
     page.click("#reveal-pad [data-gate='2']")
 
-    other.wait_for_function("document.querySelector(\"#score-track [data-player='Ada'] .score\").textContent === '3'")
+    other.wait_for_function("() => document.querySelector(\"#score-track [data-player='Ada'] .score\").textContent === '3'")
     scores = {p: other.locator(f"#score-track [data-player='{p}'] .score").inner_text() for p in ("Ada", "Ben", "Cleo")}
     assert scores == {"Ada": "3", "Ben": "1", "Cleo": "0"}
     assert "Ben" in other.locator("#turn").inner_text()  # the next active player, clockwise
@@ -99,11 +99,11 @@ def test_undo_redo_and_a_stale_tap_gets_a_message(open_page: Callable[..., Any],
     page.click("#marble-pad [data-gate='4']")
     page.wait_for_selector("#slots .slot.filled")
     call(f"{base}/api/sessions/{session['id']}/events", {"type": "marble", "gate": 1})  # another device
-    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 2")
     page.click("#undo")
-    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 1")
     page.click("#redo")
-    page.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 2")
 
     # This page stops hearing the table; a change elsewhere makes its next tap stale.
     deaf = open_page()
@@ -190,7 +190,7 @@ def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base:
             assert answer.value.status == 202
             panel.wait_for_selector("#toast:not([hidden])")
             panel.wait_for_timeout(200)  # marbles come one at a time, beyond the beam's refractory time
-        other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
+        other.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 3")
         slots = other.locator("#slots .slot.filled").evaluate_all("els => els.map(e => e.dataset.gate)")
         assert slots == ["1", "4", "4"]
         assert "sensor" in other.locator("#slots").inner_text()
