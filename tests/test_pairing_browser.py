@@ -3,10 +3,12 @@ address, ask, approve, write, revoke."""
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import selectors
 import socket
 import threading
+import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -33,6 +35,7 @@ def forwarder(target: str, source: str) -> Iterator[str]:
     machine then reaches the server as another device would. Yields the relay's base URL."""
     host, port = target.removeprefix("http://").rsplit(":", 1)
     listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)  # accept() wakes up to notice the end
     stopping = threading.Event()
     open_sockets: list[socket.socket] = []
 
@@ -54,11 +57,19 @@ def forwarder(target: str, source: str) -> Iterator[str]:
         while not stopping.is_set():
             try:
                 client, _ = listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            client.settimeout(None)
             upstream = socket.socket()
-            upstream.bind((source, 0))
-            upstream.connect((host, int(port)))
+            try:
+                upstream.bind((source, 0))
+                upstream.connect((host, int(port)))
+            except OSError:
+                client.close()
+                upstream.close()
+                continue
             open_sockets.extend((client, upstream))
             threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
 
@@ -68,11 +79,11 @@ def forwarder(target: str, source: str) -> Iterator[str]:
         yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:
         stopping.set()
+        thread.join(timeout=PATIENCE_S)
         listener.close()
         for sock in open_sockets:
             with contextlib.suppress(OSError):
                 sock.close()
-        thread.join(timeout=PATIENCE_S)
 
 
 @pytest.fixture
@@ -102,6 +113,19 @@ def two_screens(browser: Any, kiosk_app: Flask) -> Iterator[Callable[[], tuple[A
         yield open_
         for context in contexts:
             context.close()
+
+
+def test_the_server_takes_the_peer_from_the_socket_not_from_headers(kiosk_app: Flask) -> None:
+    """Behind the real server too: a forwarded-for header neither makes a device the kiosk nor the kiosk a device."""
+    def role(url: str, forwarded: str) -> str:
+        request = urllib.request.Request(f"{url}/api/pairing", headers={"X-Forwarded-For": forwarded,
+                                                                          "Forwarded": f"for={forwarded}"})
+        with urllib.request.urlopen(request, timeout=PATIENCE_S) as response:
+            return json.loads(response.read())["role"]
+
+    with serving(kiosk_app) as base, forwarder(base, TABLET_SOURCE) as tablet_base:
+        assert role(base, "192.168.1.20") == "kiosk"
+        assert role(tablet_base, "127.0.0.1") == "spectator"
 
 
 def _watch_errors(page: Any, errors: list[str]) -> None:
