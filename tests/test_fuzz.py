@@ -3,9 +3,10 @@ under /api, and a refused write changes nothing."""
 from __future__ import annotations
 
 import json
-from urllib.parse import quote
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from urllib.parse import quote
 
 import pytest
 from flask import Flask
