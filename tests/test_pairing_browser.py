@@ -140,6 +140,9 @@ def _tap_size(locator: Any) -> tuple[float, float]:
 
 def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
         two_screens: Callable[[], tuple[Any, Any, str, str]]) -> None:
+    import cv2
+    import numpy as np
+
     kiosk, tablet, base, tablet_base = two_screens()
     errors: list[str] = []
     _watch_errors(kiosk, errors)
@@ -182,7 +185,12 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     device = kiosk.locator("#device-list .pair-device")
     expect(device).to_have_count(1, timeout=PATIENCE_S * 1000)
     assert "iPad" in device.inner_text() and "last seen" in device.inner_text()
-    expect(kiosk.locator(".pair-qr")).to_be_visible()
+    qr = kiosk.locator("img.pair-qr")
+    expect(qr).to_be_visible()
+    picture = cv2.imdecode(np.frombuffer(qr.screenshot(), np.uint8), cv2.IMREAD_GRAYSCALE)
+    quiet = cv2.copyMakeBorder(picture, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
+    scanned = cv2.QRCodeDetector().detectAndDecode(quiet)[0]  # the code a tablet's camera reads
+    assert scanned == kiosk.locator(".pair-url").inner_text() and scanned.endswith("/devices")
     revoke = device.locator("button:text-is('Revoke')")
     assert min(_tap_size(revoke)) >= 48
     revoke.click()
@@ -211,11 +219,13 @@ def test_the_pages_run_under_the_content_security_policy(two_screens: Callable[[
     assert errors == []
 
 
-def test_a_refused_tablet_stays_a_spectator(two_screens: Callable[[], tuple[Any, Any, str, str]]) -> None:
+def test_a_refused_tablet_stays_a_spectator_until_approved(two_screens: Callable[[], tuple[Any, Any, str, str]]
+                                                           ) -> None:
     kiosk, tablet, base, tablet_base = two_screens()
     kiosk.goto(base + "/devices")
     tablet.goto(tablet_base + "/devices")
-    tablet.click("[data-devices-page] [data-pair-button]")
+    ask = tablet.locator("[data-devices-page] [data-pair-button]")
+    ask.click()
     waiting = kiosk.locator("[data-devices-page] .pair-request")
     expect(waiting).to_have_count(1, timeout=PATIENCE_S * 1000)
     expect(kiosk.locator("#pair-requests")).to_be_hidden()  # on the Devices page the list is enough
@@ -225,3 +235,10 @@ def test_a_refused_tablet_stays_a_spectator(two_screens: Callable[[], tuple[Any,
                                                                                   timeout=PATIENCE_S * 1000)
     assert tablet.evaluate(WRITE, "Tab") == 403
     assert "companion_device" not in {c["name"] for c in tablet.context.cookies()}
+
+    ask.click()  # asking again, approved this time: the list shows the tablet once it has collected its pairing
+    expect(waiting).to_have_count(1, timeout=PATIENCE_S * 1000)
+    waiting.locator("button:text-is('Approve')").click()
+    expect(kiosk.locator("#device-list .pair-device")).to_have_count(1, timeout=PATIENCE_S * 1000)
+    expect(tablet.locator("text=This tablet is paired")).to_be_visible(timeout=PATIENCE_S * 1000)
+    assert tablet.evaluate(WRITE, "Tab") == 201

@@ -275,7 +275,7 @@ def test_security_headers_on_every_response(app: Flask, client: FlaskClient) -> 
 
 def test_templates_have_no_inline_script() -> None:
     """The CSP allows only script files; data blocks (type=application/json) are fine."""
-    for template in Path("web/templates").glob("*.html"):
+    for template in (Path(__file__).parents[1] / "web" / "templates").glob("*.html"):
         text = template.read_text()
         for tag in re.findall(r"<script\b[^>]*>", text):
             assert "src=" in tag or 'type="application/json"' in tag, (template.name, tag)

@@ -90,7 +90,6 @@ function setupKiosk() {
     const result = await api(`/api/pairing/requests/${encodeURIComponent(request.id)}/${decision}`, {});
     if (result.ok) toast(decision === "approve" ? `${request.name} may now change the games.` : `${request.name} refused.`);
     await refresh();
-    if (decision === "approve") await loadDevices();
   };
 
   const row = (request) => h("li", { class: "pair-request", dataset: { request: request.id } },
@@ -111,16 +110,24 @@ function setupKiosk() {
     if (dialog) dialog.hidden = devicesPage !== null || data.requests.length === 0;
   };
 
-  refresh();
-  setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);
-  if (devicesPage) loadDevices();
+  const poll = () => {
+    refresh();
+    if (devicesPage) loadDevices();  // an approved tablet shows up once it has collected its pairing
+  };
+  poll();
+  setInterval(() => { if (!document.hidden) poll(); }, POLL_MS);
 }
+
+let devicesShown = null;
 
 async function loadDevices() {
   const list = document.getElementById("device-list");
   if (!list) return;
   const data = await quietGet("/api/pairing/devices");
   if (!data) return;
+  const key = JSON.stringify(data.devices);
+  if (key === devicesShown) return;
+  devicesShown = key;
   list.replaceChildren(...data.devices.map((device) => h("li", { class: "pair-device", dataset: { device: device.id } },
     h("span", { class: "pair-who" }, h("strong", {}, device.name),
       h("small", {}, `paired ${when(device.paired)} · last seen ${when(device.last_seen)} · ${device.address}`),
