@@ -176,7 +176,7 @@ class DeviceStore:
                 "INSERT INTO paired_devices (token_hash, name, user_agent, address, paired, last_seen) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
                 (token_hash(token), found.name, found.user_agent, found.address, now, now))
-            device = Device(int(cur.lastrowid), found.name, found.user_agent, found.address, now, now)
+            device = Device(int(cur.lastrowid or 0), found.name, found.user_agent, found.address, now, now)
             self._record("paired", device.id, found, now)
         return device, token
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, TypeVar
 
 from flask import Flask, Response, current_app, g, redirect, request
+from flask.typing import ResponseReturnValue
 
 from .errors import error_response
 from .pairing_store import DeviceStore
@@ -198,7 +199,7 @@ def close(app: Flask) -> None:
         trust.store.close()
 
 
-def _check() -> Response | tuple[Response, int] | None:
+def _check() -> ResponseReturnValue | None:
     trust: Trust = current_app.extensions["trust"]
     if not trust.hosts.allows(request.host):
         return error_response(421, "wrong_host", f"this companion does not answer to the name "
