@@ -179,6 +179,11 @@ def test_pairing_requests_are_checked(app: Flask, client: FlaskClient) -> None:
 
 
 def test_waiting_requests_are_bounded_and_expire(app: Flask, client: FlaskClient) -> None:
+    crowd = [tablet(app, TABLET) for _ in range(pairing_store.MAX_PENDING_PER_ADDRESS + 1)]
+    statuses = [device.post("/api/pairing/requests", json={}).status_code for device in crowd]
+    assert statuses == [201] * pairing_store.MAX_PENDING_PER_ADDRESS + [429]  # one address cannot fill the list
+    for device in crowd[:-1]:
+        assert device.delete("/api/pairing/claim").status_code == 200
     for n in range(pairing_store.MAX_PENDING):
         assert tablet(app, f"192.168.1.{100 + n}").post("/api/pairing/requests", json={}).status_code == 201
     flood = tablet(app, "192.168.1.99").post("/api/pairing/requests", json={})

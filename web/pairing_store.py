@@ -45,6 +45,8 @@ CREATE TABLE IF NOT EXISTS pairing_log (
 REQUEST_TTL_S = 300.0
 #: Requests waiting at once: more is a flood, not a table of friends.
 MAX_PENDING = 8
+#: ... and from one address.
+MAX_PENDING_PER_ADDRESS = 2
 #: last_seen is written at most this often per device.
 SEEN_EVERY_S = 60.0
 
@@ -115,8 +117,11 @@ class DeviceStore:
         now = time.time() if now is None else now
         with self._lock:
             self._expire(now)
-            if sum(r.status == "pending" for r in self._pending.values()) >= MAX_PENDING:
+            waiting = [r for r in self._pending.values() if r.status == "pending"]
+            if len(waiting) >= MAX_PENDING:
                 raise TooManyRequests(f"{MAX_PENDING} pairing requests are already waiting on the kiosk")
+            if sum(r.address == address for r in waiting) >= MAX_PENDING_PER_ADDRESS:
+                raise TooManyRequests("this device's address already has pairing requests waiting on the kiosk")
             codes = {r.code for r in self._pending.values()}
             code = f"{secrets.randbelow(10_000):04d}"
             while code in codes:
