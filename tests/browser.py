@@ -19,6 +19,11 @@ def chromium_path() -> str | None:
     return None
 
 
+#: The browser of this run: each test module that imports the fixture gets its own session-scoped copy of it,
+#: and Playwright's sync API runs once per process, so the copies share one browser.
+_running: list[Any] = []
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     path = chromium_path()
@@ -27,9 +32,16 @@ def browser() -> Iterator[Any]:
         if os.environ.get("COMPANION_REQUIRE_BROWSER"):
             pytest.fail(message)
         pytest.skip(message)
+    if _running:
+        yield _running[0]
+        return
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
-        yield instance
-        instance.close()
+        _running.append(instance)
+        try:
+            yield instance
+        finally:
+            _running.clear()
+            instance.close()
