@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hardware.camera.markers import MarkerError
-from web.camera_hub import CameraHub, NoPicture
+from hardware.camera.hub import CameraHub, NoPicture
 
 GATES = {"gates": [{"gate": g, "polygon": [[60 + g * 70, 200], [110 + g * 70, 200], [110 + g * 70, 260],
                                            [60 + g * 70, 260]]} for g in range(1, 7)]}

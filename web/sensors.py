@@ -202,7 +202,7 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
     from hardware.camera.service import CameraService
     from hardware.camera.sources import open_source
 
-    from .camera_hub import CameraHub
+    from hardware.camera.hub import CameraHub
 
     default_regions = None
     if spec == "simulation":
