@@ -79,16 +79,17 @@ def measure(args: list[str]) -> dict[str, object]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
-    return {"ready_s": ready_s, "rss_kb": int(status["VmRSS"].split()[0]), "hwm_kb": int(status["VmHWM"].split()[0]),
-            "threads": int(status["Threads"]), "libraries": libraries}
+    kb = {name: int(status[name].split()[0]) for name in ("VmRSS", "VmHWM", "RssAnon", "RssFile")}
+    return {"ready_s": ready_s, **kb, "threads": int(status["Threads"]), "libraries": libraries}
 
 
 def main() -> None:
     for name, args in RUNS.items():
         figures = measure(args)
         libraries = ", ".join(figures["libraries"]) or "none"  # type: ignore[arg-type]
-        print(f"memory, {name}: RSS {figures['rss_kb'] / 1024:.1f} MB after start "
-              f"(peak {figures['hwm_kb'] / 1024:.1f} MB, {figures['threads']} threads, "
+        print(f"memory, {name}: RSS {figures['VmRSS'] / 1024:.1f} MB after start "
+              f"({figures['RssAnon'] / 1024:.1f} MB private, {figures['RssFile'] / 1024:.1f} MB mapped files; "
+              f"peak {figures['VmHWM'] / 1024:.1f} MB, {figures['threads']} threads, "
               f"healthy after {figures['ready_s']:.1f} s; loaded: {libraries})", flush=True)
 
 
