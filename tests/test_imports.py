@@ -1,4 +1,4 @@
-"""What loads when: the rules import no web, vision or GPIO library, and a kiosk without sensors no cv2 or numpy.
+"""What loads when: the rules import no web, vision or GPIO library; a kiosk without sensors no cv2, numpy or gpiozero.
 
 Each check runs in a fresh interpreter, so that what this test process has imported does not count.
 """
@@ -29,18 +29,18 @@ def test_companion_imports_no_flask_cv2_numpy_or_gpiozero() -> None:
     assert _loaded_after(code, ("flask", "cv2", "numpy", "gpiozero")) == []
 
 
-def test_a_kiosk_without_sensors_loads_no_cv2_or_numpy(tmp_path: Path) -> None:
+def test_a_kiosk_without_sensors_loads_no_cv2_numpy_or_gpiozero(tmp_path: Path) -> None:
     code = ("from web.app import create_app, shutdown\n"
             f"app = create_app({{'DATA_DIR': {str(tmp_path)!r}, 'SENSORS': 'off'}})\n"
             "assert app.test_client().get('/api/health').status_code == 200\n"
             "assert app.test_client().get('/camera').status_code == 200\n"
             "shutdown(app)")
-    assert _loaded_after(code, ("cv2", "numpy")) == []
+    assert _loaded_after(code, ("cv2", "numpy", "gpiozero")) == []
 
 
-def test_the_command_line_loads_no_cv2_or_numpy_before_it_is_needed() -> None:
+def test_the_command_line_loads_no_cv2_numpy_or_gpiozero_before_they_are_needed() -> None:
     code = "from web.cli import build_parser\nbuild_parser().parse_args(['serve', '--sensors', 'off'])"
-    assert _loaded_after(code, ("cv2", "numpy")) == []
+    assert _loaded_after(code, ("cv2", "numpy", "gpiozero")) == []
 
 
 def test_the_simulated_castle_does_load_them(tmp_path: Path) -> None:
