@@ -14,9 +14,9 @@ import logging
 log = logging.getLogger(__name__)
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number (malloc.h)
-#: Blocks at least this large are mapped on their own and unmapped when freed: whole frames (a 640x480 BGR frame
-#: is 900 KiB, in float32 3.6 MiB). Smaller ones, reused frame after frame, stay in the heaps (mapping every
-#: 300 KiB grey plane anew would double the cost of a vision frame).
+#: Blocks at least this large are mapped on their own and unmapped when freed: float32 planes and frames (a 640x480
+#: float32 grey plane is 1.2 MiB, a BGR one 3.6 MiB). Smaller ones (a 640x480 BGR frame is 900 KiB, a grey one
+#: 300 KiB), reused frame after frame, stay in the heaps: mapping each anew would double the cost of a vision frame.
 FRAME_BLOCK_BYTES = 1024 * 1024
 
 _done = False
