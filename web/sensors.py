@@ -210,10 +210,9 @@ def _start_gates(app: Flask, sensors: Sensors) -> None:
 
 
 def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) -> None:
+    from hardware.camera.hub import CameraHub
     from hardware.camera.service import CameraService
     from hardware.camera.sources import open_source
-
-    from hardware.camera.hub import CameraHub
 
     default_regions = None
     if spec == "simulation":
