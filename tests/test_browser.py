@@ -446,6 +446,7 @@ def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base
     page.goto(base + "/")
     expect(page.locator(f"#running [data-session='{session['id']}']")).to_contain_text("last played a moment ago")
     page.click(f"#running [data-session='{session['id']}']")
+    page.wait_for_selector("body[data-ready='yes']")  # the page's script has wired its buttons
     page.click("#menu-button")
     page.click("#abandon")
     page.click("[data-answer='no']")  # kept: nothing happens
