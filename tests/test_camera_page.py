@@ -52,11 +52,11 @@ def _interval(page: Any) -> str:
 
 def _wait_fetched(page: Any, at_least: int) -> None:
     """Wait until `page` has fetched `at_least` preview pictures (counted by the page itself)."""
-    page.wait_for_function(f"{FETCHED} >= {at_least}", timeout=PATIENCE_MS)
+    page.wait_for_function(f"() => {FETCHED} >= {at_least}", timeout=PATIENCE_MS)
 
 
 def _wait_interval(page: Any, value: str) -> None:
-    page.wait_for_function(f"document.getElementById('preview-box').dataset.previewInterval === '{value}'",
+    page.wait_for_function(f"() => document.getElementById('preview-box').dataset.previewInterval === '{value}'",
                            timeout=PATIENCE_MS)
 
 

@@ -212,7 +212,7 @@ def test_the_pages_run_under_the_content_security_policy(two_screens: Callable[[
     assert status == 201
     for page, url in ((kiosk, base), (tablet, tablet_base)):
         page.goto(f"{url}/play/{session['id']}")
-        expect(page.locator("#score-track li")).to_have_count(2, timeout=PATIENCE_S * 1000)
+        expect(page.locator("#scoreboard li")).to_have_count(2, timeout=PATIENCE_S * 1000)
         page.goto(f"{url}/camera")
         page.goto(f"{url}/devices")
         expect(page.locator("[data-devices-page]")).to_be_visible()

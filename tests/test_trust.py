@@ -89,7 +89,7 @@ def test_a_device_on_the_wifi_cannot_write_anything_until_paired(app: Flask, cli
     client.post(f"/api/sessions/{session['id']}/events", json={"type": "marble", "gate": 2})
     device = tablet(app)
     rules = write_rules(app)
-    assert {endpoint for _, _, endpoint in rules} >= {"api.post_event", "api.undo_or_redo", "api.create_session",
+    assert {endpoint for _, _, endpoint in rules} >= {"api.post_event", "api.session_action", "api.create_session",
                                                        "camera.regions", "pairing.revoke", "pairing.decide"}
     before = snapshot(app)
     for method, path, endpoint in rules:
