@@ -18,6 +18,8 @@ const SHORT = {
   golden_feathers: "8s held: 1 coin back each",
   revealing_secrets: "9: take a reserve card",
 };
+/** The hindrance kinds as the cards are best told apart: the two with numbers first. */
+const KIND_ORDER = ["invasion", "unknown", "chaos"];
 /** Short labels for the value cells. */
 const VALUE_SHORT = { zero: "Zero", fire_breather: "Fire", defender: "Def." };
 
@@ -95,7 +97,9 @@ async function drawHindrance(view, kind, player) {
 }
 
 function kindButtons(view, player) {
-  return h("div", { class: "ds-kinds", dataset: { player } }, ...Object.entries(view.state.hindrance_kinds).map(([kind, label]) =>
+  const kinds = view.state.hindrance_kinds;
+  const order = Object.keys(kinds).sort((a, b) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b));
+  return h("div", { class: "ds-kinds", dataset: { drawer: player } }, ...order.map((kind) => [kind, kinds[kind]]).map(([kind, label]) =>
     button(kind === "chaos" ? label : `${label}…`, { cls: "ds-choice", dataset: { kind },
                                                       onTap: () => drawHindrance(view, kind, player) })));
 }
@@ -192,7 +196,7 @@ function renderTrackers(view, s) {
 
   tile($("ds-pending"), "Pending draw", s.pending_draw ? `+${s.pending_draw}` : "0",
     s.pending_faces ? [who(view, s.pending_faces), " faces it"] : s.pending_draw ? "faces the next player" : "a 4 adds 2",
-    [button("4 played", { cls: "ds-big", id: "ds-four", reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }) }),
+    [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw", reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }) }),
      button("Defender", { id: "ds-defend-pending", reason: s.pending_faces ? reasonFor(s, "defender")
        : "A Defender passes the pending draw on only when it faces this player.", onTap: () => send({ type: "defender" }) })],
     s.pending_faces ? "alert" : "");
