@@ -193,7 +193,8 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     page.click("#ds-draw")
     expect(pile(other)).to_have_text("16", timeout=WAIT_MS)
     page.click("#ds-reverse")  # S11: the carousel
-    expect(other.locator("#ds-direction .ds-tile-detail")).to_contain_text("counterclockwise", timeout=WAIT_MS)
+    expect(other.locator("#ds-direction .ds-tile-value")).to_contain_text("counterclockwise", timeout=WAIT_MS)
+    expect(other.locator("#ds-direction .ds-tile-detail")).to_have_text("Ada → Cleo → Ben")  # from whose turn it is
     page.click("#ds-set-out")  # four 7s from a hand go out of the game
     page.click("#ds-cards [data-value='7']")
     expect(other.locator("#ds-cards [data-value='7'] .ds-count")).to_have_text("4", timeout=WAIT_MS)
@@ -260,7 +261,8 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
         page.wait_for_selector("#final:not([hidden])" if name == "final" else f"body[data-phase='{name}']")
         where = f"{name} at {width}x{height}"
         assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, f"{where} scrolls sideways"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{where} scrolls sideways"
         bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
         assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
         assert page.locator("input").count() == 0

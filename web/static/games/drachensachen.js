@@ -20,6 +20,7 @@ const SHORT = {
 };
 /** The hindrance kinds as the cards are best told apart: the two with numbers first. */
 const KIND_ORDER = ["invasion", "unknown", "chaos"];
+const KIND_BUTTON = { invasion: "Invasion…", unknown: "Unknown…", chaos: "Chaos" };
 /** Short labels for the value cells. */
 const VALUE_SHORT = { zero: "Zero", fire_breather: "Fire", defender: "Def." };
 
@@ -69,7 +70,8 @@ function trickPart(view, s) {
   return h("div", { class: "ds-step", id: "ds-trick" },
     h("h3", {}, "Which trick is revealed? ", h("small", {}, "it stays for the game")),
     h("div", { class: "ds-choices" }, ...s.trick_choices.map((t) =>
-      button(t.name, { cls: "ds-choice", dataset: { trick: t.id }, onTap: () => send({ type: "trick", trick: t.id }) }))));
+      button(t.name, { cls: "ds-choice", dataset: { trick: t.id },
+                       onTap: () => send({ type: "trick", trick: t.id }) }))));
 }
 
 function cardText(card) {
@@ -80,7 +82,7 @@ function cardText(card) {
 
 async function drawHindrance(view, kind, player) {
   const event = { type: "hindrance", kind, player };
-  const name = s => `${player}: ${s}`;
+  const name = (what) => `${player}: ${what}`;
   if (kind === "invasion") {
     const hand = await keypad(name("cards in hand"), { min: 1, max: 20 });
     if (hand == null) return;
@@ -99,9 +101,9 @@ async function drawHindrance(view, kind, player) {
 function kindButtons(view, player) {
   const kinds = view.state.hindrance_kinds;
   const order = Object.keys(kinds).sort((a, b) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b));
-  return h("div", { class: "ds-kinds", dataset: { drawer: player } }, ...order.map((kind) => [kind, kinds[kind]]).map(([kind, label]) =>
-    button(kind === "chaos" ? label : `${label}…`, { cls: "ds-choice", dataset: { kind },
-                                                      onTap: () => drawHindrance(view, kind, player) })));
+  return h("div", { class: "ds-kinds", dataset: { drawer: player } }, ...order.map((kind) =>
+    button(KIND_BUTTON[kind] || kinds[kind], { cls: "ds-choice", dataset: { kind }, "aria-label": kinds[kind],
+                                               onTap: () => drawHindrance(view, kind, player) })));
 }
 
 function hindrancePart(view, s) {
@@ -117,9 +119,12 @@ function hindrancePart(view, s) {
   if (s.hindrance?.kind === "chaos") {
     const drawn = Object.fromEntries(s.chaos_draws.map((c) => [c.player, c]));
     const open = expects(s, "hindrance");
-    parts.push(h("div", { class: "ds-chaos", id: "ds-chaos" }, ...view.players.map((p) => h("div", { class: "ds-chaos-row", dataset: { player: p } },
-      who(view, p, "who name"),
-      drawn[p] ? h("span", { class: "ds-drawn" }, cardText(drawn[p])) : open ? kindButtons(view, p) : h("span", { class: "muted" }, "no card left")))),
+    const drawnBy = (p) => {
+      if (drawn[p]) return h("span", { class: "ds-drawn" }, cardText(drawn[p]));
+      return open ? kindButtons(view, p) : h("span", { class: "muted" }, "no card left");
+    };
+    parts.push(h("div", { class: "ds-chaos", id: "ds-chaos" }, ...view.players.map((p) =>
+      h("div", { class: "ds-chaos-row", dataset: { player: p } }, who(view, p, "who name"), drawnBy(p)))),
     h("p", { class: "muted" }, `Trouble pile under Chaos: ${s.trouble_pile.start} cards (every card not dealt).`));
   }
   return h("div", { class: "ds-step" }, ...parts);
@@ -130,8 +135,8 @@ function renderSetup(view, s) {
   box.hidden = s.phase !== "setup";
   if (box.hidden) return;
   box.replaceChildren(...[starterPart(view, s), trickPart(view, s), hindrancePart(view, s),
-    s.turn ? h("p", { class: "muted ds-hint" }, "The first tracker tap starts play; the setup is fixed after it.") : null]
-    .filter(Boolean));
+    s.turn ? h("p", { class: "muted ds-hint" }, "The first tracker tap starts play; the setup is fixed after it.")
+      : null].filter(Boolean));
 }
 
 // ---- the trackers -------------------------------------------------------------------------------------------------
@@ -147,7 +152,8 @@ function reasonFor(s, type) {
   switch (type) {
     case "draw_pending": return s.pending_draw ? "The pending draw faces the next player: pass the turn first."
       : "No draw is pending: a 4 makes one.";
-    case "defender": return s.skips ? "Everyone is already affected by this skip." : "Nothing to pass on: no pending draw or skip faces this player.";
+    case "defender": return s.skips ? "Everyone is already affected by this skip."
+      : "Nothing to pass on: no pending draw or skip faces this player.";
     case "skip": return `${plural(s.skips, "skip")} pending: pass the turn first (5s played together count at once).`;
     case "reverse": return "Only the trick carousel reverses the direction, and it is not revealed.";
     default: return "Not now.";
@@ -158,7 +164,7 @@ function tile(el, label, value, detail, buttons, cls = "") {
   el.className = `ds-tile ${cls}`.trim();
   el.replaceChildren(
     h("div", { class: "ds-tile-head" }, h("span", { class: "ds-tile-label" }, label),
-      h("span", { class: "ds-tile-value" }, value)),
+      h("span", { class: "ds-tile-value" }, ...[value].flat())),
     h("div", { class: "ds-tile-detail" }, ...[detail].flat()),
     h("div", { class: "ds-tile-buttons" }, ...buttons));
 }
@@ -174,19 +180,21 @@ function renderTrackers(view, s) {
       h("div", { class: "ds-players" }, ...view.players.map((p) =>
         button(who(view, p), { cls: "ds-player", dataset: { player: p }, style: { "--c": colourOf(view, p) },
                                onTap: () => { local.wentOut = false; send({ type: "went_out", player: p }); } })),
-        button("Cancel", { cls: "ghost", id: "ds-went-out-cancel", onTap: () => { local.wentOut = false; game.render(); } }))));
+        button("Cancel", { cls: "ghost", id: "ds-went-out-cancel",
+                           onTap: () => { local.wentOut = false; game.render(); } }))));
     return;
   }
   box.classList.remove("picking");
   $("ds-main-row").replaceChildren(
     button(["Next turn ", h("span", { "aria-hidden": "true" }, s.direction === "clockwise" ? "↻" : "↺")],
-      { cls: "primary ds-next", id: "ds-next", reason: reasonFor(s, "next_turn"), onTap: () => send({ type: "next_turn" }) }),
+      { cls: "primary ds-next", id: "ds-next", reason: reasonFor(s, "next_turn"),
+        onTap: () => send({ type: "next_turn" }) }),
     button("Went out…", { cls: "ds-out-button", id: "ds-went-out-open", reason: reasonFor(s, "went_out"),
                           onTap: () => { local.wentOut = true; game.render(); } }));
 
   const pile = s.trouble_pile;
   tile($("ds-pile"), "Trouble pile", String(pile.left),
-    pile.empty ? h("span", { class: "ds-warn" }, `empty: draws are ignored${pile.ignored ? ` (${pile.ignored} so far)` : ""}`)
+    pile.empty ? h("span", { class: "ds-warn" }, `empty: draws ignored${pile.ignored ? ` (${pile.ignored})` : ""}`)
       : `of ${pile.start}${pile.last_draw ? ` · ${pile.last_draw.player} drew ${pile.last_draw.drawn}` : ""}`,
     [button("+1", { cls: "ds-big", id: "ds-draw", "aria-label": "Draw one card", reason: reasonFor(s, "draw"),
                     onTap: () => send({ type: "draw", count: 1 }) }),
@@ -194,29 +202,34 @@ function renderTrackers(view, s) {
        reason: reasonFor(s, "draw_pending"), onTap: () => send({ type: "draw_pending" }) })],
     pile.empty ? "empty" : "");
 
+  const facing = s.pending_faces ? [who(view, s.pending_faces), " faces it"] : null;
   tile($("ds-pending"), "Pending draw", s.pending_draw ? `+${s.pending_draw}` : "0",
-    s.pending_faces ? [who(view, s.pending_faces), " faces it"] : s.pending_draw ? "faces the next player" : "a 4 adds 2",
-    [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw", reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }) }),
-     button("Defender", { id: "ds-defend-pending", reason: s.pending_faces ? reasonFor(s, "defender")
-       : "A Defender passes the pending draw on only when it faces this player.", onTap: () => send({ type: "defender" }) })],
-    s.pending_faces ? "alert" : "");
+    facing || (s.pending_draw ? "faces the next player" : "a 4 adds 2"),
+    [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw",
+                        reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }) }),
+     button("Defender", { id: "ds-defend-pending", onTap: () => send({ type: "defender" }),
+                          reason: facing ? reasonFor(s, "defender")
+                            : "A Defender passes the pending draw on only when it faces this player." })],
+    facing ? "alert" : "");
 
   const skipButtons = s.skips
-    ? (s.skipping.length ? s.skipping : []).map((p) => button(["Defender: ", who(view, p)], { dataset: { defender: p },
-        reason: reasonFor(s, "defender"), onTap: () => send({ type: "defender", player: p }) }))
-    : [1, 2, 3].map((n) => button("5".repeat(n).split("").join(" "), { cls: "ds-five", dataset: { skip: n },
-        "aria-label": `${n} × 5 played`, reason: reasonFor(s, "skip"), onTap: () => send({ type: "skip", count: n }) }));
+    ? s.skipping.map((p) => button([h("small", {}, "Defender"), who(view, p)], {
+      cls: "ds-defender", dataset: { defender: p }, "aria-label": `Defender played by ${p}`,
+      reason: reasonFor(s, "defender"), onTap: () => send({ type: "defender", player: p }) }))
+    : [1, 2, 3].map((n) => button(Array(n).fill("5").join(" "), {
+      cls: "ds-five", dataset: { skip: n }, "aria-label": `${n} × 5 played`,
+      reason: reasonFor(s, "skip"), onTap: () => send({ type: "skip", count: n }) }));
   tile($("ds-skips"), "Skips", String(s.skips),
     s.skips ? [...names(view, s.skipping), s.skipping.length === 1 ? " skips" : " skip"]
       : s.last_skipped.length ? [...names(view, s.last_skipped), " skipped"] : "5s played at once",
     skipButtons, s.skips ? "alert" : "");
 
-  const order = [];
+  const count = view.players.length;
   const seat = view.players.indexOf(s.turn);
-  const step = s.direction === "clockwise" ? 1 : -1;
-  for (let k = 0; k < view.players.length; k++) order.push(view.players[(seat + step * k + view.players.length * 7) % view.players.length]);
-  tile($("ds-direction"), "Direction", s.direction === "clockwise" ? "↻" : "↺",
-    [s.direction, " · ", ...order.flatMap((p, i) => [i ? " → " : "", who(view, p)])],
+  const step = s.direction === "clockwise" ? 1 : count - 1;
+  const order = view.players.map((_, k) => view.players[(seat + step * k) % count]); // from whose turn it is
+  tile($("ds-direction"), "Direction", [h("small", {}, `${s.direction} `), s.direction === "clockwise" ? "↻" : "↺"],
+    order.flatMap((p, i) => [i ? " → " : "", who(view, p)]),
     [button("Reverse", { id: "ds-reverse", reason: reasonFor(s, "reverse"), onTap: () => send({ type: "reverse" }) })]);
 }
 
@@ -235,19 +248,22 @@ function renderCards(view, s) {
     if (mode === "set") { local.cards = "show"; send({ type: "set_out", value: v }); }
     else if (mode === "burn") { local.burned[v] = (local.burned[v] || 0) + 1; game.render(); }
   };
-  const cellReason = mode !== "show" ? null : playing
-    ? "To count cards out of the game, tap “4 from a hand” or “Pile burned” first." : "Cards go out of the game during play.";
+  const notNow = "Cards go out of the game during play.";
+  const cellReason = mode !== "show" ? null
+    : playing ? "To count cards out of the game, tap “4 from a hand” or “Pile burned” first." : notNow;
   $("ds-cards").dataset.mode = mode;
   $("ds-cards").replaceChildren(...values.map((v) => button([
     h("span", { class: "ds-value" }, VALUE_SHORT[v] || v),
     h("span", { class: "ds-count" }, String(counts[v] || 0)),
     mode === "burn" && local.burned[v] ? h("span", { class: "ds-add" }, `+${local.burned[v]}`) : null,
-  ], { cls: "ds-cell", dataset: { value: v }, "aria-label": `${s.value_names[v]}: ${counts[v] || 0} out`, reason: cellReason,
-       onTap: () => cellTap(v) })));
+  ], { cls: "ds-cell", dataset: { value: v }, "aria-label": `${s.value_names[v]}: ${counts[v] || 0} out`,
+       reason: cellReason, onTap: () => cellTap(v) })));
+  const show = () => { local.cards = "show"; local.burned = {}; game.render(); };
   const actions = $("ds-cards-actions");
+  actions.dataset.mode = mode;
   if (mode === "set") {
     actions.replaceChildren(h("p", { class: "ds-cards-hint" }, "Tap the value of the four cards."),
-      button("Cancel", { cls: "ghost", id: "ds-cards-cancel", onTap: () => { local.cards = "show"; game.render(); } }));
+      button("Cancel", { cls: "ghost", id: "ds-cards-cancel", onTap: show }));
   } else if (mode === "burn") {
     const n = burnedTotal();
     const most = Math.max(0, ...Object.values(local.burned));
@@ -256,18 +272,20 @@ function renderCards(view, s) {
       local.cards = "show"; local.burned = {};
       send({ type: "burned", cause, cards });
     };
-    actions.replaceChildren(h("p", { class: "ds-cards-hint" }, `Tap each burned card: ${plural(n, "card")}.`),
-      button(`4 in a row (${n})`, { id: "ds-burn-four", onTap: () => burn("four_in_a_row"),
-        reason: most >= 4 ? reasonFor(s, "burned") : "Four in a row burns at least four cards of one value: tap them in." }),
-      button(`Fire-Breather (${n})`, { id: "ds-burn-fire", onTap: () => burn("fire_breather"),
-        reason: local.burned.fire_breather ? reasonFor(s, "burned") : "A pile burned by a Fire-Breather holds it: tap “Fire”." }),
-      button("Cancel", { cls: "ghost", id: "ds-cards-cancel", onTap: () => { local.cards = "show"; local.burned = {}; game.render(); } }));
+    const hint = `Tap each burned card: ${plural(n, "card")}. Burned by:`;
+    actions.replaceChildren(h("p", { class: "ds-cards-hint" }, hint),
+      button("4 in a row", { id: "ds-burn-four", onTap: () => burn("four_in_a_row"), reason: most >= 4
+        ? reasonFor(s, "burned") : "Four in a row burns at least four cards of one value: tap them in." }),
+      button("Fire-Breather", { id: "ds-burn-fire", onTap: () => burn("fire_breather"),
+                                reason: local.burned.fire_breather ? reasonFor(s, "burned")
+                                  : "A pile burned by a Fire-Breather holds it: tap “Fire”." }),
+      button("✕", { cls: "ghost", id: "ds-cards-cancel", "aria-label": "Cancel", onTap: show }));
   } else {
     actions.replaceChildren(
-      button("4 from a hand", { id: "ds-set-out", reason: playing ? reasonFor(s, "set_out") : "Cards go out of the game during play.",
-        onTap: () => { local.cards = "set"; game.render(); } }),
-      button("Pile burned…", { id: "ds-burned", reason: playing ? reasonFor(s, "burned") : "Cards go out of the game during play.",
-        onTap: () => { local.cards = "burn"; local.burned = {}; game.render(); } }));
+      button("4 from a hand", { id: "ds-set-out", reason: playing ? reasonFor(s, "set_out") : notNow,
+                                onTap: () => { local.cards = "set"; game.render(); } }),
+      button("Pile burned…", { id: "ds-burned", reason: playing ? reasonFor(s, "burned") : notNow,
+                               onTap: () => { local.cards = "burn"; local.burned = {}; game.render(); } }));
   }
 }
 
@@ -284,8 +302,8 @@ function renderTricks(view, s) {
 // ---- the round's end ------------------------------------------------------------------------------------------------
 
 async function enterCoins(view, player, feathers) {
-  const coins = await keypad(feathers ? `${player}: coins on the cards other than 8s` : `${player}: coins on hand and reserve`,
-    { min: 0, max: 99 });
+  const label = feathers ? `${player}: coins on the cards other than 8s` : `${player}: coins on hand and reserve`;
+  const coins = await keypad(label, { min: 0, max: 99 });
   if (coins == null) return;
   const event = { type: "coins", player, coins };
   if (feathers) {
@@ -307,15 +325,19 @@ function renderScoring(view, s) {
   const feathers = s.golden_feathers;
   box.replaceChildren(
     h("h3", {}, who(view, s.finisher), " went out and loses nothing. ",
-      h("small", {}, feathers ? "Each other player: coins on the other cards, then the 8s held (S3)." : "Each other player: coins on hand and available reserve (S2).")),
+      h("small", {}, feathers ? "Each other player: coins on the other cards, then the 8s held (S3)."
+        : "Each other player: coins on hand and available reserve (S2).")),
     h("div", { class: "ds-coin-rows", id: "ds-coins" }, ...view.players.filter((p) => p !== s.finisher).map((p) => {
       const coins = s.coins[p];
       const done = coins != null;
+      const eights = feathers ? `, ${plural(s.eights[p] || 0, "8")}` : "";
       return h("div", { class: `ds-coin-row${done ? " done" : ""}`, dataset: { player: p } },
         who(view, p, "who name"),
-        done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${feathers ? `, ${plural(s.eights[p] || 0, "8")}` : ""}`,
-          h("strong", {}, ` → loses ${lossOf(s, coins, s.eights[p])}`), coins > s.round_cap ? h("small", {}, " (capped at 10)") : null)
-          : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p }, onTap: () => enterCoins(view, p, feathers) }));
+        done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${eights}`,
+          h("strong", {}, ` → loses ${lossOf(s, coins, s.eights[p])}`),
+          coins > s.round_cap ? h("small", {}, ` (capped at ${s.round_cap})`) : null)
+          : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p },
+                                                            onTap: () => enterCoins(view, p, feathers) }));
     })));
 }
 
@@ -324,7 +346,8 @@ function endCheck(view, s) {
   if (s.extra_round) {
     const fewest = Math.min(...view.players.map((p) => view.scores[p] ?? 0));
     const tied = view.players.filter((p) => view.scores[p] === fewest);
-    return [`Someone has ${s.limit} or more, but `, ...names(view, tied), ` tie for the fewest (${fewest}): one more round.`];
+    return [`Someone has ${s.limit} or more, but `, ...names(view, tied),
+      ` tie for the fewest (${fewest}): one more round.`];
   }
   return top >= s.limit ? [] : [`Nobody has lost ${s.limit} yet (most: ${top}).`];
 }
@@ -344,7 +367,7 @@ function renderLast(view, s) {
     ...parts.flatMap((part, i) => [i ? ", " : "", ...part]), ". ", ...endCheck(view, s));
 }
 
-// ---- the chart ----------------------------------------------------------------------------------------------------------
+// ---- the chart ---------------------------------------------------------------------------------------------------
 
 function svg(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
@@ -378,7 +401,8 @@ function chart(view, s) {
     const colour = colourOf(view, p);
     const end = pts.at(-1).split(",");
     return svg("g", { "data-player": p },
-      svg("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 2.5, "stroke-linejoin": "round" }),
+      svg("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 2.5,
+                        "stroke-linejoin": "round" }),
       svg("circle", { cx: end[0], cy: end[1], r: 3.5, fill: colour }),
       svg("title", {}, `${p}: ${(s.running[p] || []).join(", ") || "no round yet"}`));
   });
@@ -387,14 +411,19 @@ function chart(view, s) {
 }
 
 function renderCharts(view, s) {
+  const played = Object.values(s.running || {}).some((r) => r.length);
   $("ds-chart").replaceChildren(chart(view, s),
-    h("figcaption", {}, s.running && Object.values(s.running).some((r) => r.length) ? `after each round · ${s.limit} ends` : `${s.limit} ends the game`));
+    h("figcaption", {}, played ? `after each round · ${s.limit} ends` : `${s.limit} ends the game`));
   let final = $("ds-final-chart");
   if (!final) {
-    final = h("figure", { class: "ds-chart ds-final-chart", id: "ds-final-chart", "aria-label": "Coins lost per round" });
+    final = h("figure", { class: "ds-chart ds-final-chart", id: "ds-final-chart",
+                          "aria-label": "Coins lost per round" });
     $("final").querySelector(".final-grid").append(final); // under the totals, beside the table (kiosk.css)
   }
-  if (view.finished) final.replaceChildren(chart(view, s), h("figcaption", {}, `Coins lost after each round · ${s.limit} ended the game · the fewest wins`));
+  if (view.finished) {
+    final.replaceChildren(chart(view, s),
+      h("figcaption", {}, `Coins lost after each round · ${s.limit} ended the game · the fewest wins`));
+  }
 }
 
 /** The kit ranks the final totals highest first; here the fewest lost coins rank first. */
@@ -407,7 +436,7 @@ function rankTotals(view) {
   list.replaceChildren(...items);
 }
 
-// ---- the page ---------------------------------------------------------------------------------------------------------
+// ---- the page ----------------------------------------------------------------------------------------------------
 
 function render(view, g) {
   game = g;
