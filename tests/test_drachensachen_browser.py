@@ -316,3 +316,16 @@ def test_the_final_screen_ranks_the_fewest_lost_first_with_a_chart(open_page: Ca
     expect(chart.locator("polyline")).to_have_count(3)
     expect(chart.locator(".ds-limit")).to_have_count(1)
     assert len(chart.locator("[data-player='Cleo'] polyline").get_attribute("points").split()) == 5
+
+
+def test_a_tie_for_the_fewest_at_the_limit_plays_one_more_round(open_page: Callable[..., Any], base: str) -> None:
+    # ruling S4: Ben passes 21, Ada and Cleo tie for the fewest: the game goes on
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    for _ in range(3):
+        post(base, session, {"type": "went_out", "player": "Ada"}, {"type": "coins", "player": "Ben", "coins": 10},
+             {"type": "coins", "player": "Cleo", "coins": 0})
+    page = open_game(open_page, base, session)
+    expect(page.locator("#ds-last")).to_contain_text("Ada and Cleo tie for the fewest (0): one more round.")
+    expect(page.locator("#final")).to_be_hidden()
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")  # S5: who lost the most starts
