@@ -198,7 +198,7 @@ function renderTrackers(view, s) {
       : `of ${pile.start}${pile.last_draw ? ` · ${pile.last_draw.player} drew ${pile.last_draw.drawn}` : ""}`,
     [button("+1", { cls: "ds-big", id: "ds-draw", "aria-label": "Draw one card", reason: reasonFor(s, "draw"),
                     onTap: () => send({ type: "draw", count: 1 }) }),
-     button(s.pending_draw ? `Draw ${s.pending_draw}` : "Draw pending", { id: "ds-draw-pending",
+     button(s.pending_draw ? `Draw ${s.pending_draw}` : "Draw", { id: "ds-draw-pending",
        reason: reasonFor(s, "draw_pending"), onTap: () => send({ type: "draw_pending" }) })],
     pile.empty ? "empty" : "");
 
