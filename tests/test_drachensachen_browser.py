@@ -1,0 +1,331 @@
+"""The Drachensachen page in headless Chromium: trackers by tap seen live elsewhere, the round's setup and coins by
+keypad, the screens it must fit, a refused tap's rule tag, and the final screen with the fewest lost first."""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterator
+
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+
+from tests.browser import browser  # noqa: F401  (fixture)
+from tests.servers import call, serving
+from tests.waiting import PATIENCE_S
+
+GAME = "drachensachen"
+WAIT_MS = PATIENCE_S * 1000
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
+    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
+    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
+
+#: The controls tapped every turn: on the Pi's 800x480 screen they are all there without scrolling.
+TURN_CONTROLS = ("#ds-next", "#ds-went-out-open", "#ds-draw", "#ds-draw-pending", "#ds-four", "#ds-defend-pending",
+                 "#ds-skips .ds-tile-buttons .btn:first-child", "#ds-skips .ds-tile-buttons .btn:last-child",
+                 "#ds-reverse", "#ds-cards [data-value='defender']",
+                 "#ds-set-out", "#ds-burned", "#ds-trick-list")
+
+
+@pytest.fixture
+def base(app: Flask) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture
+def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
+    """Pages in fresh contexts that may ask only the companion for anything; no script error allowed."""
+    contexts: list[Any] = []
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def local_only(route: Any) -> None:
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    def open_(width: int = 1024, height: int = 600) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
+        context.route("**/*", local_only)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert outside == [], f"the page asked for something beyond the companion: {outside}"
+    assert errors == [], f"script errors on the page: {errors}"
+
+
+def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
+    status, view = call(f"{base}/api/sessions", {"game": GAME, "players": players, "options": options})
+    assert status == 201, view
+    return view
+
+
+def post(base: str, session: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
+    view = session
+    for event in events:
+        status, view = call(f"{base}/api/sessions/{session['id']}/events", event)
+        assert status == 200, (event, view)
+    return view
+
+
+def state(base: str, session: dict[str, Any]) -> dict[str, Any]:
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    return view
+
+
+def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any], width: int = 1024,
+              height: int = 600) -> Any:
+    page = open_page(width, height)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("#live:text-is('live')")
+    return page
+
+
+def keypad(page: Any, number: int) -> None:
+    expect(page.locator("#keypad-value")).to_be_visible()
+    for digit in str(number):
+        page.click(f"#keypad-keys button:text-is('{digit}')")
+    page.click("#keypad-ok")
+
+
+def pile(page: Any) -> Any:
+    return page.locator("#ds-pile .ds-tile-value")
+
+
+def score(page: Any, player: str) -> Any:
+    return page.locator(f"#scoreboard [data-player='{player}'] .score")
+
+
+def in_view(page: Any, selector: str) -> None:
+    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
+                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
+    top, bottom, left, right, height, width = box
+    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
+
+
+FINISHED_ROUNDS = [("Ada", {"Ben": 8, "Cleo": 4}), ("Ben", {"Ada": 3, "Cleo": 10}), ("Cleo", {"Ada": 5, "Ben": 12}),
+                   ("Ada", {"Ben": 3, "Cleo": 9})]  # Ada 8, Ben 21, Cleo 23: the game ends, Ada wins
+
+
+def finished_game(base: str) -> dict[str, Any]:
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    for finisher, coins in FINISHED_ROUNDS:
+        post(base, session, {"type": "went_out", "player": finisher},
+             *({"type": "coins", "player": p, "coins": n} for p, n in coins.items()))
+    return session
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_the_page_is_found_by_the_game_id_without_inline_script(client: Any) -> None:
+    view = client.post("/api/sessions", json={"game": GAME, "players": ["Ada", "Ben"]}).get_json()
+    html = client.get(f"/play/{view['id']}").get_data(as_text=True)
+    assert "games/drachensachen.js" in html and 'id="ds-trackers"' in html
+    assert "<script>" not in html and " onclick=" not in html
+
+
+def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_page: Callable[..., Any],
+                                                                         base: str) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo"], tricks=True, hindrances=True)
+    page = open_game(open_page, base, session)
+    other = open_game(open_page, base, session, 800, 480)
+    # round 1: the table chooses the starter (S5), the trick is revealed (S9)
+    page.click("#ds-trick [data-trick='golden_feathers']")
+    page.click("#ds-starter [data-player='Ada']")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    expect(page.locator("#ds-trick-list [data-trick='golden_feathers']")).to_be_visible()
+    expect(pile(other)).to_have_text("18", timeout=WAIT_MS)
+    page.click("#ds-draw")  # S6: +1 from the trouble pile
+    expect(pile(page)).to_have_text("17")
+    expect(pile(other)).to_have_text("17", timeout=WAIT_MS)  # the second page sees the pile change
+    page.click("#ds-four")  # S7: +2 pending, facing the next player
+    page.click("#ds-next")
+    expect(other.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it", timeout=WAIT_MS)
+    page.click("#ds-next", force=True)  # Ben must draw or pass it on first: the button says why
+    expect(page.locator("#toast")).to_contain_text("Ben faces +2")
+    page.click("#ds-draw-pending")
+    expect(pile(page)).to_have_text("15")
+    expect(pile(other)).to_have_text("15", timeout=WAIT_MS)
+    page.click("#ds-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Cleo")
+    page.click("[data-skip='1']")  # S8: Ada skips
+    expect(page.locator("#ds-skips .ds-tile-detail")).to_have_text("Ada skips")
+    page.click("#ds-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    expect(other.locator("#turn .turn-name")).to_have_text("Ben", timeout=WAIT_MS)
+    # Ben goes out; the coins by keypad, with golden feathers the 8s too (S2, S3)
+    page.click("#ds-went-out-open")
+    page.click("#ds-went-out [data-player='Ben']")
+    page.click("#ds-coins [data-coins='Ada']")
+    keypad(page, 12)
+    keypad(page, 9)  # there are eight 8s: the page says so and keeps the keypad open
+    expect(page.locator("#toast")).to_contain_text("from 0 to 8")
+    page.click("#keypad-keys [aria-label='delete']")
+    keypad(page, 1)
+    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("loses 9")
+    page.click("#ds-coins [data-coins='Cleo']")
+    keypad(page, 4)
+    keypad(page, 0)
+    # round 2: the round's losses and the end check; Ada lost the most and starts (S5); Ben draws a hindrance
+    expect(page.locator("#ds-last")).to_contain_text("Round 1: Ben went out")
+    expect(page.locator("#ds-last")).to_contain_text("(12, capped)")
+    expect(page.locator("#ds-last")).to_contain_text("Nobody has lost 21 yet")
+    expect(score(other, "Ada")).to_have_text("9", timeout=WAIT_MS)
+    assert score(other, "Cleo").inner_text() == "4"
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    page.click("#ds-setup [data-kind='invasion']")
+    keypad(page, 7)
+    expect(page.locator("#ds-hindrance")).to_contain_text("Ben drew Invasion of the Goblins: 7 cards in hand")
+    page.click("#ds-trick [data-trick='carousel']")
+    expect(pile(page)).to_have_text("18")  # a new round, a new pile
+    page.click("#ds-draw")
+    page.click("#ds-draw")
+    expect(pile(other)).to_have_text("16", timeout=WAIT_MS)
+    page.click("#ds-reverse")  # S11: the carousel
+    expect(other.locator("#ds-direction .ds-tile-value")).to_contain_text("counterclockwise", timeout=WAIT_MS)
+    expect(other.locator("#ds-direction .ds-tile-detail")).to_have_text("Ada → Cleo → Ben")  # from whose turn it is
+    page.click("#ds-set-out")  # four 7s from a hand go out of the game
+    page.click("#ds-cards [data-value='7']")
+    expect(other.locator("#ds-cards [data-value='7'] .ds-count")).to_have_text("4", timeout=WAIT_MS)
+    page.click("#ds-burned")  # the discard pile burns: four 6s in a row on a 3
+    for value in ("3", "6", "6", "6", "6"):
+        page.click(f"#ds-cards [data-value='{value}']")
+    page.click("#ds-burn-four")
+    expect(page.locator("#ds-cards [data-value='6'] .ds-count")).to_have_text("4")
+    expect(page.locator("#ds-cards-sum")).to_have_text("this round: 9")
+    page.click("#ds-went-out-open")
+    page.click("#ds-went-out [data-player='Cleo']")
+    page.click("#ds-coins [data-coins='Ada']")
+    keypad(page, 3)
+    keypad(page, 0)
+    page.click("#ds-coins [data-coins='Ben']")
+    keypad(page, 11)
+    keypad(page, 2)
+    expect(score(other, "Ben")).to_have_text("8", timeout=WAIT_MS)  # min(10, 11) - 2
+    assert [score(other, p).inner_text() for p in ("Ada", "Cleo")] == ["12", "4"]
+    expect(other.locator("#ds-chart polyline")).to_have_count(3)
+    points = other.locator("#ds-chart [data-player='Ada'] polyline").get_attribute("points")
+    assert len(points.split()) == 3  # the start and two rounds
+    view = state(base, session)["state"]
+    assert view["running"] == {"Ada": [9, 12], "Ben": [0, 8], "Cleo": [4, 4]}
+    assert view["history"][1]["cards_out"]["7"] == 4 and view["history"][1]["due"] == 2
+
+
+def test_under_chaos_every_player_draws_a_hindrance(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo"], hindrances=True)
+    post(base, session, {"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Ben"},
+         {"type": "coins", "player": "Ada", "coins": 2}, {"type": "coins", "player": "Cleo", "coins": 1})
+    page = open_game(open_page, base, session)
+    page.click("#ds-setup [data-kind='chaos']")
+    expect(page.locator("#ds-chaos [data-player='Cleo'] [data-kind='unknown']")).to_be_visible()
+    page.click("#ds-chaos [data-player='Cleo'] [data-kind='unknown']")
+    keypad(page, 0)
+    keypad(page, 0)  # a layout of no cards: the page refuses it before the rules do
+    expect(page.locator("#toast")).to_have_text("An Unknown card lays out at least one reserve card.")
+    page.click("#ds-chaos [data-player='Cleo'] [data-kind='unknown']")
+    keypad(page, 2)
+    keypad(page, 3)
+    expect(page.locator("#ds-chaos [data-player='Cleo']")).to_contain_text("2 face up, 3 face down")
+    expect(page.locator("#ds-setup")).to_contain_text("Trouble pile under Chaos: 64 cards")
+    expect(pile(page)).to_have_text("64")  # S6: 96 - 11 - 11 - (5 + 2 + 3)
+
+
+@pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844)])
+def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
+    playing = new_game(base, ["Ada", "Ben", "Cleo", "Dan", "Eva"], tricks=True, hindrances=True)
+    post(base, playing, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": "Ada"},
+         {"type": "four"}, {"type": "next_turn"}, {"type": "four"}, {"type": "skip", "count": 2})
+    setup = new_game(base, ["Ada", "Ben", "Cleo", "Dan"], tricks=True, hindrances=True)
+    post(base, setup, {"type": "trick", "trick": "golden_feathers"}, {"type": "starter", "player": "Ada"},
+         {"type": "went_out", "player": "Ben"}, *({"type": "coins", "player": p, "coins": 12, "eights": 1}
+                                                  for p in ("Ada", "Cleo", "Dan")))
+    scoring = new_game(base, ["Ada", "Ben", "Cleo", "Dan"])
+    post(base, scoring, {"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Cleo"},
+         {"type": "coins", "player": "Ada", "coins": 14})
+    finished = finished_game(base)
+    page = open_page(width, height)
+    for name, session in (("play", playing), ("setup", setup), ("scoring", scoring), ("final", finished)):
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("#live:text-is('live')")
+        page.wait_for_selector("#final:not([hidden])" if name == "final" else f"body[data-phase='{name}']")
+        where = f"{name} at {width}x{height}"
+        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{where} scrolls sideways"
+        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
+        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        assert page.locator("input").count() == 0
+        if name == "play" and width == 800:
+            for selector in TURN_CONTROLS:
+                in_view(page, selector)
+        if name == "scoring" and width != 390:
+            in_view(page, "#ds-coins [data-coins='Dan']")
+    # with two skipped players a Defender is offered for each of them
+    page.goto(f"{base}/play/{playing['id']}")
+    expect(page.locator("#ds-skips [data-defender]")).to_have_count(2)
+
+
+def test_a_refused_tap_shows_the_rule_as_a_tag(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"}, {"type": "four"}, {"type": "next_turn"})
+    deaf = open_page()  # this page stops hearing the table
+    deaf.route("**/stream", lambda route: route.abort())
+    deaf.goto(f"{base}/play/{session['id']}")
+    expect(deaf.locator("#ds-draw-pending")).to_have_text("Draw 2")
+    post(base, session, {"type": "draw_pending"})  # another device draws the pending cards
+    deaf.click("#ds-draw-pending")  # nothing is pending any more: the rules say no
+    toast = deaf.locator("#toast")
+    expect(toast.locator(".rule-tag")).to_have_text("rule S7", timeout=WAIT_MS)
+    assert "(rule" not in toast.inner_text() and toast.get_attribute("data-kind") == "error"
+    assert state(base, session)["state"]["trouble_pile"]["left"] == 16  # drawn once
+
+
+def test_a_disabled_tracker_explains_itself(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "starter", "player": "Ben"})
+    page = open_game(open_page, base, session)
+    page.click("#ds-reverse", force=True)
+    expect(page.locator("#toast")).to_have_text(re.compile("Only the trick carousel reverses the direction"))
+    page.click("#ds-cards [data-value='5']", force=True)
+    expect(page.locator("#toast")).to_contain_text("4 from a hand")
+    assert state(base, session)["seq"] == 1  # nothing was sent
+
+
+def test_the_final_screen_ranks_the_fewest_lost_first_with_a_chart(open_page: Callable[..., Any], base: str) -> None:
+    session = finished_game(base)
+    page = open_game(open_page, base, session)
+    expect(page.locator("#final")).to_be_visible()
+    expect(page.locator("#winners .winner")).to_have_text("Ada")
+    expect(page.locator("#totals li").first).to_have_attribute("data-player", "Ada")
+    totals = [li.get_attribute("data-player") for li in page.locator("#totals li").all()]
+    assert totals == ["Ada", "Ben", "Cleo"]
+    expect(page.locator("#breakdown tbody tr")).to_have_count(4)
+    assert page.locator("#breakdown tfoot td").all_inner_texts() == ["8", "21", "23"]
+    chart = page.locator("#ds-final-chart")
+    expect(chart.locator("polyline")).to_have_count(3)
+    expect(chart.locator(".ds-limit")).to_have_count(1)
+    assert len(chart.locator("[data-player='Cleo'] polyline").get_attribute("points").split()) == 5
+
+
+def test_a_tie_for_the_fewest_at_the_limit_plays_one_more_round(open_page: Callable[..., Any], base: str) -> None:
+    # ruling S4: Ben passes 21, Ada and Cleo tie for the fewest: the game goes on
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    for _ in range(3):
+        post(base, session, {"type": "went_out", "player": "Ada"}, {"type": "coins", "player": "Ben", "coins": 10},
+             {"type": "coins", "player": "Cleo", "coins": 0})
+    page = open_game(open_page, base, session)
+    expect(page.locator("#ds-last")).to_contain_text("Ada and Cleo tie for the fewest (0): one more round.")
+    expect(page.locator("#final")).to_be_hidden()
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")  # S5: who lost the most starts

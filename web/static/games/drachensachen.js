@@ -1,0 +1,459 @@
+// Drachensachen on the page kit. The cards stay on the table; the page keeps what is tedious to hold in one's
+// head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
+// of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
+// coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
+import { button, colourOf, h, keypad, startGame, toast, who } from "../kit.js";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const MAX_EIGHTS = 8; // 72 goblin cards of values 1-9: eight 8s in the deck
+
+/** The tricks as short reminders for the side panel (the view's full reminder is the item's title). */
+const SHORT = {
+  fast_dragon: "Zero: play once more",
+  goblins_against_dragons: "Dragon played: draw 1",
+  small_but_bold: "1 may go on a 9",
+  surprise: "2: someone takes a card",
+  carousel: "7: may reverse",
+  golden_feathers: "8s held: 1 coin back each",
+  revealing_secrets: "9: take a reserve card",
+};
+/** The hindrance kinds as the cards are best told apart: the two with numbers first. */
+const KIND_ORDER = ["invasion", "unknown", "chaos"];
+const KIND_BUTTON = { invasion: "Invasion…", unknown: "Unknown…", chaos: "Chaos" };
+/** Short labels for the value cells. */
+const VALUE_SHORT = { zero: "Zero", fire_breather: "Fire", defender: "Def." };
+
+/** Page-local choices (not events): what the cards-out panel is doing, and the went-out picker. */
+const local = { cards: "show", burned: {}, wentOut: false };
+
+let game = null;
+
+const expects = (s, type) => s.expects?.includes(type);
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const send = (event) => game.send(event);
+
+function names(view, list) {
+  const out = [];
+  list.forEach((p, i) => { if (i) out.push(i === list.length - 1 ? " and " : ", "); out.push(who(view, p)); });
+  return out;
+}
+
+// ---- the turn line --------------------------------------------------------------------------------------------
+
+function phrase(view) {
+  const s = view.state;
+  if (!s || s.phase === "finished" || s.phase === "scoring") return "";
+  if (s.phase === "setup") return s.current.number === 1 ? "starts round 1" : "starts: lost the most last round";
+  if (s.pending_faces) return `faces +${s.pending_draw}: pass it on or draw`;
+  if (s.skips) return `plays · ${s.skipping.join(", ")} ${s.skipping.length === 1 ? "skips" : "skip"} next`;
+  return "plays";
+}
+
+// ---- setting up the round ---------------------------------------------------------------------------------------
+
+function starterPart(view, s) {
+  if (expects(s, "starter")) {
+    return h("div", { class: "ds-step", id: "ds-starter" },
+      h("h3", {}, "Who starts round 1? ", h("small", {}, "chosen at the table")),
+      h("div", { class: "ds-players" }, ...view.players.map((p) =>
+        button(who(view, p), { cls: "ds-player", dataset: { player: p }, style: { "--c": colourOf(view, p) },
+                               onTap: () => send({ type: "starter", player: p }) }))));
+  }
+  return null; // the turn line says who starts, and why
+}
+
+function trickPart(view, s) {
+  const revealed = s.current.trick && s.tricks.find((t) => t.id === s.current.trick);
+  if (revealed) return h("p", { class: "ds-fact" }, "Trick revealed: ", h("strong", {}, revealed.name));
+  if (!expects(s, "trick")) return null;
+  return h("div", { class: "ds-step", id: "ds-trick" },
+    h("h3", {}, "Which trick is revealed? ", h("small", {}, "it stays for the game")),
+    h("div", { class: "ds-choices" }, ...s.trick_choices.map((t) =>
+      button(t.name, { cls: "ds-choice", dataset: { trick: t.id },
+                       onTap: () => send({ type: "trick", trick: t.id }) }))));
+}
+
+function cardText(card) {
+  if (card.kind === "invasion") return `${card.name}: ${plural(card.hand, "card")} in hand`;
+  if (card.kind === "unknown") return `${card.name}: reserve ${card.face_up} face up, ${card.face_down} face down`;
+  return `${card.name}: every player draws a hindrance`;
+}
+
+async function drawHindrance(view, kind, player) {
+  const event = { type: "hindrance", kind, player };
+  const name = (what) => `${player}: ${what}`;
+  if (kind === "invasion") {
+    const hand = await keypad(name("cards in hand"), { min: 1, max: 20 });
+    if (hand == null) return;
+    event.hand = hand;
+  } else if (kind === "unknown") {
+    const up = await keypad(name("reserve cards face up"), { min: 0, max: 12 });
+    if (up == null) return;
+    const down = await keypad(name("reserve cards face down"), { min: 0, max: 12 });
+    if (down == null) return;
+    if (up + down === 0) { toast("An Unknown card lays out at least one reserve card.", "error"); return; }
+    Object.assign(event, { face_up: up, face_down: down });
+  }
+  await send(event);
+}
+
+function kindButtons(view, player) {
+  const kinds = view.state.hindrance_kinds;
+  const order = Object.keys(kinds).sort((a, b) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b));
+  return h("div", { class: "ds-kinds", dataset: { drawer: player } }, ...order.map((kind) =>
+    button(KIND_BUTTON[kind] || kinds[kind], { cls: "ds-choice", dataset: { kind }, "aria-label": kinds[kind],
+                                               onTap: () => drawHindrance(view, kind, player) })));
+}
+
+function hindrancePart(view, s) {
+  if (!s.hindrance_holder) return null;
+  const parts = [];
+  if (s.hindrance) {
+    parts.push(h("p", { class: "ds-fact", id: "ds-hindrance" }, who(view, s.hindrance.player), " drew ",
+      h("strong", {}, cardText(s.hindrance))));
+  } else {
+    parts.push(h("h3", {}, who(view, s.hindrance_holder), " went out last round: which hindrance did they draw?"),
+      kindButtons(view, s.hindrance_holder));
+  }
+  if (s.hindrance?.kind === "chaos") {
+    const drawn = Object.fromEntries(s.chaos_draws.map((c) => [c.player, c]));
+    const open = expects(s, "hindrance");
+    const drawnBy = (p) => {
+      if (drawn[p]) return h("span", { class: "ds-drawn" }, cardText(drawn[p]));
+      return open ? kindButtons(view, p) : h("span", { class: "muted" }, "no card left");
+    };
+    parts.push(h("div", { class: "ds-chaos", id: "ds-chaos" }, ...view.players.map((p) =>
+      h("div", { class: "ds-chaos-row", dataset: { player: p } }, who(view, p, "who name"), drawnBy(p)))),
+    h("p", { class: "muted" }, `Trouble pile under Chaos: ${s.trouble_pile.start} cards (every card not dealt).`));
+  }
+  return h("div", { class: "ds-step" }, ...parts);
+}
+
+function renderSetup(view, s) {
+  const box = $("ds-setup");
+  box.hidden = s.phase !== "setup";
+  if (box.hidden) return;
+  box.replaceChildren(...[starterPart(view, s), trickPart(view, s), hindrancePart(view, s),
+    s.turn ? h("p", { class: "muted ds-hint" }, "The first tracker tap starts play; the setup is fixed after it.")
+      : null].filter(Boolean));
+}
+
+// ---- the trackers -------------------------------------------------------------------------------------------------
+
+function reasonFor(s, type) {
+  if (expects(s, type)) return null;
+  if (s.phase === "scoring") return "The round is over: enter the coins.";
+  if (!s.turn) return "Choose who starts round 1 first.";
+  const faces = s.pending_faces;
+  if (faces && ["next_turn", "skip", "draw", "set_out", "reverse"].includes(type)) {
+    return `${faces} faces +${s.pending_draw}: pass it on (a 4 or a Defender) or draw it first.`;
+  }
+  switch (type) {
+    case "draw_pending": return s.pending_draw ? "The pending draw faces the next player: pass the turn first."
+      : "No draw is pending: a 4 makes one.";
+    case "defender": return s.skips ? "Everyone is already affected by this skip."
+      : "Nothing to pass on: no pending draw or skip faces this player.";
+    case "skip": return `${plural(s.skips, "skip")} pending: pass the turn first (5s played together count at once).`;
+    case "reverse": return "Only the trick carousel reverses the direction, and it is not revealed.";
+    default: return "Not now.";
+  }
+}
+
+function tile(el, label, value, detail, buttons, cls = "") {
+  el.className = `ds-tile ${cls}`.trim();
+  el.replaceChildren(
+    h("div", { class: "ds-tile-head" }, h("span", { class: "ds-tile-label" }, label),
+      h("span", { class: "ds-tile-value" }, ...[value].flat())),
+    h("div", { class: "ds-tile-detail" }, ...[detail].flat()),
+    h("div", { class: "ds-tile-buttons" }, ...buttons));
+}
+
+function renderTrackers(view, s) {
+  const box = $("ds-trackers");
+  box.hidden = s.phase === "scoring" || !s.turn;
+  if (box.hidden) return;
+  if (local.wentOut) {
+    box.classList.add("picking");
+    $("ds-main-row").replaceChildren(h("div", { class: "ds-went-out", id: "ds-went-out" },
+      h("h3", {}, "Who played their last card?"),
+      h("div", { class: "ds-players" }, ...view.players.map((p) =>
+        button(who(view, p), { cls: "ds-player", dataset: { player: p }, style: { "--c": colourOf(view, p) },
+                               onTap: () => { local.wentOut = false; send({ type: "went_out", player: p }); } })),
+        button("Cancel", { cls: "ghost", id: "ds-went-out-cancel",
+                           onTap: () => { local.wentOut = false; game.render(); } }))));
+    return;
+  }
+  box.classList.remove("picking");
+  $("ds-main-row").replaceChildren(
+    button(["Next turn ", h("span", { "aria-hidden": "true" }, s.direction === "clockwise" ? "↻" : "↺")],
+      { cls: "primary ds-next", id: "ds-next", reason: reasonFor(s, "next_turn"),
+        onTap: () => send({ type: "next_turn" }) }),
+    button("Went out…", { cls: "ds-out-button", id: "ds-went-out-open", reason: reasonFor(s, "went_out"),
+                          onTap: () => { local.wentOut = true; game.render(); } }));
+
+  const pile = s.trouble_pile;
+  tile($("ds-pile"), "Trouble pile", String(pile.left),
+    pile.empty ? h("span", { class: "ds-warn" }, `empty: draws ignored${pile.ignored ? ` (${pile.ignored})` : ""}`)
+      : `of ${pile.start}${pile.last_draw ? ` · ${pile.last_draw.player} drew ${pile.last_draw.drawn}` : ""}`,
+    [button("+1", { cls: "ds-big", id: "ds-draw", "aria-label": "Draw one card", reason: reasonFor(s, "draw"),
+                    onTap: () => send({ type: "draw", count: 1 }) }),
+     button(s.pending_draw ? `Draw ${s.pending_draw}` : "Draw", { id: "ds-draw-pending",
+       reason: reasonFor(s, "draw_pending"), onTap: () => send({ type: "draw_pending" }) })],
+    pile.empty ? "empty" : "");
+
+  const facing = s.pending_faces ? [who(view, s.pending_faces), " faces it"] : null;
+  tile($("ds-pending"), "Pending draw", s.pending_draw ? `+${s.pending_draw}` : "0",
+    facing || (s.pending_draw ? "faces the next player" : "a 4 adds 2"),
+    [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw",
+                        reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }) }),
+     button("Defender", { id: "ds-defend-pending", onTap: () => send({ type: "defender" }),
+                          reason: facing ? reasonFor(s, "defender")
+                            : "A Defender passes the pending draw on only when it faces this player." })],
+    facing ? "alert" : "");
+
+  const skipButtons = s.skips
+    ? s.skipping.map((p) => button([h("small", {}, "Defender"), who(view, p)], {
+      cls: "ds-defender", dataset: { defender: p }, "aria-label": `Defender played by ${p}`,
+      reason: reasonFor(s, "defender"), onTap: () => send({ type: "defender", player: p }) }))
+    : [1, 2, 3].map((n) => button(Array(n).fill("5").join(" "), {
+      cls: "ds-five", dataset: { skip: n }, "aria-label": `${n} × 5 played`,
+      reason: reasonFor(s, "skip"), onTap: () => send({ type: "skip", count: n }) }));
+  tile($("ds-skips"), "Skips", String(s.skips),
+    s.skips ? [...names(view, s.skipping), s.skipping.length === 1 ? " skips" : " skip"]
+      : s.last_skipped.length ? [...names(view, s.last_skipped), " skipped"] : "5s played at once",
+    skipButtons, s.skips ? "alert" : "");
+
+  const count = view.players.length;
+  const seat = view.players.indexOf(s.turn);
+  const step = s.direction === "clockwise" ? 1 : count - 1;
+  const order = view.players.map((_, k) => view.players[(seat + step * k) % count]); // from whose turn it is
+  tile($("ds-direction"), "Direction", [h("small", {}, `${s.direction} `), s.direction === "clockwise" ? "↻" : "↺"],
+    order.flatMap((p, i) => [i ? " → " : "", who(view, p)]),
+    [button("Reverse", { id: "ds-reverse", reason: reasonFor(s, "reverse"), onTap: () => send({ type: "reverse" }) })]);
+}
+
+// ---- cards out of the game ---------------------------------------------------------------------------------------
+
+function burnedTotal() { return Object.values(local.burned).reduce((a, b) => a + b, 0); }
+
+function renderCards(view, s) {
+  const counts = s.cards_out_round || s.cards_out;
+  const values = Object.keys(s.value_names);
+  const total = values.reduce((sum, v) => sum + (counts[v] || 0), 0);
+  $("ds-cards-sum").textContent = s.phase === "finished" ? "" : `this round: ${total}`;
+  const playing = s.phase === "play" || (s.phase === "setup" && s.turn);
+  const mode = playing ? local.cards : "show";
+  const cellTap = (v) => {
+    if (mode === "set") { local.cards = "show"; send({ type: "set_out", value: v }); }
+    else if (mode === "burn") { local.burned[v] = (local.burned[v] || 0) + 1; game.render(); }
+  };
+  const notNow = "Cards go out of the game during play.";
+  const cellReason = mode !== "show" ? null
+    : playing ? "To count cards out of the game, tap “4 from a hand” or “Pile burned” first." : notNow;
+  $("ds-cards").dataset.mode = mode;
+  $("ds-cards").replaceChildren(...values.map((v) => button([
+    h("span", { class: "ds-value" }, VALUE_SHORT[v] || v),
+    h("span", { class: "ds-count" }, String(counts[v] || 0)),
+    mode === "burn" && local.burned[v] ? h("span", { class: "ds-add" }, `+${local.burned[v]}`) : null,
+  ], { cls: "ds-cell", dataset: { value: v }, "aria-label": `${s.value_names[v]}: ${counts[v] || 0} out`,
+       reason: cellReason, onTap: () => cellTap(v) })));
+  const show = () => { local.cards = "show"; local.burned = {}; game.render(); };
+  const actions = $("ds-cards-actions");
+  actions.dataset.mode = mode;
+  if (mode === "set") {
+    actions.replaceChildren(h("p", { class: "ds-cards-hint" }, "Tap the value of the four cards."),
+      button("Cancel", { cls: "ghost", id: "ds-cards-cancel", onTap: show }));
+  } else if (mode === "burn") {
+    const n = burnedTotal();
+    const most = Math.max(0, ...Object.values(local.burned));
+    const burn = (cause) => {
+      const cards = { ...local.burned };
+      local.cards = "show"; local.burned = {};
+      send({ type: "burned", cause, cards });
+    };
+    const hint = `Tap each burned card: ${plural(n, "card")}. Burned by:`;
+    actions.replaceChildren(h("p", { class: "ds-cards-hint" }, hint),
+      button("4 in a row", { id: "ds-burn-four", onTap: () => burn("four_in_a_row"), reason: most >= 4
+        ? reasonFor(s, "burned") : "Four in a row burns at least four cards of one value: tap them in." }),
+      button("Fire-Breather", { id: "ds-burn-fire", onTap: () => burn("fire_breather"),
+                                reason: local.burned.fire_breather ? reasonFor(s, "burned")
+                                  : "A pile burned by a Fire-Breather holds it: tap “Fire”." }),
+      button("✕", { cls: "ghost", id: "ds-cards-cancel", "aria-label": "Cancel", onTap: show }));
+  } else {
+    actions.replaceChildren(
+      button("4 from a hand", { id: "ds-set-out", reason: playing ? reasonFor(s, "set_out") : notNow,
+                                onTap: () => { local.cards = "set"; game.render(); } }),
+      button("Pile burned…", { id: "ds-burned", reason: playing ? reasonFor(s, "burned") : notNow,
+                               onTap: () => { local.cards = "burn"; local.burned = {}; game.render(); } }));
+  }
+}
+
+function renderTricks(view, s) {
+  const box = $("ds-tricks");
+  box.hidden = !s.options.tricks;
+  if (box.hidden) return;
+  box.replaceChildren(h("h3", {}, "Tricks ", h("small", {}, `${s.tricks.length} of 7`)),
+    s.tricks.length ? h("ul", { class: "ds-trick-list", id: "ds-trick-list" }, ...s.tricks.map((t) =>
+      h("li", { dataset: { trick: t.id }, title: t.reminder }, SHORT[t.id] || t.name)))
+      : h("p", { class: "muted" }, "none revealed yet"));
+}
+
+// ---- the round's end ------------------------------------------------------------------------------------------------
+
+async function enterCoins(view, player, feathers) {
+  const label = feathers ? `${player}: coins on the cards other than 8s` : `${player}: coins on hand and reserve`;
+  const coins = await keypad(label, { min: 0, max: 99 });
+  if (coins == null) return;
+  const event = { type: "coins", player, coins };
+  if (feathers) {
+    const eights = await keypad(`${player}: 8s still held`, { min: 0, max: MAX_EIGHTS });
+    if (eights == null) return;
+    event.eights = eights;
+  }
+  await send(event);
+}
+
+function lossOf(s, coins, eights) {
+  return Math.min(s.round_cap, coins) - (s.golden_feathers ? eights || 0 : 0);
+}
+
+function renderScoring(view, s) {
+  const box = $("ds-scoring");
+  box.hidden = s.phase !== "scoring";
+  if (box.hidden) return;
+  const feathers = s.golden_feathers;
+  box.replaceChildren(
+    h("h3", {}, who(view, s.finisher), " went out and loses nothing. ",
+      h("small", {}, feathers ? "Each other player: coins on the other cards, then the 8s held (S3)."
+        : "Each other player: coins on hand and available reserve (S2).")),
+    h("div", { class: "ds-coin-rows", id: "ds-coins" }, ...view.players.filter((p) => p !== s.finisher).map((p) => {
+      const coins = s.coins[p];
+      const done = coins != null;
+      const eights = feathers ? `, ${plural(s.eights[p] || 0, "8")}` : "";
+      return h("div", { class: `ds-coin-row${done ? " done" : ""}`, dataset: { player: p } },
+        who(view, p, "who name"),
+        done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${eights}`,
+          h("strong", {}, ` → loses ${lossOf(s, coins, s.eights[p])}`),
+          coins > s.round_cap ? h("small", {}, ` (capped at ${s.round_cap})`) : null)
+          : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p },
+                                                            onTap: () => enterCoins(view, p, feathers) }));
+    })));
+}
+
+function endCheck(view, s) {
+  const top = Math.max(...view.players.map((p) => view.scores[p] ?? 0));
+  if (s.extra_round) {
+    const fewest = Math.min(...view.players.map((p) => view.scores[p] ?? 0));
+    const tied = view.players.filter((p) => view.scores[p] === fewest);
+    return [`Someone has ${s.limit} or more, but `, ...names(view, tied),
+      ` tie for the fewest (${fewest}): one more round.`];
+  }
+  return top >= s.limit ? [] : [`Nobody has lost ${s.limit} yet (most: ${top}).`];
+}
+
+function renderLast(view, s) {
+  const last = s.last_round;
+  const box = $("ds-last");
+  box.hidden = !last || s.phase !== "setup";
+  if (box.hidden) return;
+  const parts = view.players.filter((p) => p !== last.finisher).map((p) => {
+    const loss = last.losses[p];
+    const coins = last.coins[p];
+    return [who(view, p), loss < 0 ? ` +${-loss} back` : ` −${loss}`,
+      ...(coins > s.round_cap ? [h("small", {}, ` (${coins}, capped)`)] : [])];
+  });
+  box.replaceChildren(h("strong", {}, `Round ${last.number}: `), who(view, last.finisher), " went out. ",
+    ...parts.flatMap((part, i) => [i ? ", " : "", ...part]), ". ", ...endCheck(view, s));
+}
+
+// ---- the chart ---------------------------------------------------------------------------------------------------
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  el.append(...children);
+  return el;
+}
+
+/** Each player's running loss per round as lines, with the end line (21) dashed. */
+function chart(view, s) {
+  const rounds = Math.max(0, ...view.players.map((p) => s.running[p]?.length || 0));
+  const values = view.players.flatMap((p) => s.running[p] || []);
+  const top = Math.max(s.limit + 3, ...values);
+  const bottom = Math.min(0, ...values);
+  const W = 240; const H = 130; const L = 22; const R = 6; const T = 6; const B = 16;
+  const x = (i) => L + (rounds ? (i / rounds) * (W - L - R) : 0);
+  const y = (v) => T + ((top - v) / (top - bottom)) * (H - T - B);
+  const grid = [
+    svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "ds-axis" }),
+    svg("line", { x1: L, x2: W - R, y1: y(s.limit), y2: y(s.limit), class: "ds-limit" }),
+    svg("text", { x: L - 3, y: y(s.limit) + 4, class: "ds-tick", "text-anchor": "end" }, String(s.limit)),
+    svg("text", { x: L - 3, y: y(0) + 4, class: "ds-tick", "text-anchor": "end" }, "0"),
+  ];
+  for (let i = 1; i <= rounds; i++) {
+    if (rounds <= 8 || i % Math.ceil(rounds / 8) === 0 || i === rounds) {
+      grid.push(svg("text", { x: x(i), y: H - 3, class: "ds-tick", "text-anchor": "middle" }, String(i)));
+    }
+  }
+  const lines = view.players.map((p) => {
+    const pts = [0, ...(s.running[p] || [])].map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
+    const colour = colourOf(view, p);
+    const end = pts.at(-1).split(",");
+    return svg("g", { "data-player": p },
+      svg("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 2.5,
+                        "stroke-linejoin": "round" }),
+      svg("circle", { cx: end[0], cy: end[1], r: 3.5, fill: colour }),
+      svg("title", {}, `${p}: ${(s.running[p] || []).join(", ") || "no round yet"}`));
+  });
+  return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "ds-chart-svg", role: "img",
+                      "aria-label": `Coins lost after each round; ${s.limit} ends the game` }, ...grid, ...lines);
+}
+
+function renderCharts(view, s) {
+  const played = Object.values(s.running || {}).some((r) => r.length);
+  $("ds-chart").replaceChildren(chart(view, s),
+    h("figcaption", {}, played ? `after each round · ${s.limit} ends` : `${s.limit} ends the game`));
+  let final = $("ds-final-chart");
+  if (!final) {
+    final = h("figure", { class: "ds-chart ds-final-chart", id: "ds-final-chart",
+                          "aria-label": "Coins lost per round" });
+    $("final").querySelector(".final-grid").append(final); // under the totals, beside the table (kiosk.css)
+  }
+  if (view.finished) {
+    final.replaceChildren(chart(view, s),
+      h("figcaption", {}, `Coins lost after each round · ${s.limit} ended the game · the fewest wins`));
+  }
+}
+
+/** The kit ranks the final totals highest first; here the fewest lost coins rank first. */
+function rankTotals(view) {
+  const list = $("totals");
+  if (!list || !view.finished) return;
+  const items = [...list.children];
+  const sign = view.state?.lower_wins ? 1 : -1;
+  items.sort((a, b) => sign * ((view.scores[a.dataset.player] ?? 0) - (view.scores[b.dataset.player] ?? 0)));
+  list.replaceChildren(...items);
+}
+
+// ---- the page ----------------------------------------------------------------------------------------------------
+
+function render(view, g) {
+  game = g;
+  const s = view.state;
+  if (!s) return; // set aside: the notice says why
+  if (s.phase !== "play" && s.phase !== "setup") { local.cards = "show"; local.wentOut = false; }
+  $("ds-lost-note").textContent = `coins lost · fewest wins · ${s.limit} ends`;
+  document.body.dataset.phase = s.phase;
+  document.body.dataset.game = view.game;
+  renderCharts(view, s);
+  renderTricks(view, s);
+  if (s.phase === "finished") { queueMicrotask(() => rankTotals(view)); return; } // the kit's final screen
+  renderSetup(view, s);
+  renderTrackers(view, s);
+  renderScoring(view, s);
+  renderLast(view, s);
+  renderCards(view, s);
+}
+
+game = startGame({ render, phrase });
