@@ -40,18 +40,25 @@ def forwarder(target: str, source: str) -> Iterator[str]:
     open_sockets: list[socket.socket] = []
 
     def pump(a: socket.socket, b: socket.socket) -> None:
-        with selectors.DefaultSelector() as selector:
-            selector.register(a, selectors.EVENT_READ, b)
-            selector.register(b, selectors.EVENT_READ, a)
-            while not stopping.is_set():
-                for key, _ in selector.select(timeout=0.2):
-                    try:
-                        data = key.fileobj.recv(65536)  # type: ignore[union-attr]
-                        if not data:
+        # When either side closes (the server ends an idle keep-alive connection), close the other too: a
+        # browser must never reuse a relayed connection whose far end is gone.
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(a, selectors.EVENT_READ, b)
+                selector.register(b, selectors.EVENT_READ, a)
+                while not stopping.is_set():
+                    for key, _ in selector.select(timeout=0.2):
+                        try:
+                            data = key.fileobj.recv(65536)  # type: ignore[union-attr]
+                            if not data:
+                                return
+                            key.data.sendall(data)
+                        except OSError:
                             return
-                        key.data.sendall(data)
-                    except OSError:
-                        return
+        finally:
+            for sock in (a, b):
+                with contextlib.suppress(OSError):
+                    sock.close()
 
     def serve() -> None:
         while not stopping.is_set():

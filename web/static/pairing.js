@@ -44,22 +44,29 @@ function setupSpectator() {
     });
   };
 
+  let busy = false; // one poll at a time: a slow answer must not let two polls collect the pairing
   const poll = async () => {
-    const status = await quietGet("/api/pairing");
-    if (!status) return;
-    const request = status.request;
-    if (status.role !== "spectator") { location.reload(); return; }
-    show(request);
-    if (request && request.status === "approved") {
-      clearInterval(polling);
-      const collected = await api("/api/pairing/claim", {});
-      if (collected.ok) {
-        toast(`Paired as ${collected.data.device.name}.`);
-        location.reload();
+    if (busy) return;
+    busy = true;
+    try {
+      const status = await quietGet("/api/pairing");
+      if (!status) return;
+      const request = status.request;
+      if (status.role !== "spectator") { clearInterval(polling); location.reload(); return; }
+      show(request);
+      if (request && request.status === "approved") {
+        clearInterval(polling);
+        const collected = await api("/api/pairing/claim", {});
+        if (collected.ok) {
+          toast(`Paired as ${collected.data.device.name}.`);
+          location.reload();
+        }
+      } else if (!request || request.status === "refused") {
+        clearInterval(polling);
+        if (request) toast("The table's screen refused this device.", "error");
       }
-    } else if (!request || request.status === "refused") {
-      clearInterval(polling);
-      if (request) toast("The table's screen refused this device.", "error");
+    } finally {
+      busy = false;
     }
   };
 
