@@ -118,7 +118,7 @@ function phrase(v) {
   const extra = s.current?.extra_turn ? " again (6 dice)" : "";
   return {
     flip: `flips ${plural(s.to_flip, "tile")}${extra}`,
-    remove: "removes one tile from the game",
+    remove: "removes a tile",
     secure: "secures the base",
     bonus: "puts the 6-dice tile in the hoard",
     dice: `rolls the dice${extra}`,
@@ -130,7 +130,7 @@ function hint(s, active) {
   switch (s.phase) {
     case "flip": return `Tap each tile that came up: ${plural(s.to_flip, "more tile")} to show in the middle.`;
     case "remove": return `${active} removes one of the ${s.shown} shown tiles from the game (W8): tap it.`;
-    case "secure": return "Every tile on the base goes into the hoard: tap a tile, then its row.";
+    case "secure": return "Every tile on the base goes into the hoard, one by one (W6).";
     case "bonus": return "Won with 6 dice: it goes straight into the hoard, and another turn follows (W3).";
     case "dice": return moving ? "Egg move: tap a hoard tile, then the row it moves to."
       : "Tap the tile the dice won, then the number of matching dice.";
@@ -163,7 +163,7 @@ function renderFlip(s) {
       } else {
         const mark = { middle: "up", removed: "✕", base: "B", hoard: "H", bonus: "H" }[spot.where];
         const owner = spot.player ? { "--oc": colourOf(view, spot.player) } : {};
-        cells.push(h("span", { class: `wtile gone ${spot.where}`, style: { ...tileStyle(t), ...owner },
+        cells.push(h("span", { class: `wtile gone ${spot.where}`, style: { ...tileStyle(t), ...owner }, dataset: { tile: t },
                                title: `${tileName(t)}: ${spot.where.replace("_", " ")}${spot.player ? ` (${spot.player})` : ""}` },
           landSymbol(l), h("span", { class: "tnote" }, mark)));
       }
@@ -248,7 +248,7 @@ function renderSecure(s, active) {
     const base = s.bases[active];
     const sideOf = (t) => SIDES.find((k) => (base[k] || []).includes(t));
     $("secure-title").replaceChildren(s.phase === "bonus" ? "Into the hoard: the tile won with 6 dice"
-      : `Secure the base: ${plural(pending.length, "tile")} left`, h("small", {}, " then tap its row"));
+      : `Secure the base: ${plural(pending.length, "tile")} left`, h("small", {}, " tap a tile, then its row"));
     $("secure-tiles").replaceChildren(...pending.map((t) => tile(t, {
       cls: t === chosen ? "picked" : "", note: s.phase === "bonus" ? "6" : `${sideOf(t)}`,
       onTap: () => { chosen = t; game.render(); } })));
@@ -305,6 +305,7 @@ function kReason(s, k, eggReason) {
 function renderDice(s, active) {
   const step = $("dice-step");
   step.hidden = s.phase !== "dice" || moving;
+  $("egg-toggle").hidden = step.hidden;
   if (step.hidden) return;
   const cur = s.current;
   if (pick && !(s.winnable[String(Math.max(2, s.max_k))] || []).includes(pick.tile)) pick = null;
@@ -391,7 +392,7 @@ function renderTable(s) {
 function renderEggs(v, s) {
   $("eggs").replaceChildren(...s.players.map((p) => h("li", { dataset: { player: p }, style: { "--c": colourOf(v, p) } },
     h("span", { class: "name" }, p), h("span", { class: "n" }, symbol("egg", "wsym egg"), String(s.eggs[p])))));
-  $("supply").replaceChildren(h("span", {}, "Supply ", symbol("egg", "wsym egg"), ` ${s.egg_supply}`),
+  $("supply").replaceChildren(h("span", {}, "Supply ", symbol("egg", "wsym egg"), `${s.egg_supply}`),
     h("span", {}, `${plural(s.pile, "tile")} face down`));
 }
 
