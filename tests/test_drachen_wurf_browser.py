@@ -145,6 +145,39 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     assert view["bases"]["Ada"]["2"] == [tile(2, 2)]
 
 
+def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., Any], base: str) -> None:
+    game = new_game(base, ["Ada", "Ben"])
+    page = open_page(800, 480)
+    page.goto(f"{base}/play/{game['id']}")
+    flip(page, (1, 1), (1, 2), (2, 1), (3, 3))
+    page.click(f"#middle [data-tile='{tile(3, 3)}']")
+    win(page, f"#middle [data-tile='{tile(1, 1)}']", 6)  # W3: straight into the hoard, and another turn
+    expect(page.locator("#secure-title")).to_contain_text("won with 6 dice", timeout=WAIT_MS)
+    page.click("#row-targets [data-row='new']")
+    expect(page.locator("#end-turn")).to_have_text("End turn ↻", timeout=WAIT_MS)
+    end_turn(page, "Ada")
+    expect(page.locator("#turn")).to_contain_text("again (6 dice)")
+    flip(page, (4, 4), (5, 5))
+    page.click(f"#middle [data-tile='{tile(5, 5)}']")
+    win(page, f"#middle [data-tile='{tile(1, 2)}']", 6)
+    page.click("#row-targets [data-row='new']")  # a row of its own for now
+    expect(score(page, "Ada")).to_have_text("3", timeout=WAIT_MS)  # 1 + 1 + her egg
+    # W4: the egg moves it next to the other colour-1 tile: 4 points for the row, the egg spent
+    page.click("#move-button")
+    page.click(f"#secure-tiles [data-tile='{tile(1, 2)}']")
+    target = page.locator("#row-targets [data-row='1']")
+    expect(target).to_contain_text("+1 → 4")
+    in_view(page, "#row-targets [data-row='1']")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{WURF}-move-800x480.png"))
+    target.click()
+    expect(score(page, "Ada")).to_have_text("4", timeout=WAIT_MS)
+    expect(page.locator("#move-button")).to_have_attribute("aria-disabled", "true")  # one move, then the end
+    view = session(base, game)["state"]
+    assert view["hoards"]["Ada"]["rows"] == [[tile(1, 1), tile(1, 2)]] and view["eggs"]["Ada"] == 0
+    assert view["phase"] == "moved" and view["egg_supply"] == 35
+
+
 def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: str) -> None:
     page = open_page(1024, 600)
     page.goto(base + "/")

@@ -2,7 +2,7 @@
 // time: the tiles that came up (a 6x6 grid, tap = flip), the W8 removal with 2 players, securing the base tile by
 // tile into hoard rows (the legal rows light up with what each would score), what the dice won (the tile, then
 // the number of matching dice; an egg may have doubled a die), the egg move and the end of the turn.
-import { button, colourOf, explain, h, startGame, toast, who, wire } from "../kit.js";
+import { button, colourOf, explain, h, startGame, who, wire } from "../kit.js";
 
 const SPRITE = "/static/games/drachen-wurf.svg";
 const SIDES = [2, 3, 4, 5, 6];
@@ -133,7 +133,8 @@ function hint(s, active) {
     case "secure": return "Every tile on the base goes into the hoard, one by one (W6).";
     case "bonus": return "Won with 6 dice: it goes straight into the hoard, and another turn follows (W3).";
     case "dice": return moving ? "Egg move: tap a hoard tile, then the row it moves to."
-      : "Tap the tile the dice won, then the number of matching dice.";
+      : `Tap the tile the dice won, then the number of matching dice.${s.current?.bonus
+        ? " 6 dice on one tile: another turn follows (W3)." : ""}`;
     case "moved": return "The egg moved a hoard tile: that ends the turn.";
     default: return "";
   }
@@ -351,7 +352,9 @@ function renderActions(s, active) {
   }[s.phase] || null;
   explain(end, why);
   end.hidden = s.phase === "flip" || s.phase === "remove";
-  end.textContent = s.current?.bonus && s.phase !== "flip" ? "End turn · another turn" : "End turn";
+  const again = s.current?.bonus && s.phase !== "flip";
+  end.textContent = again ? "End turn ↻" : "End turn";
+  end.setAttribute("aria-label", again ? "End turn: another turn follows" : "End turn");
 }
 
 // ---- the table: each player's base (sides 2 to 6) and hoard -----------------------------------------------
@@ -456,7 +459,6 @@ wire($("move-button"), () => {
   chosen = null;
   pick = null;
   game.render();
-  if (moving) toast("Tap the hoard tile the egg moves, then its new row.");
 });
 wire($("end-turn"), () => {
   pick = null;
