@@ -66,6 +66,17 @@ def score(page: Any, player: str) -> Any:
     return page.locator(f"#scoreboard [data-player='{player}'] .score")
 
 
+def test_the_page_is_found_by_the_game_id_and_its_assets_are_vendored(client: Any) -> None:
+    view = client.post("/api/sessions", json={"game": WURF, "players": ["Ada", "Ben"]}).get_json()
+    html = client.get(f"/play/{view['id']}").get_data(as_text=True)
+    assert "games/drachen-wurf.js" in html and 'id="flip-grid"' in html
+    assert "<script>" not in html and " onclick=" not in html  # no inline script (CSP script-src 'self')
+    sprite = client.get("/static/games/drachen-wurf.svg").get_data(as_text=True)
+    for symbol in ("mountains", "forest", "water", "desert", "ice", "volcano", "egg"):
+        assert f'<symbol id="{symbol}"' in sprite
+    assert "http" not in sprite.replace("http://www.w3.org/2000/svg", "")  # nothing from outside
+
+
 def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_page: Callable[..., Any],
                                                                           base: str) -> None:
     game = new_game(base, ["Ada", "Ben"])
