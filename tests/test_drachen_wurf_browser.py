@@ -27,14 +27,14 @@ def tile(colour: int, landscape: int) -> int:
     return (colour - 1) * 6 + landscape - 1
 
 
-def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
-    status, view = call(f"{base}/api/sessions", {"game": WURF, "players": players, "options": options})
+def new_game(url: str, players: list[str], **options: Any) -> dict[str, Any]:
+    status, view = call(f"{url}/api/sessions", {"game": WURF, "players": players, "options": options})
     assert status == 201, view
     return view
 
 
-def session(base: str, view: dict[str, Any]) -> dict[str, Any]:
-    return call(f"{base}/api/sessions/{view['id']}")[1]
+def session(url: str, view: dict[str, Any]) -> dict[str, Any]:
+    return call(f"{url}/api/sessions/{view['id']}")[1]
 
 
 def flip(page: Any, *tiles: tuple[int, int]) -> None:
@@ -77,8 +77,8 @@ def test_the_page_is_found_by_the_game_id_and_its_assets_are_vendored(client: An
     assert "http" not in sprite.replace("http://www.w3.org/2000/svg", "")  # nothing from outside
 
 
-def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_page: Callable[..., Any],
-                                                                          base: str) -> None:
+def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_page: Callable[..., Any],  # noqa: F811
+                                                                          base: str) -> None:  # noqa: F811
     game = new_game(base, ["Ada", "Ben"])
     page = open_page(1024, 600)
     page.goto(f"{base}/play/{game['id']}")
@@ -156,7 +156,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     assert view["bases"]["Ada"]["2"] == [tile(2, 2)]
 
 
-def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., Any], base: str) -> None:
+def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
     game = new_game(base, ["Ada", "Ben"])
     page = open_page(800, 480)
     page.goto(f"{base}/play/{game['id']}")
@@ -189,7 +189,7 @@ def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., An
     assert view["phase"] == "moved" and view["egg_supply"] == 35
 
 
-def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: str) -> None:
+def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
     page = open_page(1024, 600)
     page.goto(base + "/")
     page.click(f"[data-game='{WURF}']")
@@ -211,7 +211,7 @@ def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: st
     assert view["options"]["colour_names"][0] == "Red"
 
 
-def test_a_refused_tap_shows_the_rule_tag(open_page: Callable[..., Any], base: str) -> None:
+def test_a_refused_tap_shows_the_rule_tag(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
     game = new_game(base, ["Ada", "Ben", "Cleo"])
     deaf = open_page()
     deaf.route("**/stream", lambda route: route.abort())  # this page stops hearing the table
@@ -228,16 +228,19 @@ def play_until(app: Flask, view: dict[str, Any], done: Callable[[dict[str, Any]]
     """Random legal play (the rules' own sample) through the table until `done(state view)`."""
     table = app.extensions["table"]
     rng = random.Random(seed)
+    sample = GAME.sample
+    assert sample is not None
     state = GAME.setup(tuple(view["players"]), GAME.resolve_options(view["options"]))
     while not done(table.view(view["id"])["state"]):
         assert not state.finished, "the game ended before the screen to look at"
-        event = GAME.sample(state, rng)
+        event = sample(state, rng)
+        assert event is not None
         state = GAME.apply(state, event)
         table.submit(view["id"], event)
 
 
 @pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844)])
-def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask, width: int, height: int) -> None:
+def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask, width: int, height: int) -> None:  # noqa: F811
     players = ["Ada", "Ben", "Cleo"]
     flipping = new_game(base, ["Ada", "Ben"])
     rolling = new_game(base, players)
@@ -260,7 +263,8 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask,
         page.screenshot(path=str(SHOTS / f"{WURF}-{name}-{width}x{height}.png"), full_page=width < 600)
         where = f"{name} at {width}x{height}"
         assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, f"{where} scrolls sideways"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{where} scrolls sideways"
         bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
         assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
         assert page.locator("input").count() == 0
