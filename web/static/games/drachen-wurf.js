@@ -214,7 +214,8 @@ function rowRefusal(t, row, number) {
   return `The ${tileName(t)} shares neither colour nor landscape with row ${number} (W6).`;
 }
 
-function rowButtons(t, rows, choices, send, tooFew = null) {
+/** A button per hoard row and one for a new row: legal ones light up with the score they give. */
+function rowButtons(t, rows, choices, send, whyNot = null) {
   const best = Math.max(...choices.map((c) => c.gain));
   const by = new Map(choices.map((c) => [c.row, c]));
   const gainText = (c) => `${c.gain >= 0 ? "+" : ""}${c.gain} → ${c.score}`;
@@ -223,7 +224,7 @@ function rowButtons(t, rows, choices, send, tooFew = null) {
     return button([h("span", { class: "rowno" }, `Row ${i + 1}`), rowTiles(row),
                    h("span", { class: "gain" }, c ? gainText(c) : "—")], {
       cls: `rowtarget${c && c.gain === best ? " best" : ""}`, dataset: { row: i + 1 },
-      reason: c ? null : (tooFew?.(i + 1) || rowRefusal(t, row, i + 1)),
+      reason: c ? null : (whyNot?.(i + 1) || rowRefusal(t, row, i + 1)),
       onTap: () => send(i + 1),
     });
   });
@@ -345,7 +346,7 @@ function renderActions(s, active) {
   explain(move, reason);
   const end = $("end-turn");
   const why = {
-    flip: `First tap the tiles that came up: ${plural(s.to_flip, "more")}.`,
+    flip: `First tap the tiles that came up: ${s.to_flip} more.`,
     remove: `First ${active} removes one of the ${s.shown} shown tiles.`,
     secure: `First every tile on ${active}'s base goes into the hoard.`,
     bonus: "First the tile won with 6 dice goes into a hoard row.",
