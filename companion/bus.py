@@ -47,12 +47,25 @@ class Bus:
         self._subscribers: dict[str, set[Subscription]] = {}
         self._maxsize = maxsize
 
+    @property
+    def maxsize(self) -> int:
+        """How many messages a subscriber may fall behind before it is closed."""
+        return self._maxsize
+
     def subscribe(self, *topics: str) -> Subscription:
-        subscription = Subscription(self, topics, self._maxsize)
+        return self.add(Subscription(self, topics, self._maxsize))
+
+    def add(self, subscription: Subscription) -> Subscription:
+        """Register a subscription made elsewhere (e.g. one read on an asyncio loop) for its topics."""
         with self._lock:
-            for topic in topics:
+            for topic in subscription.topics:
                 self._subscribers.setdefault(topic, set()).add(subscription)
         return subscription
+
+    def count(self) -> int:
+        """How many distinct subscriptions are registered (nothing a client sends may leave one behind)."""
+        with self._lock:
+            return len({s for topic in self._subscribers.values() for s in topic})
 
     def unsubscribe(self, subscription: Subscription) -> None:
         with self._lock:

@@ -333,6 +333,7 @@ class Table:
             "read_only": status in ("abandoned", "set_aside"),
             "finished": bool(game_view.get("finished")),
             "winners": game_view.get("winners", []),
+            "no_winner": bool(game_view.get("no_winner")),
             "round": game_view.get("round"),
             "scores": game_view.get("scores", {}),
             "turn": game_view.get("turn"),

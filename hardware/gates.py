@@ -21,12 +21,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from queue import Empty, SimpleQueue
-from typing import Any
-
-from gpiozero import DigitalInputDevice, Factory
-from gpiozero.exc import GPIOPinInUse, PinInvalidPin
+from typing import TYPE_CHECKING, Any
 
 from hardware.beam import BeamEvent, BeamEventKind, BeamTiming, BeamTracker
+
+if TYPE_CHECKING:  # gpiozero loads when the gates open, not with their configuration
+    from gpiozero import DigitalInputDevice, Factory
 
 log = logging.getLogger(__name__)
 
@@ -269,6 +269,9 @@ class GateArray:
     # -- internals ------------------------------------------------------------------------
 
     def _open_devices(self) -> None:
+        from gpiozero import DigitalInputDevice
+        from gpiozero.exc import GPIOPinInUse, PinInvalidPin
+
         cfg = self.config
         try:
             for gate, pin in enumerate(cfg.pins, start=1):

@@ -90,8 +90,7 @@ class SseReader:
 
 def subscribers(bus: Bus) -> int:
     """How many subscriptions the bus holds (of any topic): each open stream is one."""
-    with bus._lock:
-        return len({s for topic in bus._subscribers.values() for s in topic})
+    return bus.count()
 
 
 def connect(base: str, receive_buffer: int | None = None) -> socket.socket:
@@ -106,7 +105,7 @@ def connect(base: str, receive_buffer: int | None = None) -> socket.socket:
 
 
 def request_head(path: str, method: str = "GET", headers: dict[str, str] | None = None) -> bytes:
-    lines = [f"{method} {path} HTTP/1.1", "Host: companion"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1"] + [f"{k}: {v}" for k, v in (headers or {}).items()]
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 

@@ -408,9 +408,9 @@ def test_the_screen_stays_awake_while_a_game_runs(open_page: Callable[..., Any],
         Object.defineProperty(navigator, 'wakeLock', { value: { request } });
     })()""")
     page.goto(f"{base}/play/{session['id']}")
-    page.wait_for_function("window.wakeRequests === 1")
+    page.wait_for_function("() => window.wakeRequests === 1")
     page.evaluate("() => { window.lastLock.released = true; document.dispatchEvent(new Event('visibilitychange')); }")
-    page.wait_for_function("window.wakeRequests === 2")  # taken again when the screen comes back
+    page.wait_for_function("() => window.wakeRequests === 2")  # taken again when the screen comes back
 
 
 # ---- ending and starting again ------------------------------------------------------------------------------------
@@ -446,6 +446,7 @@ def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base
     page.goto(base + "/")
     expect(page.locator(f"#running [data-session='{session['id']}']")).to_contain_text("last played a moment ago")
     page.click(f"#running [data-session='{session['id']}']")
+    page.wait_for_selector("body[data-ready='yes']")  # the page's script has wired its buttons
     page.click("#menu-button")
     page.click("#abandon")
     page.click("[data-answer='no']")  # kept: nothing happens
@@ -551,7 +552,7 @@ def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base:
             assert answer.value.status == 202
             panel.wait_for_selector("#toast:not([hidden])")
             panel.wait_for_timeout(200)  # marbles come one at a time, beyond the beam's refractory time
-        other.wait_for_function("document.querySelectorAll('#slots .slot.filled').length === 3")
+        other.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 3")
         slots = other.locator("#slots .slot.filled").evaluate_all("els => els.map(e => e.dataset.gate)")
         assert slots == ["1", "4", "4"]
         assert "sensor" in other.locator("#slots").inner_text()

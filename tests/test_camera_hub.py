@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hardware.camera.markers import MarkerError
-from web.camera_hub import CameraHub, NoPicture
+from hardware.camera.hub import CameraHub, NoPicture
 
 GATES = {"gates": [{"gate": g, "polygon": [[60 + g * 70, 200], [110 + g * 70, 200], [110 + g * 70, 260],
                                            [60 + g * 70, 260]]} for g in range(1, 7)]}
@@ -126,3 +126,35 @@ def test_a_moved_camera_drops_the_empty_reference(tmp_path: Path) -> None:
     round_has_marbles[0] = False
     hub._refresh_reference(bumped, empty, last_check=0.0)
     assert hub.reference.get() is not None  # taken again once the gates are empty
+
+
+def test_empty_references_saved_from_several_threads_take_turns(tmp_path: Path) -> None:
+    """A person's tap and the vision loop may save the reference at the same moment: neither fails, and the
+    file ends with the reference the store holds."""
+    import threading
+
+    import cv2
+    import numpy as np
+
+    from hardware.camera.reference import ReferenceStore
+
+    store = ReferenceStore(tmp_path / "empty-reference.png", min_interval=0.0)
+    start = threading.Barrier(4)
+    failures: list[BaseException] = []
+
+    def offer(shade: int) -> None:
+        start.wait()
+        try:
+            for i in range(15):
+                store.offer(np.full((48, 64, 3), shade + i, np.uint8), True, True, now=float(i))
+        except BaseException as err:  # noqa: BLE001 - reported below
+            failures.append(err)
+
+    threads = [threading.Thread(target=offer, args=(shade,)) for shade in (0, 50, 100, 150)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    saved = cv2.imread(str(store.path), cv2.IMREAD_COLOR)
+    assert saved is not None and np.array_equal(saved, store.get())

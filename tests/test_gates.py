@@ -14,7 +14,7 @@ from gpiozero.pins.mock import MockFactory
 from hardware import gates_cli
 from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
                             MarbleReading)
-from hardware.simulator import MarbleSimulator
+from hardware.simulator import MarbleSimulator, sleep_until
 from tests.waiting import PATIENCE_S, wait_for
 
 
@@ -97,7 +97,8 @@ def test_simulator_roll_with_and_without_chatter_gives_one_marble_each(
         sim.roll(5, width_ms=15.0, chatter=True)
         assert flushed(gates)
         status = gates.status()
-    assert [(r.gate, r.width_ms >= 15.0) for r in rec.readings] == [(2, True), (5, True)]
+    # the simulator stamps each edge with the time it stands for: the widths are the ones asked for
+    assert [(r.gate, r.width_ms) for r in rec.readings] == [(2, pytest.approx(15.0)), (5, pytest.approx(15.0))]
     assert [g["marbles"] for g in status["gates"]] == [0, 1, 0, 0, 1, 0]
     assert [g["glitches"] for g in status["gates"]] == [0] * 6
 
@@ -290,8 +291,7 @@ def test_a_failing_callback_does_not_stop_the_worker(factory: MockFactory) -> No
 
 def test_simulated_glitches_back_to_back_stay_separate_glitches(factory: MockFactory) -> None:
     rec = Recorder()
-    # glitches are pulses under 50 ms here, so a preempted thread cannot make one a marble
-    with make_gates(factory, rec, GateConfig(min_pulse_ms=50.0)) as gates:
+    with make_gates(factory, rec) as gates:
         sim = MarbleSimulator(factory, gates.config.pins)
         for _ in range(4):
             sim.glitch(3)  # each ends with the beam clear for longer than the merge gap
@@ -303,16 +303,68 @@ def test_simulated_glitches_back_to_back_stay_separate_glitches(factory: MockFac
 
 def test_simulated_sub_millisecond_roll_is_a_glitch(factory: MockFactory) -> None:
     rec = Recorder()
-    # a real-time 0.3 ms pulse; glitches are anything under 50 ms here, so that a busy machine
-    # stretching the sleep cannot turn it into a marble
-    with make_gates(factory, rec, GateConfig(min_pulse_ms=50.0)) as gates:
+    with make_gates(factory, rec) as gates:
         sim = MarbleSimulator(factory, gates.config.pins)
         for _ in range(3):
             sim.roll(5, width_ms=0.3)
         assert flushed(gates)
         g5 = gate_status(gates, 5)
     assert rec.readings == []
-    assert (g5["glitches"], g5["marbles"]) == (3, 0)
+    assert (g5["glitches"], g5["marbles"], g5["last_width_ms"]) == (3, 0, 0.3)
+
+
+def _spinning(stop: threading.Event) -> None:
+    while not stop.is_set():  # a busy thread, contending for the interpreter and a core
+        sum(range(1000))
+
+
+@pytest.mark.parametrize("chatter", [False, True])
+def test_simulated_pulses_keep_their_widths_on_a_busy_machine(factory: MockFactory, chatter: bool) -> None:
+    """Every edge reaches the pin 30 ms after it is due (a stalled simulator thread) while two other
+    threads spin: a 0.3 ms glitch stays a 0.3 ms glitch and a 15 ms marble a 15 ms marble."""
+    def stalled(deadline: float) -> None:
+        sleep_until(deadline + 0.03)
+
+    rec = Recorder()
+    stop = threading.Event()
+    spinners = [threading.Thread(target=_spinning, args=(stop,), daemon=True) for _ in range(2)]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        with make_gates(factory, rec) as gates:
+            sim = MarbleSimulator(factory, gates.config.pins, wait_until=stalled)
+            sim.roll(2, width_ms=0.3)
+            assert flushed(gates)
+            g2 = gate_status(gates, 2)
+            sim.roll(4, width_ms=15.0, chatter=chatter)
+            assert flushed(gates)
+            g4 = gate_status(gates, 4)
+    finally:
+        stop.set()
+        for spinner in spinners:
+            spinner.join()
+    assert (g2["glitches"], g2["marbles"], g2["last_width_ms"]) == (1, 0, 0.3)
+    assert (g4["glitches"], g4["marbles"], g4["last_width_ms"]) == (0, 1, 15.0)
+    assert [(r.gate, r.width_ms) for r in rec.readings] == [(4, pytest.approx(15.0))]
+
+
+def test_simulated_edges_carry_the_times_they_stand_for(factory: MockFactory) -> None:
+    """The edge times the pin callback receives are the pulse's start plus each edge's offset."""
+    seen: list[tuple[float, int]] = []
+    pin = factory.pin(DEFAULT_PINS[0])
+    pin.drive_high()  # the idle level of an active-low receiver
+
+    def record(ticks: float, state: int) -> None:
+        seen.append((ticks, state))
+
+    pin.when_changed = record  # the pin holds a weak reference: `record` stays alive in this test
+    MarbleSimulator(factory, DEFAULT_PINS, wait_until=lambda deadline: sleep_until(deadline + 0.02)).roll(
+        1, width_ms=15.0, chatter=True)
+    start = seen[0][0]
+    assert [(round((t - start) * 1000, 6), state) for t, state in seen] == [
+        (0.0, 0), (0.05, 1), (0.1, 0), (0.15, 1), (0.2, 0),
+        (14.8, 1), (14.85, 0), (14.9, 1), (14.95, 0), (15.0, 1)]
+    assert [s.state for s in pin.states[-10:]] == [state for _, state in seen]  # the pin's own record agrees
 
 
 def test_simulator_refuses_a_bad_gate(factory: MockFactory) -> None:

@@ -12,7 +12,7 @@ from companion.castle import Castle
 from companion.log import open_log
 from companion.table import Table
 
-from . import api, camera, errors, kiosk, stream
+from . import api, camera, errors, kiosk, pairing, stream, trust
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,12 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         raise
 
     errors.register(app)
+    trust.init_app(app)  # who may write: kiosk, paired devices, spectators
     app.register_blueprint(api.bp)
     app.register_blueprint(stream.bp)
     app.register_blueprint(kiosk.bp)
     app.register_blueprint(camera.bp)
+    app.register_blueprint(pairing.bp)
     return app
 
 
@@ -65,4 +67,5 @@ def shutdown(app: Flask) -> None:
     if sensors is not None:
         sensors.close()
     stream.stop_streams(app)
+    trust.close(app)
     app.extensions["table"].log.close()

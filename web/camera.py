@@ -6,11 +6,11 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
+from hardware.camera.hub import NoPicture
 from hardware.camera.markers import MarkerError
 from hardware.vision.regions import RegionsError
 
 from .api import json_body
-from .camera_hub import NoPicture
 from .errors import ApiError, error_response
 
 bp = Blueprint("camera", __name__)

@@ -6,6 +6,8 @@ from typing import Any
 
 from companion.games import GAMES
 
+from .pairing import OPENAPI_PATHS as PAIRING_PATHS
+
 
 def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
@@ -169,6 +171,7 @@ def openapi_document() -> dict[str, Any]:
                     "example": {"gate": 3, "width_ms": 15, "chatter": True}}}},
                 "responses": {"202": {"description": "rolled"}, "400": _error("malformed"),
                               "404": _error("not in simulation")}}},
+            **PAIRING_PATHS,
         },
         "components": {"schemas": {
             "Error": {"type": "object", "required": ["error"], "properties": {"error": {

@@ -52,11 +52,12 @@ class Sensors:
         self.photos: dict[int, bytes] = {}
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
         self._round_marbles = 0
+        self._round_start_counts: list[int] = []  # each gate's marble total when that round began
 
     # what is shown
     def status(self) -> dict[str, Any]:
         if self.gates is not None:
-            gates = self.gates.status()
+            gates = self._with_round_counts(self.gates.status())
         else:
             gates = {"ok": False, "error": self.gates_error or "the gates are not started", "gates": []}
         if self.camera is not None:
@@ -65,6 +66,13 @@ class Sensors:
         else:
             camera = {"ok": False, "error": self.camera_error or "the camera is off"}
         return {"gates": gates, "camera": camera, "last_marble": self.last_marble}
+
+    def _with_round_counts(self, gates: dict[str, Any]) -> dict[str, Any]:
+        """Each gate's `round_marbles`: the marbles it has seen since the round that holds the castle began."""
+        start = self._round_start_counts
+        for index, gate in enumerate(gates["gates"]):
+            gate["round_marbles"] = gate["marbles"] - (start[index] if index < len(start) else 0)
+        return gates
 
     def publish_status(self) -> None:
         self.table.bus.publish(SENSORS_TOPIC, "sensors", self.status())
@@ -75,8 +83,11 @@ class Sensors:
             return
         current = view["state"].get("current")
         key = (view["id"], current["number"]) if current else None
-        if key != self._round and self._round is not None and self.castle is not None:
-            self.castle.clear()  # a new round or game: the active player takes the marbles back
+        if key != self._round:
+            if self._round is not None and self.castle is not None:
+                self.castle.clear()  # a new round or game: the active player takes the marbles back
+            # the panel counts this round's marbles from here
+            self._round_start_counts = [g["marbles"] for g in self.gates.status()["gates"]] if self.gates else []
         self._round = key
         self._round_marbles = len(current["marbles"]) if current else 0
 
@@ -189,10 +200,9 @@ def _start_gates(app: Flask, sensors: Sensors) -> None:
 
 
 def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) -> None:
+    from hardware.camera.hub import CameraHub
     from hardware.camera.service import CameraService
     from hardware.camera.sources import open_source
-
-    from .camera_hub import CameraHub
 
     default_regions = None
     if spec == "simulation":

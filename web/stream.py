@@ -109,10 +109,8 @@ class AsyncSubscription(Subscription):
 
 def subscribe(bus: Bus, topics: tuple[str, ...], loop: asyncio.AbstractEventLoop) -> AsyncSubscription:
     """Register an AsyncSubscription with the bus, as `Bus.subscribe` does for thread subscriptions."""
-    subscription = AsyncSubscription(bus, topics, bus._maxsize, loop)
-    with bus._lock:
-        for name in topics:
-            bus._subscribers.setdefault(name, set()).add(subscription)
+    subscription = AsyncSubscription(bus, topics, bus.maxsize, loop)
+    bus.add(subscription)
     return subscription
 
 

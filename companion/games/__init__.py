@@ -1,10 +1,11 @@
 """The game registry: game ids to games. Each game lives in its own module."""
 from __future__ import annotations
 
-from . import diego, drachen_wurf, drachensachen
+from . import diego, draci_hrad, drachen_wurf, drachensachen
 from .base import Game, IllegalEventError, MalformedEventError, RuleError
 
-GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, drachensachen.GAME, drachen_wurf.GAME)}
+GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, drachensachen.GAME, drachen_wurf.GAME,
+                                                      draci_hrad.GAME)}
 
 __all__ = ["GAMES", "Game", "RuleError", "IllegalEventError", "MalformedEventError", "get_game"]
 

@@ -30,7 +30,7 @@ class Option:
 
     id: str
     name: str
-    kind: str  # "int" | "bool" | "names" | "symbols" (a list of ids, each one of `choices`)
+    kind: str  # "int" | "bool" | "names" | "symbols" (a list of ids, each one of `choices`) | "object"
     default: Any
     help: str = ""
     minimum: int | None = None
@@ -38,6 +38,9 @@ class Option:
     length: int | None = None  # for "names" and "symbols": exact number of entries
     ruling: str | None = None
     choices: tuple[str, ...] | None = None  # for "symbols"
+    #: For "object": the game's own check of a JSON object value; returns the value to keep or raises
+    #: MalformedEventError naming the ruling.
+    check: Callable[[Any], Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {"id": self.id, "name": self.name, "kind": self.kind, "default": self.default, "help": self.help}
@@ -197,6 +200,12 @@ def _check_option(option: Option, value: Any) -> Any:
         if option.length is not None and len(value) != option.length:
             raise MalformedEventError(rule, f"option {option.id!r} needs exactly {option.length} names")
         return [v.strip()[:24] for v in value]
+    if option.kind == "object":
+        if option.check is None:
+            raise ValueError(f"option {option.id!r} of kind 'object' declares no check")
+        if not isinstance(value, Mapping):
+            raise MalformedEventError(rule, f"option {option.id!r} must be an object")
+        return option.check(value)
     raise ValueError(f"unknown option kind {option.kind}")
 
 

@@ -6,6 +6,7 @@ when it is bumped. Homographies map *reference* (calibration snapshot) pixels to
 and hold for the plane the markers lie on, so stick them flat, on the level of the gate exits.
 
 ``companion markers`` (``add_arguments`` / ``run``) writes a printable A4 sheet of the markers.
+Importing this module loads neither cv2 nor numpy.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import cv2
-import numpy as np
+if TYPE_CHECKING:  # cv2 and numpy load when markers are first looked for or drawn, not on import
+    import numpy as np
 
 DICTIONARY_NAME = "DICT_4X4_50"
 MARKER_IDS: tuple[int, ...] = (0, 1, 2, 3)
@@ -43,10 +44,14 @@ class MarkerError(ValueError):
 
 
 def _dictionary() -> Any:
+    import cv2
+
     return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, DICTIONARY_NAME))
 
 
 def _detector() -> Any:
+    import cv2
+
     parameters = cv2.aruco.DetectorParameters()
     parameters.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     return cv2.aruco.ArucoDetector(_dictionary(), parameters)
@@ -57,6 +62,9 @@ def detect_markers(frame_bgr: np.ndarray, ids: Sequence[int] = MARKER_IDS) -> di
 
     A marker seen twice (a stray print) is dropped: which copy is meant is unknowable.
     """
+    import cv2
+    import numpy as np
+
     if frame_bgr is None or frame_bgr.ndim not in (2, 3):
         raise ValueError(f"detect_markers needs an image, got {getattr(frame_bgr, 'shape', frame_bgr)}")
     grey = frame_bgr if frame_bgr.ndim == 2 else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
@@ -77,6 +85,8 @@ def detect_markers(frame_bgr: np.ndarray, ids: Sequence[int] = MARKER_IDS) -> di
 def _paired_corners(
     ref_markers: Mapping[int, np.ndarray], cur_markers: Mapping[int, np.ndarray]
 ) -> tuple[list[int], np.ndarray, np.ndarray]:
+    import numpy as np
+
     common = sorted(set(ref_markers) & set(cur_markers))
     if not common:
         return [], np.empty((0, 2), np.float32), np.empty((0, 2), np.float32)
@@ -91,6 +101,9 @@ def homography_between(
     """3x3 homography mapping reference pixels to current pixels, from all corners of the markers
     both frames share; None when fewer than ``min_common`` markers are shared (one small marker
     alone extrapolates badly to the gates) or the points are degenerate."""
+    import cv2
+    import numpy as np
+
     if min_common < 1:
         raise ValueError(f"min_common must be at least 1, got {min_common}")
     common, src, dst = _paired_corners(ref_markers, cur_markers)
@@ -107,6 +120,9 @@ def reprojection_error(
     ref_markers: Mapping[int, np.ndarray], cur_markers: Mapping[int, np.ndarray], H: np.ndarray
 ) -> float:
     """Mean distance in current-frame pixels between mapped reference corners and detected ones."""
+    import cv2
+    import numpy as np
+
     common, src, dst = _paired_corners(ref_markers, cur_markers)
     if not common:
         raise ValueError("no marker in common: nothing to measure the reprojection error on")
@@ -116,6 +132,9 @@ def reprojection_error(
 
 def transform_polygons(polygons: Sequence[Polygon], H: np.ndarray) -> list[list[tuple[float, float]]]:
     """Map each polygon (a list of (x, y)) through homography ``H``; the result keeps the order."""
+    import cv2
+    import numpy as np
+
     H = np.asarray(H, np.float64)
     if H.shape != (3, 3):
         raise ValueError(f"homography must be 3x3, got {H.shape}")
@@ -230,6 +249,8 @@ class MarkerAnchor:
         return transform_polygons(polygons, check.homography)
 
     def to_dict(self) -> dict[str, Any]:
+        import numpy as np
+
         return {
             "version": 1,
             "dictionary": DICTIONARY_NAME,
@@ -240,6 +261,8 @@ class MarkerAnchor:
     @classmethod
     def from_dict(cls, data: Any, *, origin: str = "marker anchor") -> MarkerAnchor:
         """Parse :meth:`to_dict` output; MarkerError naming what is wrong."""
+        import numpy as np
+
         try:
             if data.get("dictionary", DICTIONARY_NAME) != DICTIONARY_NAME:
                 raise MarkerError(f"{origin}: markers are {data['dictionary']}, expected {DICTIONARY_NAME}")
@@ -282,6 +305,8 @@ def _px(mm: float, dpi: int) -> int:
 
 
 def _text(sheet: np.ndarray, text: str, x: int, y: int, height_px: int, *, center: bool = False) -> None:
+    import cv2
+
     font = cv2.FONT_HERSHEY_SIMPLEX
     scale = height_px / 22.0
     thickness = max(1, round(height_px / 12))
@@ -292,6 +317,9 @@ def _text(sheet: np.ndarray, text: str, x: int, y: int, height_px: int, *, cente
 
 
 def _dashed_rect(sheet: np.ndarray, x0: int, y0: int, x1: int, y1: int, dash: int, thickness: int) -> None:
+    import cv2
+    import numpy as np
+
     for a, b in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)), ((x0, y1), (x0, y0))):
         length = int(np.hypot(b[0] - a[0], b[1] - a[1]))
         for start in range(0, length, 2 * dash):
@@ -303,6 +331,9 @@ def _dashed_rect(sheet: np.ndarray, x0: int, y0: int, x1: int, y1: int, dash: in
 
 def render_sheet(*, marker_mm: float = DEFAULT_MARKER_MM, dpi: int = 300) -> np.ndarray:
     """A4 portrait greyscale sheet: the four markers with ids, placement, cut lines and a scale bar."""
+    import cv2
+    import numpy as np
+
     if not MIN_MARKER_MM <= marker_mm <= MAX_MARKER_MM:
         raise ValueError(f"marker size must be {MIN_MARKER_MM:.0f}-{MAX_MARKER_MM:.0f} mm, got {marker_mm:g}")
     if not 72 <= dpi <= 1200:
@@ -352,6 +383,8 @@ def render_sheet(*, marker_mm: float = DEFAULT_MARKER_MM, dpi: int = 300) -> np.
 
 
 def _png_with_dpi(sheet: np.ndarray, dpi: int) -> bytes:
+    import cv2
+
     ok, data = cv2.imencode(".png", sheet)
     if not ok:
         raise ValueError("cannot PNG-encode the marker sheet")
@@ -365,6 +398,8 @@ def _png_with_dpi(sheet: np.ndarray, dpi: int) -> bytes:
 
 def _pdf(sheet: np.ndarray) -> bytes:
     """A one-page A4 PDF with the greyscale sheet as a lossless (Flate) image."""
+    import numpy as np
+
     height, width = sheet.shape
     page_w, page_h = (round(v / MM_PER_INCH * 72, 2) for v in A4_MM)
     pixels = zlib.compress(np.ascontiguousarray(sheet).tobytes(), 9)

@@ -35,6 +35,7 @@ class ReferenceStore:
         self.min_interval = min_interval
         self.save_on_update = save_on_update
         self._lock = threading.Lock()
+        self._save_lock = threading.Lock()  # one writer of the file (and its .tmp) at a time
         self._frame: np.ndarray | None = None
         self._captured_at: float | None = None
         self._loaded = False
@@ -92,22 +93,26 @@ class ReferenceStore:
             pass
 
     def save(self) -> bool:
-        """Write the reference to ``path`` (atomically); False if there is none yet."""
-        with self._lock:
-            self._load_once()
-            frame, captured_at = self._frame, self._captured_at
-        if frame is None:
-            return False
-        ok, data = cv2.imencode(self.path.suffix.lower(), frame)
-        if not ok:
-            raise ValueError(f"cannot encode the empty reference as {self.path.suffix}")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_bytes(data.tobytes())
-        if captured_at is not None:
-            os.utime(tmp, (captured_at, captured_at))
-        tmp.replace(self.path)
-        return True
+        """Write the reference to ``path`` (atomically); False if there is none yet.
+
+        Saves from several threads (a person's tap, the vision loop's refresh) take turns, and each writes the
+        reference current when its turn comes, so the file ends with the newest."""
+        with self._save_lock:
+            with self._lock:
+                self._load_once()
+                frame, captured_at = self._frame, self._captured_at
+            if frame is None:
+                return False
+            ok, data = cv2.imencode(self.path.suffix.lower(), frame)
+            if not ok:
+                raise ValueError(f"cannot encode the empty reference as {self.path.suffix}")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(self.path.name + ".tmp")
+            tmp.write_bytes(data.tobytes())
+            if captured_at is not None:
+                os.utime(tmp, (captured_at, captured_at))
+            tmp.replace(self.path)
+            return True
 
     def status(self, now: float | None = None) -> dict:
         """``{"captured", "captured_at", "age", "size", "path", "error"}``; age in seconds."""

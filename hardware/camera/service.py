@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from hardware.camera.allocator import release_freed_frames
 from hardware.camera.sources import FrameSource
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,7 @@ class CameraService:
         """Start the worker thread; does nothing if it is running."""
         if self._thread is not None and self._thread.is_alive():
             return
+        release_freed_frames()
         self._stop.clear()
         self._set_state("starting", None, None)
         self._thread = threading.Thread(target=self._run, name=f"camera[{self._source.name}]", daemon=True)

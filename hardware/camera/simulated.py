@@ -39,6 +39,7 @@ PLACEMENT_TRIES = 200
 
 LIGHT = (-0.45, -0.55, 0.70)  # unit-ish vector toward the light: upper left, fairly high
 NOISE_SIGMA = 1.6
+RENDER_ROWS = 48  # a frame is made this many rows at a time: small buffers instead of whole float32 frames
 
 GLASS_TINTS: tuple[tuple[float, float, float], ...] = (  # BGR transmission of coloured glass
     (1.00, 0.55, 0.25),  # blue
@@ -107,13 +108,21 @@ def _smooth_field(rng: np.random.Generator, h: int, w: int, cells: tuple[int, in
     return cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
+def _axes() -> tuple[np.ndarray, np.ndarray]:
+    """Pixel row and column numbers as float32 (HEIGHT, 1) and (1, WIDTH) arrays: they broadcast to the
+    image without a full-size grid of each."""
+    return (np.arange(HEIGHT, dtype=np.float32)[:, None], np.arange(WIDTH, dtype=np.float32)[None, :])
+
+
 def _table(rng: np.random.Generator) -> np.ndarray:
     """Wooden table top: warm brown with wavy grain, float32 BGR in [0, 1]."""
-    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH].astype(np.float32)
+    yy, xx = _axes()
     warp = _smooth_field(rng, HEIGHT, WIDTH, (6, 10)) * 9.0
     grain = np.sin((yy + warp) * 0.21 + 0.8 * np.sin(xx * 0.01)) * 0.5 + 0.5
+    del warp
     fine = cv2.GaussianBlur(rng.normal(0.0, 1.0, (HEIGHT, WIDTH)).astype(np.float32), (0, 0), sigmaX=3.0, sigmaY=0.6)
     tone = 1.0 + 0.10 * grain + 0.03 * fine + 0.05 * _smooth_field(rng, HEIGHT, WIDTH, (3, 4))
+    del grain, fine
     base = np.float32([0.22, 0.36, 0.52])
     return base[None, None, :] * tone[..., None]
 
@@ -179,19 +188,23 @@ def _castle(rng: np.random.Generator) -> np.ndarray:
         cv2.fillPoly(board, [np.int32([[cx - 8, 306], [cx + 8, 306], [cx, 314]]).reshape(-1, 1, 2)],
                      (70, 90, 90), cv2.LINE_AA)
     mask = board.any(axis=2)
-    card = board.astype(np.float32) / 255.0
+    card = board.astype(np.float32)
+    del board
+    card /= 255.0
     card *= (1.0 + 0.04 * _smooth_field(rng, HEIGHT, WIDTH, (6, 8)))[..., None]
-    scene[mask] = card[mask]
+    np.copyto(scene, card, where=mask[..., None])
+    del card
     # the board casts a soft shadow onto the table in front of it
     shade = np.zeros((HEIGHT, WIDTH), np.float32)
     shade[round(BOARD_FRONT_Y) + 1:round(BOARD_FRONT_Y) + 9, 8:WIDTH - 9] = 1.0
     shade = cv2.GaussianBlur(shade, (0, 0), 3.0) * ~mask
     scene *= (1.0 - 0.35 * shade)[..., None]
     # soft light: a gentle gradient from the upper left plus a vignette
-    yy, xx = np.mgrid[0:HEIGHT, 0:WIDTH].astype(np.float32)
+    yy, xx = _axes()
     light = 1.05 - 0.10 * (xx / WIDTH) - 0.06 * (yy / HEIGHT)
     light *= 1.0 - 0.12 * (((xx / WIDTH - 0.5) ** 2 + (yy / HEIGHT - 0.5) ** 2) * 2)
-    return scene * light[..., None]
+    scene *= light[..., None]
+    return scene
 
 
 def _draw_shadow(scene: np.ndarray, m: RestingMarble) -> None:
@@ -255,6 +268,8 @@ class SimulatedCastle:
         self._empty: np.ndarray | None = None
         self._cache_key: tuple[RestingMarble, ...] | None = None
         self._cache: np.ndarray | None = None
+        self._strip: np.ndarray | None = None
+        self._noise: np.ndarray | None = None
 
     # -- the model -----------------------------------------------------------------------------
 
@@ -344,9 +359,19 @@ class SimulatedCastle:
         if isinstance(lighting, bool) or not isinstance(lighting, (int, float)) or not 0 < lighting <= 4:
             raise ValueError(f"lighting must be a number in (0, 4], got {lighting!r}")
         scene = self._scene(marbles)
-        noise = self._noise_rng.standard_normal(scene.shape, dtype=np.float32)
-        frame = scene * (255.0 * lighting) + noise * NOISE_SIGMA
-        return np.clip(frame, 0.0, 255.0).astype(np.uint8)
+        frame = np.empty(scene.shape, np.uint8)
+        if self._strip is None:  # two float32 strips of RENDER_ROWS rows, reused (the caller holds the lock)
+            self._strip, self._noise = (np.empty((RENDER_ROWS, *scene.shape[1:]), np.float32) for _ in range(2))
+        for top in range(0, scene.shape[0], RENDER_ROWS):  # row by row, the noise drawn in the same order
+            rows = slice(top, top + RENDER_ROWS)
+            strip, noise = self._strip[:scene[rows].shape[0]], self._noise[:scene[rows].shape[0]]
+            self._noise_rng.standard_normal(dtype=np.float32, out=noise)
+            np.multiply(scene[rows], 255.0 * lighting, out=strip)
+            noise *= NOISE_SIGMA
+            strip += noise
+            np.clip(strip, 0.0, 255.0, out=strip)
+            frame[rows] = strip  # truncates toward zero, as astype(np.uint8) does
+        return frame
 
 
 class SimulatedCameraSource:

@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import cv2
-import numpy as np
-
-from hardware.vision.detect import MarbleDetector
 from hardware.vision.regions import RegionsError, load_regions
+
+if TYPE_CHECKING:  # cv2, numpy and the detector load when the command runs, not when it is listed
+    import numpy as np
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _read(path: str) -> np.ndarray | None:
+    import cv2
+    import numpy as np
+
     try:
         data = np.fromfile(path, dtype=np.uint8)
     except OSError:
@@ -35,6 +38,8 @@ def _read(path: str) -> np.ndarray | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print {"image", "counts", "outside"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
+    from hardware.vision.detect import MarbleDetector
+
     try:
         regions = load_regions(args.gates)
     except RegionsError as exc:

@@ -10,8 +10,10 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 GATE_COUNT = 6
 
@@ -41,6 +43,8 @@ class GateRegion:
 
     def as_array(self) -> np.ndarray:
         """The polygon as a float32 array of shape (n, 2)."""
+        import numpy as np
+
         return np.asarray(self.polygon, dtype=np.float32)
 
 

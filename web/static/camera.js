@@ -1,11 +1,24 @@
 // Camera page: live preview, calibration by tapping the corners of each gate, reference and markers.
+// The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
+// calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
+// in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
 import { api, h, toast } from "./kiosk.js";
+
+const IDLE_MS = 1000;
+const CALIBRATING_MS = 400;
+const CALIBRATION_WINDOW_MS = 60000;
+const STATUS_MS = 2000;
 
 const $ = (id) => document.getElementById(id);
 const preview = $("preview");
 const canvas = $("calib");
+const box = $("preview-box");
 let status = JSON.parse($("camera-data").textContent);
-let calibrating = false;
+let calibrating = false;   // tapping corners on a frozen snapshot
+let calibratedAt = -Infinity; // when the last calibration step was taken (performance.now())
+let pictureTimer = null;
+let loading = false;       // a preview request is under way: the next is scheduled when it ends
+let statusTimer = null;
 let snapshot = null;
 let polygons = {};   // gate -> [[x, y], ...] in image pixels
 let gate = 1;
@@ -34,15 +47,46 @@ async function refreshStatus() {
   $("facts").replaceChildren(...facts(status));
 }
 
+function previewInterval() {
+  if (document.visibilityState === "hidden" || calibrating) return 0;
+  return performance.now() - calibratedAt < CALIBRATION_WINDOW_MS ? CALIBRATING_MS : IDLE_MS;
+}
+
+function schedulePicture() {
+  clearTimeout(pictureTimer);
+  pictureTimer = null;
+  const interval = previewInterval();
+  box.dataset.previewInterval = String(interval);
+  if (interval && !loading) pictureTimer = setTimeout(refreshPicture, interval);
+}
+
+function calibrationStep() {
+  calibratedAt = performance.now();
+  schedulePicture();
+}
+
 function refreshPicture() {
-  if (calibrating) return;
+  if (previewInterval() === 0 || loading) return;
+  loading = true;
   const next = new Image();
+  const done = () => { loading = false; schedulePicture(); };
   next.onload = () => {
-    if (calibrating) return; // a picture that arrived after calibration began
-    preview.src = next.src; preview.hidden = false; $("no-picture").hidden = true;
+    if (!calibrating) { preview.src = next.src; preview.hidden = false; $("no-picture").hidden = true; }
+    done(); // a picture that arrived after calibration began is dropped
   };
-  next.onerror = () => { if (!calibrating) { preview.hidden = true; $("no-picture").hidden = false; } };
+  next.onerror = () => {
+    if (!calibrating) { preview.hidden = true; $("no-picture").hidden = false; }
+    done();
+  };
   next.src = `/camera/preview.jpg?t=${Date.now()}`;
+}
+
+function scheduleStatus() {
+  clearTimeout(statusTimer);
+  statusTimer = document.visibilityState === "hidden" ? null : setTimeout(async () => {
+    await refreshStatus();
+    scheduleStatus();
+  }, STATUS_MS);
 }
 
 function draw() {
@@ -83,6 +127,7 @@ async function startCalibration() {
     preview.hidden = true;
     $("calib-tools").hidden = false;
     draw();
+    calibrationStep(); // the picture is frozen for tapping: no preview until it ends
   };
   img.onerror = () => toast("The camera has no picture to calibrate on yet.", "error");
   img.src = `/camera/snapshot.jpg?t=${Date.now()}`;
@@ -92,6 +137,7 @@ function stopCalibration() {
   calibrating = false;
   canvas.hidden = true;
   $("calib-tools").hidden = true;
+  calibrationStep();
   refreshPicture();
 }
 
@@ -116,15 +162,29 @@ $("calib-save").addEventListener("click", async () => {
   if (result.ok) { toast("Gate regions saved."); stopCalibration(); refreshStatus(); }
 });
 $("anchor").addEventListener("click", async () => {
+  calibrationStep();
   const result = await api("/api/camera/anchor", {});
   if (result.ok) { toast(result.data.markers.message || "Anchored to the markers."); refreshStatus(); }
 });
 $("reference").addEventListener("click", async () => {
+  calibrationStep();
   const result = await api("/api/camera/reference", {});
   if (result.ok) { toast("Empty reference taken."); refreshStatus(); }
 });
 
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "hidden") {
+    schedulePicture(); // paused
+    scheduleStatus();
+    return;
+  }
+  refreshPicture(); // shown again: a fresh picture now, then the usual pace
+  schedulePicture();
+  refreshStatus();
+  scheduleStatus();
+});
+
 $("facts").replaceChildren(...facts(status));
 refreshPicture();
-setInterval(refreshPicture, 400);
-setInterval(refreshStatus, 2000);
+schedulePicture();
+scheduleStatus();

@@ -476,6 +476,7 @@ export function startGame(page) {
   }
   draw();
   follow(game.view.id, { session: show, sensors: page.sensors, marble: page.marble, camera: page.camera });
+  document.body.dataset.ready = "yes"; // every control is wired: tests (and people) may tap
   return game;
 }
 

@@ -1,9 +1,12 @@
-"""The camera side of the table: preview with overlay, calibration, the empty reference and the
-confirmation frames that confirm or correct the beams (rulings D3, D4).
+"""The camera hub: preview with overlay, calibration, the empty reference and the confirmation frames
+that confirm or correct the beams (rulings D3, D4).
 
 Beams fitted: a marble seen by a gate schedules a confirmation frame once the marbles have settled
 (sooner after the third). No beams: a watcher reports the marbles once they rest. Either way the reading
 goes to `on_reading`, which the composition root turns into a Diego "camera" event.
+
+Importing this module loads neither cv2 nor numpy (the web layer imports it for its error types); they
+load with the first hub.
 """
 from __future__ import annotations
 
@@ -11,22 +14,21 @@ import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
-
-import cv2
-import numpy as np
+from typing import TYPE_CHECKING, Any, Callable
 
 from hardware.camera.markers import MarkerAnchor, MarkerError
-from hardware.camera.reference import ReferenceStore
-from hardware.camera.service import CameraService
-from hardware.vision.detect import Detection, MarbleDetector
-from hardware.vision.overlay import draw_overlay
 from hardware.vision.regions import GateRegion, GateRegions, RegionsError, load_regions, save_regions
 from hardware.vision.rest import RestWatcher
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from hardware.camera.service import CameraService
+    from hardware.vision.detect import Detection, MarbleDetector
+
 log = logging.getLogger(__name__)
 
-Reading = Callable[[Detection, bytes], None]
+Reading = Callable[["Detection", bytes], None]
 
 
 class NoPicture(RuntimeError):
@@ -57,6 +59,8 @@ class CameraHub:
         self._on_reading = on_reading
         self._beams_idle = beams_idle
         self._round_empty = round_empty
+        from hardware.camera.reference import ReferenceStore
+
         self._interval = 1.0 / vision_fps
         self.regions_path = data_dir / "gates.json"
         self.anchor_path = data_dir / "markers.json"
@@ -168,6 +172,8 @@ class CameraHub:
     # detection
     def _detector_for(self, regions: GateRegions) -> MarbleDetector:
         """A detector for these regions and the current reference, rebuilt only when either changes."""
+        from hardware.vision.detect import MarbleDetector
+
         reference = self.reference.get()
         with self._lock:
             built_for = self._detector_inputs
@@ -178,6 +184,10 @@ class CameraHub:
 
     def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> tuple[Detection, bytes] | None:
         """Count the marbles in `frame`; returns the detection and a JPEG with the overlay."""
+        import cv2
+
+        from hardware.vision.overlay import draw_overlay
+
         regions = self.current_regions(frame, recheck=recheck_markers)
         if regions is None:
             return None

@@ -1,0 +1,152 @@
+"""Dračí hrad's frozen state: heroes, the card stock, a running fight, the round and the override log.
+
+Everything is a tuple of small frozen dataclasses, so one event replaces a hero or a fight and shares the
+rest: an evening of thousands of events stays cheap to fold.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .catalogue import CARD_IDS, CHIP_IDS, HeroCard
+
+
+@dataclass(frozen=True)
+class Hero:
+    player: str
+    hero: str
+    card: HeroCard
+    gold: int
+    lives: int
+    treasure: int = 0
+    chips: tuple[int, ...] = (0,) * len(CHIP_IDS)   # counts, in CHIP_IDS order
+    cards: tuple[int, ...] = (0,) * len(CARD_IDS)   # counts, in CARD_IDS order
+    waiting: int = 0          # moves still to miss (ruling H14)
+    wait_reason: str | None = None  # tavern, oracle, dark_corridor, thick_fog, locked_door
+    poisoned: bool = False    # ruling H9
+    sceptre: bool = False     # ruling H17
+
+    @property
+    def out(self) -> bool:
+        return self.lives <= 0  # ruling H10: defeated at 0 lives
+
+    @property
+    def can_attack(self) -> bool:
+        return self.lives > self.card.red  # ruling H10
+
+    def chip(self, item: str) -> int:
+        return self.chips[CHIP_IDS.index(item)]
+
+    def card_count(self, item: str) -> int:
+        return self.cards[CARD_IDS.index(item)]
+
+    def count(self, item: str) -> int:
+        return self.chip(item) if item in CHIP_IDS else self.card_count(item)
+
+    def with_count(self, item: str, value: int) -> Hero:
+        if item in CHIP_IDS:
+            i = CHIP_IDS.index(item)
+            return replace(self, chips=self.chips[:i] + (value,) + self.chips[i + 1:])
+        i = CARD_IDS.index(item)
+        return replace(self, cards=self.cards[:i] + (value,) + self.cards[i + 1:])
+
+    @property
+    def score(self) -> int:
+        return self.treasure + self.gold + (50 if self.sceptre else 0)  # ruling H17
+
+
+@dataclass(frozen=True)
+class Strike:
+    """One attack of an exchange with its sums: attack parts against defence parts, and the damage."""
+
+    side: str                  # "heroes" or "enemy"
+    attack: tuple[tuple[str, int], ...]   # labelled parts, e.g. (("Arcana", 11), ("bow", 6), ("die", 4))
+    defence: tuple[tuple[str, int], ...]
+    attack_total: int
+    defence_total: int
+    damage: int
+    target: str | None = None  # the hero an enemy attack hit
+    ruined: str | None = None  # ruling H8
+
+
+@dataclass(frozen=True)
+class Exchange:
+    number: int
+    kind: str                  # "heroes", "enemy" or "simultaneous"
+    strikes: tuple[Strike, ...]
+
+
+#: How many exchanges of a fight the state keeps (and the page shows); older ones are only counted.
+KEEP_EXCHANGES = 30
+
+
+@dataclass(frozen=True)
+class Fight:
+    enemy: str
+    enemy_lives: int
+    members: tuple[int, ...]           # seats still in the fight (ruling H16)
+    weapons: tuple[str | None, ...]    # the weapon of each member, for the whole fight (rulebook: YES)
+    started_by: tuple[int, ...]        # every seat that entered the fight
+    next: str                          # "initiative" | "heroes" | "enemy" | "simultaneous"
+    exchanges: tuple[Exchange, ...] = ()  # the last KEEP_EXCHANGES, so a long fight stays cheap
+    exchange_count: int = 0
+    initiative: tuple[int, int] | None = None  # the last roll: heroes' die, enemy's die
+    skunk_pending: bool = False        # ruling H11: the enemy attacks once, then the heroes leave
+    outcome: str | None = None         # "won" | "escaped" | "lost" | "ended" (by hand) once over
+    defended: tuple[int, ...] = ()     # seats that have defended in this fight (ruling H12)
+    shares: tuple[tuple[str, int], ...] = ()  # treasure paid on victory (ruling H13)
+
+    def weapon_of(self, seat: int) -> str | None:
+        return self.weapons[self.started_by.index(seat)]
+
+
+@dataclass(frozen=True)
+class Dart:
+    player: str
+    attack_die: int
+    defence_die: int
+    attack_total: int
+    defence_total: int
+    pierced: bool
+
+
+@dataclass(frozen=True)
+class Override:
+    """A number a person set by hand (ruling H1), with what the rules had."""
+
+    player: str | None
+    field: str
+    was: Any
+    now: Any
+    reason: str
+    round: int
+
+
+@dataclass(frozen=True)
+class HradState:
+    heroes: tuple[Hero, ...]
+    stock: tuple[tuple[int, ...], ...]  # remaining prices of each card kind, in CARD_IDS order (ruling H4)
+    round: int = 1
+    turn: int = 0
+    fight: Fight | None = None
+    last_fight: Fight | None = None
+    last_dart: Dart | None = None
+    overrides: tuple[Override, ...] = ()
+    finished: bool = False
+    reinitiative: bool = False     # option (ruling H5)
+    one_die_per_charge: bool = False  # option (ruling H6)
+    door_rounds: int = 0           # option: rounds missed at a locked door without a spell (ruling H14)
+    missed: tuple[str, ...] = ()   # who was skipped when the turn last passed (ruling H14)
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(h.player for h in self.heroes)
+
+    def seat(self, player: Any) -> int | None:
+        for i, h in enumerate(self.heroes):
+            if h.player == player:
+                return i
+        return None
+
+    def with_hero(self, seat: int, hero: Hero) -> HradState:
+        return replace(self, heroes=self.heroes[:seat] + (hero,) + self.heroes[seat + 1:])

@@ -1,0 +1,226 @@
+"""Random play of whole Dračí hrad games: random legal moves (with dice rolled by the command step or
+entered) and random ill-formed or illegal input, against an independent ledger of the bank and the stock.
+Invariants: gold never negative, lives within 0..max, the evaluation recounts, refusals change nothing,
+replaying the accepted events gives the same state."""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.games import GAMES, RuleError
+from companion.games.draci_hrad import HradState
+from companion.games.draci_hrad.catalogue import CARD, CARD_IDS, CHIP, ENEMY, HEROES
+from companion.games.schema import validate_event
+from companion.log import EventLog
+from companion.table import Table, fold_log
+
+GAME = GAMES["draci-hrad"]
+NAMES = ("Ada", "Ben", "Cleo", "Dan", "Eve", "Finn")
+DICE_FIELDS = ("hero_die", "enemy_die", "attack_die", "defence_die", "hero_dice", "enemy_defence_die",
+               "enemy_dice", "defence_dice")
+
+
+@dataclass
+class Ledger:
+    """The bank as an independent model: purses, treasure and the card stock, from the accepted events."""
+
+    players: tuple[str, ...]
+    gold: dict[str, int] = field(default_factory=dict)
+    treasure: dict[str, int] = field(default_factory=dict)
+    stock: dict[str, list[int]] = field(default_factory=dict)
+    sceptre: str | None = None
+
+    def __post_init__(self) -> None:
+        self.gold = {p: 200 for p in self.players}  # ruling H3
+        self.treasure = {p: 0 for p in self.players}
+        self.stock = {c: list(CARD[c].prices) for c in CARD_IDS}  # ruling H4
+
+    def accept(self, event: dict[str, Any], before: HradState, after: HradState) -> None:
+        kind, who = event["type"], event.get("player")
+        if kind == "buy":
+            item = event["item"]
+            if item in CHIP:
+                price = CHIP[item].price
+            else:
+                price = min(self.stock[item])
+                self.stock[item].remove(price)
+            self.gold[who] -= price
+        elif kind == "stop":
+            self.gold[who] -= 5 if event["square"] == "tavern" else 3  # ruling H14
+        elif kind == "exchange":
+            self.gold[who] += event["amount"]
+            self.treasure[who] -= event["amount"]
+        elif kind == "treasure":  # ruling H13
+            group = [who] + [p for p in event.get("group") or [] if p != who]
+            each, rest = divmod(event["value"], len(group))
+            for p in group:
+                self.treasure[p] += each
+            self.treasure[event.get("remainder_to") or who] += rest
+        elif kind == "override" and event["field"] in ("gold", "treasure"):
+            getattr(self, event["field"])[who] = event["value"]
+        elif kind == "stock":
+            self.stock[event["item"]] = sorted(event["prices"])
+        elif kind == "sceptre":
+            self.sceptre = who
+        done = after.last_fight
+        if done is not None and done is not before.last_fight and done.outcome == "won":
+            shares = dict(done.shares)
+            assert sum(shares.values()) == ENEMY[done.enemy].treasure  # ruling H13
+            for p, amount in shares.items():
+                self.treasure[p] += amount
+
+
+def check(state: HradState, ledger: Ledger) -> None:
+    shown = GAME.view(state)
+    for hero in state.heroes:
+        assert hero.gold >= 0, hero
+        assert 0 <= hero.lives <= hero.card.lives, hero
+        assert hero.gold == ledger.gold[hero.player] and hero.treasure == ledger.treasure[hero.player]
+        assert 0 <= hero.waiting <= 9 and all(c >= 0 for c in hero.chips + hero.cards)
+    assert {c: list(state.stock[i]) for i, c in enumerate(CARD_IDS)} == ledger.stock
+    for row in shown["evaluation"] or []:  # ruling H17: the evaluation recounts
+        p = row["player"]
+        assert row["total"] == ledger.treasure[p] + ledger.gold[p] + (50 if ledger.sceptre == p else 0)
+    assert shown["scores"] == {p: ledger.treasure[p] + ledger.gold[p] + (50 if ledger.sceptre == p else 0)
+                               for p in state.players}
+    if state.fight is not None:
+        assert 0 < state.fight.enemy_lives <= max(99, ENEMY[state.fight.enemy].lives)
+        assert any(not state.heroes[s].out for s in state.fight.members)
+    if shown["finished"]:
+        if ledger.sceptre is None:
+            assert all(h.out for h in state.heroes) and shown["no_winner"] and shown["winners"] == []
+        else:
+            best = max(shown["scores"].values())
+            assert shown["winners"] == [p for p in state.players if shown["scores"][p] == best]
+    elif state.fight is None:  # in a group fight the mover may fall while the others fight on
+        assert not state.heroes[state.turn].out
+
+
+def noise(rng: random.Random, state: HradState) -> dict[str, Any]:
+    """A random event built from the declared schema, mostly wrong somewhere."""
+    declared = rng.choice(GAME.event_types)
+    event: dict[str, Any] = {"type": declared.type}
+    for name, schema in declared.properties.items():
+        if rng.random() < 0.35 and name not in declared.required:
+            continue
+        event[name] = _value(rng, schema, state)
+    return event
+
+
+def _value(rng: random.Random, schema: Any, state: HradState) -> Any:
+    if schema.get("nullable") and rng.random() < 0.15:
+        return None
+    if "enum" in schema:
+        return rng.choice(list(schema["enum"]) + ["bogus"] * (schema["type"] == "string"))
+    kind = schema["type"]
+    if kind == "integer":
+        return rng.randint(schema.get("minimum", 0) - 1, min(schema.get("maximum", 40), 40) + 1)
+    if kind == "string":
+        return rng.choice([*state.players, "Zed", "because"])
+    if kind == "array":
+        return [_value(rng, schema["items"], state) for _ in range(rng.randint(0, 3))]
+    return None
+
+
+def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
+    players = NAMES[:rng.randint(1, 6)]
+    options: dict[str, Any] = {"heroes": rng.sample(HEROES, len(players)), "reinitiative": rng.random() < 0.3,
+                               "one_die_per_charge": rng.random() < 0.3, "locked_door_rounds": rng.randint(0, 2)}
+    if rng.random() < 0.3:
+        options["hero_cards"] = {"fist": {"lives": rng.randint(8, 16), "red": rng.randint(0, 6)}}
+    resolved = GAME.resolve_options(options)
+    state = start = GAME.setup(players, resolved)
+    ledger = Ledger(players)
+    accepted: list[dict[str, Any]] = []
+    for _step in range(3000):
+        if state.finished:
+            break
+        if rng.random() < 0.25:
+            event = noise(rng, state)
+        else:
+            event = dict(GAME.sample(state, rng) or {})
+            if rng.random() < 0.5:  # leave the dice to the command step
+                event = {k: v for k, v in event.items() if k not in DICE_FIELDS}
+        before = GAME.view(state)
+        try:
+            validate_event(GAME, event)
+            event = GAME.prepare(state, event, rng)
+            payload = {**validate_event(GAME, event), "type": event["type"]}
+            after = GAME.apply(state, payload)
+        except RuleError:
+            tally["refused"] += 1
+            assert GAME.view(state) == before  # a refusal changes nothing
+            continue
+        ledger.accept(payload, state, after)
+        state = after
+        accepted.append(payload)
+        tally["accepted"] += 1
+        tally[payload["type"]] += 1
+        check(state, ledger)
+    assert state.finished, "a random game did not finish"
+    tally["game: all fell" if GAME.view(state)["no_winner"] else "game: sceptre found"] += 1
+    replayed = start
+    for payload in accepted:  # determinism: the log replays to the same state
+        replayed = GAME.apply(replayed, payload)
+    assert replayed == state
+
+
+def test_random_play_of_many_whole_games() -> None:
+    rng = random.Random(2026)
+    tally: Counter[str] = Counter()
+    for _ in range(100):
+        play_one_game(rng, tally)
+    print(dict(tally))
+    assert tally["game: sceptre found"] > 20 and tally["game: all fell"] > 5, tally
+    assert tally["refused"] > 500 and tally["accepted"] > 2000, tally
+    for kind in ("buy", "fight", "initiative", "strike", "use", "treasure", "dart", "stop", "obstacle",
+                 "override", "stock", "exchange", "end_turn", "end_fight"):
+        assert tally[kind] > 5, (kind, tally)
+
+
+def test_random_play_through_a_table_with_server_dice_undo_redo_and_restarts(tmp_path: Path) -> None:
+    """Dice left to the table's command step are stored in the log: every undo, redo and restart folds the log
+    back to exactly the state the table showed."""
+    path = tmp_path / "hrad.sqlite3"
+    log = EventLog(path)
+    table = Table(log, rng=random.Random(8))
+    rng = random.Random(9)
+    tally: Counter[str] = Counter()
+    try:
+        for _ in range(6):
+            sid = table.create(GAME.id, list(NAMES[:rng.randint(1, 4)]))["id"]
+            for _step in range(400):
+                view = table.view(sid)
+                if view["finished"]:
+                    break
+                roll = rng.random()
+                if roll < 0.08 and view["can_undo"]:
+                    table.undo(sid)
+                    tally["undo"] += 1
+                elif roll < 0.5 and view["can_redo"]:
+                    table.redo(sid)
+                    tally["redo"] += 1
+                elif roll < 0.17:
+                    log.close()
+                    log = EventLog(path)
+                    table = Table(log, rng=random.Random(rng.random()))
+                    table.rebuild()
+                    assert table.view(sid)["state"] == view["state"]
+                    tally["restart"] += 1
+                else:
+                    state = table._load(sid).state
+                    event = dict(GAME.sample(state, rng) or {})
+                    event = {k: v for k, v in event.items() if k not in DICE_FIELDS}  # the server rolls
+                    table.submit(sid, event)
+                    tally["submitted"] += 1
+                record = table.log.session(sid)
+                assert record is not None
+                folded = fold_log(table.log, record, GAME)
+                assert GAME.view(folded) == table.view(sid)["state"]
+            tally["games"] += 1
+    finally:
+        log.close()
+    assert tally["games"] == 6 and tally["restart"] > 3 and tally["undo"] > 3 and tally["redo"] > 3, tally
