@@ -37,6 +37,12 @@ def session(url: str, view: dict[str, Any]) -> dict[str, Any]:
     return call(f"{url}/api/sessions/{view['id']}")[1]
 
 
+def visit(page: Any, url: str, view: dict[str, Any]) -> None:
+    """Open a game's page and wait until its script has wired every control."""
+    page.goto(f"{url}/play/{view['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+
+
 def flip(page: Any, *tiles: tuple[int, int]) -> None:
     for c, ls in tiles:
         page.click(f"#flip-grid button[data-tile='{tile(c, ls)}']")
@@ -81,9 +87,9 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
                                                                           base: str) -> None:  # noqa: F811
     game = new_game(base, ["Ada", "Ben"])
     page = open_page(1024, 600)
-    page.goto(f"{base}/play/{game['id']}")
+    visit(page, base, game)
     other = open_page(800, 480)
-    other.goto(f"{base}/play/{game['id']}")
+    visit(other, base, game)
     expect(other.locator("#live")).to_have_text("live")
 
     # Ada: four tiles come up (W8, 2 players), she removes one, the dice win two
@@ -159,7 +165,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
 def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
     game = new_game(base, ["Ada", "Ben"])
     page = open_page(800, 480)
-    page.goto(f"{base}/play/{game['id']}")
+    visit(page, base, game)
     flip(page, (1, 1), (1, 2), (2, 1), (3, 3))
     page.click(f"#middle [data-tile='{tile(3, 3)}']")
     win(page, f"#middle [data-tile='{tile(1, 1)}']", 6)  # W3: straight into the hoard, and another turn
@@ -203,6 +209,7 @@ def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: st
     page.click("#kb-ok")
     page.click("#start")
     page.wait_for_url("**/play/*")
+    page.wait_for_selector("body[data-ready='yes']")
     first = page.locator(f"#flip-grid [data-tile='{tile(1, 1)}']")
     expect(first).to_have_attribute("aria-label", "Red dragon on Landscape 1")
     expect(first.locator(".cn")).to_have_text("Red")
@@ -215,7 +222,7 @@ def test_a_refused_tap_shows_the_rule_tag(open_page: Callable[..., Any], base: s
     game = new_game(base, ["Ada", "Ben", "Cleo"])
     deaf = open_page()
     deaf.route("**/stream", lambda route: route.abort())  # this page stops hearing the table
-    deaf.goto(f"{base}/play/{game['id']}")
+    visit(deaf, base, game)
     call(f"{base}/api/sessions/{game['id']}/events", {"type": "flip", "colour": 1, "landscape": 1})  # elsewhere
     deaf.click(f"#flip-grid button[data-tile='{tile(1, 1)}']")  # the same tile cannot come up twice (W1)
     toast = deaf.locator("#toast")
@@ -257,7 +264,7 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask,
                "secure": (securing, ["#row-targets [data-row='new']", "#secure-tiles .wtile"]),
                "final": (over, [])}
     for name, (game, controls) in screens.items():
-        page.goto(f"{base}/play/{game['id']}")
+        visit(page, base, game)
         page.wait_for_selector("#live:text-is('live')")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / f"{WURF}-{name}-{width}x{height}.png"), full_page=width < 600)
