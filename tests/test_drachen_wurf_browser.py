@@ -1,0 +1,292 @@
+"""Drachen Wurf's page in headless Chromium: a 2-player game by tap (the tiles that came up, the W8 removal, wins,
+a steal, an egg, securing the base into hoard rows) watched live on a second page; colour names from the home
+page; a refused tap with its rule tag; every screen, and the final screen with each hoard row by row."""
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+
+from companion.games import GAMES
+from tests.browser import browser  # noqa: F401  (fixture)
+from tests.servers import call
+from tests.test_browser import SMALL_TARGETS, WAIT_MS, add_player, base, in_view, open_page  # noqa: F401
+
+WURF = "drachen-wurf"
+GAME = GAMES[WURF]
+SHOTS = Path("/work/notes/shots")
+
+
+def tile(colour: int, landscape: int) -> int:
+    """The page's data-tile of a tile (ruling W1: colour and landscape, 1 to 6 each)."""
+    return (colour - 1) * 6 + landscape - 1
+
+
+def new_game(url: str, players: list[str], **options: Any) -> dict[str, Any]:
+    status, view = call(f"{url}/api/sessions", {"game": WURF, "players": players, "options": options})
+    assert status == 201, view
+    return view
+
+
+def session(url: str, view: dict[str, Any]) -> dict[str, Any]:
+    return call(f"{url}/api/sessions/{view['id']}")[1]
+
+
+def visit(page: Any, url: str, view: dict[str, Any]) -> None:
+    """Open a game's page and wait until its script has wired every control."""
+    page.goto(f"{url}/play/{view['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+
+
+def flip(page: Any, *tiles: tuple[int, int]) -> None:
+    for c, ls in tiles:
+        page.click(f"#flip-grid button[data-tile='{tile(c, ls)}']")
+        # shown as up in the grid, or in the middle once the grid has gone (enough tiles up)
+        expect(page.locator(f"#flip-grid:visible .gone.middle[data-tile='{tile(c, ls)}'], "
+                            f"#middle:visible [data-tile='{tile(c, ls)}']")).to_have_count(1, timeout=WAIT_MS)
+
+
+def win(page: Any, at: str, k: int, egg: bool = False) -> None:
+    """The tile at `at` won with `k` matching dice: tap the tile, maybe the egg, then k."""
+    page.click(at)
+    expect(page.locator(at)).to_have_class(re.compile(r"\bpicked\b"))
+    if egg:
+        page.click("#egg-toggle")
+        expect(page.locator("#egg-toggle")).to_have_attribute("aria-pressed", "true")
+    with page.expect_response(lambda r: r.url.endswith("/events") and r.request.method == "POST") as answer:
+        page.click(f"#k-pad [data-k='{k}']")
+    assert answer.value.status == 200, answer.value.json()
+
+
+def end_turn(page: Any, next_player: str) -> None:
+    page.click("#end-turn")
+    expect(page.locator("#turn .turn-name")).to_have_text(next_player, timeout=WAIT_MS)
+
+
+def score(page: Any, player: str) -> Any:
+    return page.locator(f"#scoreboard [data-player='{player}'] .score")
+
+
+def test_the_page_is_found_by_the_game_id_and_its_assets_are_vendored(client: Any) -> None:
+    view = client.post("/api/sessions", json={"game": WURF, "players": ["Ada", "Ben"]}).get_json()
+    html = client.get(f"/play/{view['id']}").get_data(as_text=True)
+    assert "games/drachen-wurf.js" in html and 'id="flip-grid"' in html
+    assert "<script>" not in html and " onclick=" not in html  # no inline script (CSP script-src 'self')
+    sprite = client.get("/static/games/drachen-wurf.svg").get_data(as_text=True)
+    for symbol in ("mountains", "forest", "water", "desert", "ice", "volcano", "egg"):
+        assert f'<symbol id="{symbol}"' in sprite
+    assert "http" not in sprite.replace("http://www.w3.org/2000/svg", "")  # nothing from outside
+
+
+def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_page: Callable[..., Any],  # noqa: F811
+                                                                          base: str) -> None:  # noqa: F811
+    game = new_game(base, ["Ada", "Ben"])
+    page = open_page(1024, 600)
+    visit(page, base, game)
+    other = open_page(800, 480)
+    visit(other, base, game)
+    expect(other.locator("#live")).to_have_text("live")
+
+    # Ada: four tiles come up (W8, 2 players), she removes one, the dice win two
+    expect(page.locator("#turn")).to_contain_text("flips 4 tiles")
+    flip(page, (1, 1), (1, 2), (2, 1), (3, 3))
+    expect(page.locator("#turn")).to_contain_text("removes a tile")
+    page.click(f"#middle [data-tile='{tile(3, 3)}']")
+    expect(page.locator("#k-pad [data-k='2']")).to_have_attribute("aria-disabled", "true")  # no tile tapped yet
+    win(page, f"#middle [data-tile='{tile(1, 1)}']", 2)
+    win(page, f"#middle [data-tile='{tile(2, 1)}']", 4)
+    expect(page.locator("#k-pad [data-k='2']")).to_have_attribute("aria-disabled", "true")  # all 6 dice used
+    expect(other.locator(f"#table [data-player='Ada'] [data-side='4'] [data-tile='{tile(2, 1)}']")).to_be_visible(
+        timeout=WAIT_MS)
+    end_turn(page, "Ben")
+
+    # Ben: three more come up, one removed; he steals from Ada's side 2, and wins one with an egg's help
+    flip(page, (4, 4), (5, 5), (6, 6))
+    page.click(f"#middle [data-tile='{tile(6, 6)}']")
+    loot = f"#table [data-player='Ada'] [data-tile='{tile(1, 1)}']"
+    expect(page.locator(loot)).to_have_class(re.compile(r"\bsteal\b"), timeout=WAIT_MS)  # what can be stolen
+    page.click(loot)
+    low = page.locator("#k-pad [data-k='2']")
+    expect(low).to_have_attribute("aria-disabled", "true")
+    low.click(force=True)  # looks disabled, says why
+    expect(page.locator("#toast")).to_have_text("Stealing from side 2 needs more than 2 matching dice (W2).")
+    with page.expect_response(lambda r: r.url.endswith("/events")) as answer:
+        page.click("#k-pad [data-k='3']")
+    assert answer.value.status == 200
+    expect(page.locator(f"#table [data-player='Ben'] [data-side='3'] [data-tile='{tile(1, 1)}']")).to_be_visible()
+    expect(other.locator("#eggs [data-player='Ada'] .n")).to_have_text("2", timeout=WAIT_MS)  # W5: consolation
+    # 3 dice are left: 4 needs the egg
+    four = page.locator("#k-pad [data-k='4']")
+    expect(four).to_have_attribute("aria-disabled", "true")
+    four.click(force=True)
+    expect(page.locator("#toast")).to_contain_text("Only 3 dice are left this turn. With an egg doubling a die, 4")
+    win(page, f"#middle [data-tile='{tile(1, 2)}']", 3, egg=True)
+    expect(page.locator("#egg-toggle")).to_have_attribute("aria-disabled", "true")  # one egg per turn (W4)
+    expect(page.locator("#eggs [data-player='Ben'] .n")).to_have_text("0")
+    end_turn(page, "Ada")
+
+    # Ada: two come up, one removed, then her base is secured: one tile, into a new row
+    flip(page, (2, 2), (2, 3))
+    page.click(f"#middle [data-tile='{tile(2, 3)}']")
+    expect(page.locator("#secure-step")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#end-turn")).to_have_attribute("aria-disabled", "true")
+    page.click("#row-targets [data-row='new']")
+    expect(score(page, "Ada")).to_have_text("3", timeout=WAIT_MS)  # a row of 1, and 2 eggs (W7)
+    win(page, f"#middle [data-tile='{tile(2, 2)}']", 2)
+    end_turn(page, "Ben")
+
+    # Ben: his two tiles go into the hoard; the second joins the first's row (same colour, W6) for +3
+    flip(page, (3, 4), (3, 5))
+    page.click(f"#middle [data-tile='{tile(3, 5)}']")
+    page.click("#row-targets [data-row='new']")
+    expect(page.locator("#secure-title")).to_contain_text("1 tile left", timeout=WAIT_MS)
+    join = page.locator("#row-targets [data-row='1']")
+    expect(join).not_to_have_attribute("aria-disabled", "true")
+    expect(join).to_contain_text("+3 → 4")
+    join.click()
+    expect(other.locator("#table [data-player='Ben'] .hrow[data-row='1'] .wtile")).to_have_count(2, timeout=WAIT_MS)
+    expect(score(other, "Ben")).to_have_text("4")
+    expect(score(other, "Ada")).to_have_text("3")
+    expect(other.locator("#supply")).to_contain_text("Supply 34")
+    expect(other.locator("#turn")).to_contain_text("rolls the dice")
+
+    view = session(base, game)["state"]
+    assert view["hoards"]["Ben"]["rows"] == [[tile(1, 1), tile(1, 2)]]
+    assert view["hoards"]["Ada"]["rows"] == [[tile(2, 1)]]
+    assert view["removed"] == [tile(3, 3), tile(6, 6), tile(2, 3), tile(3, 5)]
+    assert view["bases"]["Ada"]["2"] == [tile(2, 2)]
+
+
+def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
+    game = new_game(base, ["Ada", "Ben"])
+    page = open_page(800, 480)
+    visit(page, base, game)
+    flip(page, (1, 1), (1, 2), (2, 1), (3, 3))
+    page.click(f"#middle [data-tile='{tile(3, 3)}']")
+    win(page, f"#middle [data-tile='{tile(1, 1)}']", 6)  # W3: straight into the hoard, and another turn
+    expect(page.locator("#secure-title")).to_contain_text("won with 6 dice", timeout=WAIT_MS)
+    page.click("#row-targets [data-row='new']")
+    expect(page.locator("#end-turn")).to_have_text("End turn ↻", timeout=WAIT_MS)
+    end_turn(page, "Ada")
+    expect(page.locator("#turn")).to_contain_text("again (6 dice)")
+    flip(page, (4, 4), (5, 5))
+    page.click(f"#middle [data-tile='{tile(5, 5)}']")
+    win(page, f"#middle [data-tile='{tile(1, 2)}']", 6)
+    page.click("#row-targets [data-row='new']")  # a row of its own for now
+    expect(score(page, "Ada")).to_have_text("3", timeout=WAIT_MS)  # 1 + 1 + her egg
+    # W4: the egg moves it next to the other colour-1 tile: 4 points for the row, the egg spent
+    page.click("#move-button")
+    page.click(f"#secure-tiles [data-tile='{tile(1, 2)}']")
+    target = page.locator("#row-targets [data-row='1']")
+    expect(target).to_contain_text("+1 → 4")
+    in_view(page, "#row-targets [data-row='1']")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{WURF}-move-800x480.png"))
+    target.click()
+    expect(score(page, "Ada")).to_have_text("4", timeout=WAIT_MS)
+    expect(page.locator("#move-button")).to_have_attribute("aria-disabled", "true")  # one move, then the end
+    view = session(base, game)["state"]
+    assert view["hoards"]["Ada"]["rows"] == [[tile(1, 1), tile(1, 2)]] and view["eggs"]["Ada"] == 0
+    assert view["phase"] == "moved" and view["egg_supply"] == 35
+
+
+def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
+    page = open_page(1024, 600)
+    page.goto(base + "/")
+    page.click(f"[data-game='{WURF}']")
+    for name in ("Ada", "Ben"):
+        add_player(page, name)
+    page.locator("#options .option.names").first.locator(".chip").first.click()
+    for _ in range(len("Colour 1")):
+        page.click("#kb-keys ~ .controls [aria-label='delete']")
+    for ch in "Red":
+        page.click(f"#kb-keys button:text-is('{ch}')")
+    page.click("#kb-ok")
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+    page.wait_for_selector("body[data-ready='yes']")
+    first = page.locator(f"#flip-grid [data-tile='{tile(1, 1)}']")
+    expect(first).to_have_attribute("aria-label", "Red dragon on Landscape 1")
+    expect(first.locator(".cn")).to_have_text("Red")
+    expect(page.locator(f"#flip-grid [data-tile='{tile(2, 1)}'] .cn")).to_have_text("C2")
+    view = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")[1]
+    assert view["options"]["colour_names"][0] == "Red"
+
+
+def test_a_refused_tap_shows_the_rule_tag(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811
+    game = new_game(base, ["Ada", "Ben", "Cleo"])
+    deaf = open_page()
+    deaf.route("**/stream", lambda route: route.abort())  # this page stops hearing the table
+    visit(deaf, base, game)
+    call(f"{base}/api/sessions/{game['id']}/events", {"type": "flip", "colour": 1, "landscape": 1})  # elsewhere
+    deaf.click(f"#flip-grid button[data-tile='{tile(1, 1)}']")  # the same tile cannot come up twice (W1)
+    toast = deaf.locator("#toast")
+    expect(toast.locator(".rule-tag")).to_have_text("rule W1", timeout=WAIT_MS)
+    assert "(rule" not in toast.inner_text() and toast.get_attribute("data-kind") == "error"
+    assert session(base, game)["state"]["middle"] == [tile(1, 1)]
+
+
+def play_until(app: Flask, view: dict[str, Any], done: Callable[[dict[str, Any]], bool], seed: int) -> None:
+    """Random legal play (the rules' own sample) through the table until `done(state view)`."""
+    table = app.extensions["table"]
+    rng = random.Random(seed)
+    sample = GAME.sample
+    assert sample is not None
+    state = GAME.setup(tuple(view["players"]), GAME.resolve_options(view["options"]))
+    while not done(table.view(view["id"])["state"]):
+        assert not state.finished, "the game ended before the screen to look at"
+        event = sample(state, rng)
+        assert event is not None
+        state = GAME.apply(state, event)
+        table.submit(view["id"], event)
+
+
+@pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844)])
+def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask, width: int, height: int) -> None:  # noqa: F811
+    players = ["Ada", "Ben", "Cleo"]
+    flipping = new_game(base, ["Ada", "Ben"])
+    rolling = new_game(base, players)
+    play_until(app, rolling, lambda s: s["phase"] == "dice" and s["round"] >= 3
+               and any(s["stealable"]["6"]) and s["eggs"][s["active"]] > 0, seed=4)
+    securing = new_game(base, players)
+    play_until(app, securing, lambda s: s["phase"] == "secure" and len(s["hoards"][s["active"]]["rows"]) >= 2,
+               seed=7)
+    over = new_game(base, players)
+    play_until(app, over, lambda s: s["finished"], seed=3)
+    page = open_page(width, height)
+    screens = {"flip": (flipping, [f"#flip-grid [data-tile='{tile(6, 6)}']"]),
+               "dice": (rolling, ["#k-pad [data-k='6']", "#egg-toggle", "#end-turn", "#middle"]),
+               "secure": (securing, ["#row-targets [data-row='new']", "#secure-tiles .wtile"]),
+               "final": (over, [])}
+    for name, (game, controls) in screens.items():
+        visit(page, base, game)
+        page.wait_for_selector("#live:text-is('live')")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{WURF}-{name}-{width}x{height}.png"), full_page=width < 600)
+        where = f"{name} at {width}x{height}"
+        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{where} scrolls sideways"
+        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
+        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        assert page.locator("input").count() == 0
+        if width == 800:
+            for control in controls:
+                in_view(page, control)  # the turn's controls without scrolling on the Pi's screen
+    # the final screen draws each hoard row by row, with its score
+    state = session(base, over)["state"]
+    hoards = page.locator("#final-hoards .final-hoard")
+    expect(hoards).to_have_count(3)
+    for player in players:
+        rows = state["hoards"][player]["rows"]
+        drawn = page.locator(f"#final-hoards [data-player='{player}'] .hrow")
+        expect(drawn).to_have_count(len(rows))
+        assert [drawn.nth(i).locator(".wtile").count() for i in range(len(rows))] == [len(r) for r in rows]
+        expect(page.locator(f"#final-hoards [data-player='{player}'] .pscore b")).to_have_text(
+            str(state["scores"][player]))
+    expect(page.locator("#winners")).to_contain_text(state["winners"][0])
