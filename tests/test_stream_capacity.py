@@ -12,7 +12,7 @@ import socket
 import struct
 import urllib.parse
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from flask import Flask, Response, request
@@ -20,6 +20,7 @@ from flask import Flask, Response, request
 from tests.servers import SseCrowd, SseReader, call, connect, read_response, request_head, serving, subscribers
 from tests.test_crash import _free_port, _start, _stop
 from tests.waiting import PATIENCE_S, wait_for
+from web.app import create_app, shutdown
 
 LIMIT = 64 * 1024
 
@@ -216,3 +217,24 @@ def test_serve_stops_cleanly_on_a_signal_with_streams_open(tmp_path: Path, sig: 
         stream.close()
     finally:
         _stop(server)
+
+
+def test_streams_follow_the_trust_rules(app_config: dict[str, Any]) -> None:
+    """Streams are served outside Flask, with the same checks: the Pi's own Host, and with SPECTATORS off only the
+    kiosk and paired devices watch."""
+    closed = create_app({**app_config, "SPECTATORS": False, "KIOSK_PEERS": ["10.9.9.9/32"]})
+    try:
+        with serving(closed) as base:
+            session = closed.extensions["table"].create("diego-drachenzahn", ["A", "B"])
+            for host, status in (("evil.example", 421), ("127.0.0.1", 403)):
+                sock = connect(base)
+                try:
+                    sock.sendall(request_head(f"/api/sessions/{session['id']}/stream", headers={"Host": host})
+                                 .replace(b"Host: 127.0.0.1\r\n", b"", 1))
+                    answer, _, body = read_response(sock)
+                finally:
+                    sock.close()
+                assert answer == status, (host, body)
+            assert subscribers(closed.extensions["table"].bus) == 0
+    finally:
+        shutdown(closed)

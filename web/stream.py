@@ -22,6 +22,7 @@ from companion.bus import Bus, Message, Subscription
 from companion.table import Table, TableError, topic
 
 from .errors import ERROR_CODES
+from .trust import stream_refusal
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +183,12 @@ async def session_stream(app: Flask, session_id: int, pool: Executor, scope: Sco
     if method not in ("GET", "HEAD"):
         await send_json(send, 405, error_body(ERROR_CODES[405], "a stream is read with GET"),
                         [(b"allow", b"GET, HEAD")])
+        return
+    headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    client = scope.get("client") or ("", 0)  # the socket's peer, never a header
+    refused = stream_refusal(app, headers.get("host", ""), client[0], headers.get("cookie", ""))
+    if refused is not None:
+        await send_json(send, refused[0], error_body(refused[1], refused[2]))
         return
     table: Table = app.extensions["table"]
     loop = asyncio.get_running_loop()

@@ -14,12 +14,14 @@
 """
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
 import struct
 import threading
 import time
 from dataclasses import dataclass
+from http.cookies import CookieError, SimpleCookie
 from typing import Any, Callable, Iterable, TypeVar
 
 from flask import Flask, Response, current_app, g, redirect, request
@@ -180,6 +182,25 @@ class Trust:
         address = request.remote_addr or ""  # set by the server from the socket: never from a header
         device = self.store.device(request.cookies.get(DEVICE_COOKIE), address)
         return Client(address, self.is_kiosk(address), device)
+
+
+def stream_refusal(app: Flask, host: str, address: str, cookie_header: str) -> tuple[int, str, str] | None:
+    """The same checks for a live stream, which the server serves outside Flask: (status, code, message) when
+    the stream is refused, else None. A foreign Host is refused; with SPECTATORS off, so is an unpaired device."""
+    trust: Trust | None = app.extensions.get("trust")
+    if trust is None:
+        return None
+    if not trust.hosts.allows(host):
+        return 421, "wrong_host", f"{host!r} is not this companion's address"
+    if trust.spectators or trust.is_kiosk(address):
+        return None
+    cookies = SimpleCookie()
+    with contextlib.suppress(CookieError):
+        cookies.load(cookie_header)
+    token = cookies[DEVICE_COOKIE].value if DEVICE_COOKIE in cookies else None
+    if trust.store.device(token, address) is None:
+        return 403, "not_paired", "this companion shows its games to paired devices only; pair on the Devices page"
+    return None
 
 
 def init_app(app: Flask) -> None:
