@@ -14,12 +14,15 @@ $(PY):
 	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# On a Pi, apt's picamera2 needs apt's numpy 1: keep pip from putting numpy 2 in front of it.
+PI_CONSTRAINTS := $(if $(VENV_FLAGS),-c systemd/pi-constraints.txt)
+
 $(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet $(PI_CONSTRAINTS) -e .
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet $(PI_CONSTRAINTS) -e '.[test]'
 	touch $@
 
 run: $(VENV)/.installed
