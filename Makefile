@@ -36,6 +36,8 @@ bench: $(VENV)/.installed-test
 
 lint: $(VENV)/.installed-test
 	$(PY) -m compileall -q companion hardware web tests bench
+	$(PY) -m ruff check companion hardware web tests bench
+	$(PY) -m mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info

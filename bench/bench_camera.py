@@ -48,7 +48,8 @@ def main() -> None:
         print(_line("camera: lores 320x240 I420->BGR", _times_ms(lambda: i420_to_bgr(lores, (320, 240)))))
         preview = _scene(640, 480)
         size = len(encode_preview_jpeg(preview))
-        print(_line(f"camera: preview 640x480 JPEG encode ({size // 1024} KiB)", _times_ms(lambda: encode_preview_jpeg(preview))))
+        print(_line(f"camera: preview 640x480 JPEG encode ({size // 1024} KiB)",
+                    _times_ms(lambda: encode_preview_jpeg(preview))))
     finally:
         cv2.setNumThreads(previous)
 

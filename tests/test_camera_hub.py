@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.markers import MarkerError
 from hardware.camera.hub import CameraHub, NoPicture
+from hardware.camera.markers import MarkerError
 
 GATES = {"gates": [{"gate": g, "polygon": [[60 + g * 70, 200], [110 + g * 70, 200], [110 + g * 70, 260],
                                            [60 + g * 70, 260]]} for g in range(1, 7)]}

@@ -12,8 +12,7 @@ from gpiozero import DigitalInputDevice
 from gpiozero.pins.mock import MockFactory
 
 from hardware import gates_cli
-from hardware.gates import (DEFAULT_PINS, GateArray, GateConfig, GateConfigError,
-                            MarbleReading)
+from hardware.gates import DEFAULT_PINS, GateArray, GateConfig, GateConfigError, MarbleReading
 from hardware.simulator import MarbleSimulator, sleep_until
 from tests.waiting import PATIENCE_S, wait_for
 

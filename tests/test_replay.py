@@ -134,12 +134,12 @@ def test_reads_racing_undos_after_a_restart_never_leave_a_stale_cache(tmp_path: 
         start = threading.Barrier(3)
         errors: list[BaseException] = []
 
-        def read() -> None:
+        def read(fresh: Table, start: threading.Barrier) -> None:
             start.wait()
             for _ in range(20):
                 fresh.view(session_id)
 
-        def flip() -> None:
+        def flip(fresh: Table, start: threading.Barrier, errors: list[BaseException]) -> None:
             start.wait()
             try:
                 fresh.undo(session_id)
@@ -147,7 +147,8 @@ def test_reads_racing_undos_after_a_restart_never_leave_a_stale_cache(tmp_path: 
             except BaseException as err:  # noqa: BLE001 - reported below
                 errors.append(err)
 
-        threads = [threading.Thread(target=read), threading.Thread(target=read), threading.Thread(target=flip)]
+        threads = [threading.Thread(target=read, args=(fresh, start)) for _ in range(2)]
+        threads.append(threading.Thread(target=flip, args=(fresh, start, errors)))
         for t in threads:
             t.start()
         start_ok = [t.join(timeout=60) for t in threads]

@@ -78,4 +78,4 @@ def test_every_answer_is_strict_json(client: FlaskClient) -> None:
         client.post(f"/api/sessions/{session['id']}/events", json=event)
     for path in (f"/api/sessions/{session['id']}", f"/api/sessions/{session['id']}/events", "/api/sessions"):
         text = client.get(path).get_data(as_text=True)
-        json.loads(text, parse_constant=lambda name: pytest.fail(f"{path} sent {name}"))
+        json.loads(text, parse_constant=lambda name, path=path: pytest.fail(f"{path} sent {name}"))

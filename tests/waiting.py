@@ -4,7 +4,6 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
-
 #: Upper bound for waits on another thread: generous, because a loaded 2-core CI machine can stall a thread
 #: for seconds. It only delays a test that is failing anyway; it is never a timing assertion.
 PATIENCE_S = 30.0

@@ -10,7 +10,8 @@ from .pairing import OPENAPI_PATHS as PAIRING_PATHS
 
 
 def _error(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    schema = {"$ref": "#/components/schemas/Error"}
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
 def _json(schema_ref: str, description: str) -> dict[str, Any]:
@@ -68,7 +69,8 @@ def openapi_document() -> dict[str, Any]:
         "paths": {
             "/api/health": {"get": {"summary": "Mode and sensor status",
                                     "responses": {"200": _json("Health", "the companion is up")}}},
-            "/api/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI"}}}},
+            "/api/openapi.json": {"get": {"summary": "This document",
+                                          "responses": {"200": {"description": "OpenAPI"}}}},
             "/api/games": {"get": {"summary": "The game registry", "responses": {"200": {"description": "games"}}}},
             "/api/players": {
                 "get": {"summary": "Remembered players with their colours, most recently played first",

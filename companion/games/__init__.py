@@ -1,7 +1,7 @@
 """The game registry: game ids to games. Each game lives in its own module."""
 from __future__ import annotations
 
-from . import diego, draci_hrad, drachen_wurf, drachensachen
+from . import diego, drachen_wurf, drachensachen, draci_hrad
 from .base import Game, IllegalEventError, MalformedEventError, RuleError
 
 GAMES: dict[str, Game] = {game.id: game for game in (diego.GAME, drachensachen.GAME, drachen_wurf.GAME,

@@ -186,7 +186,8 @@ class MarkerCheck:
         if self.missing:
             return f"markers not found: {names}; following the camera with the others ({error})"
         if not self.ok:
-            return f"all four markers found, but {error} (over {self.max_error_px:.1f}): a marker moved? calibrate again"
+            return (f"all four markers found, but {error} (over {self.max_error_px:.1f}): "
+                    "a marker moved? calibrate again")
         return f"all four markers found, {error}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -342,7 +343,8 @@ def render_sheet(*, marker_mm: float = DEFAULT_MARKER_MM, dpi: int = 300) -> np.
     sheet = np.full((height, width), 255, np.uint8)
     line = max(1, _px(0.3, dpi))
     _text(sheet, "Dragon table companion - castle markers", width // 2, _px(20, dpi), _px(6, dpi), center=True)
-    _text(sheet, f"ArUco {DICTIONARY_NAME}, ids 0-3, {marker_mm:g} mm", width // 2, _px(29, dpi), _px(4, dpi), center=True)
+    _text(sheet, f"ArUco {DICTIONARY_NAME}, ids 0-3, {marker_mm:g} mm", width // 2, _px(29, dpi), _px(4, dpi),
+          center=True)
 
     side = max(6, round(_px(marker_mm, dpi) / 6) * 6)  # 4x4 bits + 1-bit border = 6 modules
     cut_margin = _px(8, dpi)
@@ -442,7 +444,8 @@ def write_sheet(path: str | Path, *, marker_mm: float = DEFAULT_MARKER_MM, dpi: 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``companion markers``."""
-    parser.add_argument("-o", "--output", default="markers.png", help="sheet to write, .png or .pdf (default markers.png)")
+    parser.add_argument("-o", "--output", default="markers.png",
+                        help="sheet to write, .png or .pdf (default markers.png)")
     parser.add_argument(
         "--size-mm", type=float, default=DEFAULT_MARKER_MM,
         help=f"printed marker side in mm, {MIN_MARKER_MM:.0f}-{MAX_MARKER_MM:.0f} (default {DEFAULT_MARKER_MM:.0f})",

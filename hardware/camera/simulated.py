@@ -123,14 +123,14 @@ def _table(rng: np.random.Generator) -> np.ndarray:
     fine = cv2.GaussianBlur(rng.normal(0.0, 1.0, (HEIGHT, WIDTH)).astype(np.float32), (0, 0), sigmaX=3.0, sigmaY=0.6)
     tone = 1.0 + 0.10 * grain + 0.03 * fine + 0.05 * _smooth_field(rng, HEIGHT, WIDTH, (3, 4))
     del grain, fine
-    base = np.float32([0.22, 0.36, 0.52])
+    base = np.array([0.22, 0.36, 0.52], np.float32)
     return base[None, None, :] * tone[..., None]
 
 
 def _symbol(img: np.ndarray, shape: str, cx: float, cy: float, s: float, colour: tuple[int, int, int]) -> None:
     """Print one simple symbol of size ``s`` centred at (cx, cy) on a uint8 image."""
     def pts(points: list[tuple[float, float]]) -> list[np.ndarray]:
-        return [np.int32([[cx + x, cy + y] for x, y in points]).reshape(-1, 1, 2)]
+        return [np.array([[cx + x, cy + y] for x, y in points], np.int32).reshape(-1, 1, 2)]
 
     if shape == "star":
         cv2.fillPoly(img, pts([((s if i % 2 == 0 else 0.42 * s) * math.sin(i * math.pi / 5),
@@ -177,7 +177,7 @@ def _castle(rng: np.random.Generator) -> np.ndarray:
         cv2.ellipse(board, (round(cx), top + 30), (30, 30), 0, 180, 360, (40, 45, 50), -1, cv2.LINE_AA)
         cv2.ellipse(board, (round(cx), top + 30), (36, 36), 0, 180, 360, (95, 100, 110), 5, cv2.LINE_AA)
         # trough floor, its raised rim, and the gate's printed symbol
-        poly = [np.int32(trough_polygon(gate)).reshape(-1, 1, 2)]
+        poly = [np.array(trough_polygon(gate), np.int32).reshape(-1, 1, 2)]
         cv2.fillPoly(board, poly, floor_colours[gate - 1], cv2.LINE_AA)
         cv2.polylines(board, poly, True, (80, 95, 100), 3, cv2.LINE_AA)
         _symbol(board, SYMBOL_SHAPES[gate - 1], cx, (TROUGH_TOP_Y + TROUGH_BOTTOM_Y) / 2, 21.0,
@@ -185,9 +185,9 @@ def _castle(rng: np.random.Generator) -> np.ndarray:
     # a printed arrow on the board's front edge, between troughs and table
     for gate in range(1, GATE_COUNT + 1):
         cx = gate_centre_x(gate)
-        cv2.fillPoly(board, [np.int32([[cx - 8, 306], [cx + 8, 306], [cx, 314]]).reshape(-1, 1, 2)],
+        cv2.fillPoly(board, [np.array([[cx - 8, 306], [cx + 8, 306], [cx, 314]], np.int32).reshape(-1, 1, 2)],
                      (70, 90, 90), cv2.LINE_AA)
-    mask = board.any(axis=2)
+    mask: np.ndarray = np.any(board, axis=2)
     card = board.astype(np.float32)
     del board
     card /= 255.0
@@ -195,7 +195,7 @@ def _castle(rng: np.random.Generator) -> np.ndarray:
     np.copyto(scene, card, where=mask[..., None])
     del card
     # the board casts a soft shadow onto the table in front of it
-    shade = np.zeros((HEIGHT, WIDTH), np.float32)
+    shade: np.ndarray = np.zeros((HEIGHT, WIDTH), np.float32)
     shade[round(BOARD_FRONT_Y) + 1:round(BOARD_FRONT_Y) + 9, 8:WIDTH - 9] = 1.0
     shade = cv2.GaussianBlur(shade, (0, 0), 3.0) * ~mask
     scene *= (1.0 - 0.35 * shade)[..., None]
@@ -224,7 +224,7 @@ def _draw_shadow(scene: np.ndarray, m: RestingMarble) -> None:
     shadow = 1.0 / (1.0 + np.exp((q - 1.0) * 7.0))
     cx, cy = m.x + dx * 0.8 * m.r, m.y + dy * 0.8 * m.r
     caustic = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2.0 * (0.3 * m.r) ** 2))
-    tint = np.float32(m.tint)
+    tint = np.array(m.tint, np.float32)
     patch = scene[y0:y1, x0:x1]
     patch *= (1.0 - 0.35 * shadow)[..., None]
     patch *= 1.0 + 0.6 * caustic[..., None] * tint
@@ -245,11 +245,11 @@ def _draw_marble(scene: np.ndarray, m: RestingMarble) -> None:
                           borderMode=cv2.BORDER_REFLECT)
     patch = scene[y0:y1, x0:x1]
     ambient = patch.reshape(-1, 3).mean(axis=0)
-    body = np.float32(m.tint) * (0.6 * refracted + 0.4 * ambient) * 0.95
+    body = np.array(m.tint, np.float32) * (0.6 * refracted + 0.4 * ambient) * 0.95
     body *= (1.0 - 0.6 * np.clip((rho - 0.55) / 0.45, 0.0, 1.0) ** 1.5)[..., None]  # rim: light bends away
     lx, ly, _ = LIGHT
     glow = np.exp(-((u + 0.4 * lx) ** 2 + (v + 0.4 * ly) ** 2) / (2 * 0.28 ** 2))  # light focused inside
-    body += (0.25 * glow)[..., None] * np.float32(m.tint)
+    body += (0.25 * glow)[..., None] * np.array(m.tint, np.float32)
     glare = np.exp(-((u - 0.45 * lx) ** 2 + (v - 0.45 * ly) ** 2) / (2 * 0.1 ** 2)) * m.glare
     body += glare[..., None]
     patch[:] = patch * (1.0 - coverage) + body * coverage
@@ -360,7 +360,8 @@ class SimulatedCastle:
             raise ValueError(f"lighting must be a number in (0, 4], got {lighting!r}")
         scene = self._scene(marbles)
         frame = np.empty(scene.shape, np.uint8)
-        if self._strip is None:  # two float32 strips of RENDER_ROWS rows, reused (the caller holds the lock)
+        # two float32 strips of RENDER_ROWS rows, reused (the caller holds the lock)
+        if self._strip is None or self._noise is None:
             self._strip, self._noise = (np.empty((RENDER_ROWS, *scene.shape[1:]), np.float32) for _ in range(2))
         for top in range(0, scene.shape[0], RENDER_ROWS):  # row by row, the noise drawn in the same order
             rows = slice(top, top + RENDER_ROWS)

@@ -184,7 +184,7 @@ class FileSource:
         if frame is None:
             raise CameraError(f"cannot read image {path} (missing, unsupported or damaged)")
         if frame.dtype == np.uint16:
-            frame = (frame >> 8).astype(np.uint8)
+            frame = np.right_shift(frame, 8).astype(np.uint8)
         return to_bgr(frame)
 
     def _read_video(self) -> np.ndarray:

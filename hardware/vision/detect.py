@@ -26,10 +26,11 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    structure, no measurement); peaks are then kept greedily, strongest first, at least
    ``PEAK_SEPARATION`` radii apart (a closer peak, but at least ``TWO_MIN_DISTANCE`` radii away, is
    a second, touching marble when its own part of the disc changed and did more than darken; the
-   votes of touching marbles peak pulled toward each other), and a weaker peak closer than ``SHADOW_REACH`` radii to a kept marble, on the
-   side away from the light, is its shadow and the caustic that glass focuses into it. The
-   light's direction is the consensus of the confident marbles' highlight directions (one lamp
-   lights the table), else where that marble's own highlight sits. A marble and its shadow can
+   votes of touching marbles peak pulled toward each other), and a weaker peak closer than
+   ``SHADOW_REACH`` radii to a kept marble, on the side away from the light, is its shadow and the
+   caustic that glass focuses into it. The light's direction is the consensus of the confident
+   marbles' highlight directions (one lamp lights the table), else where that marble's own
+   highlight sits. A marble and its shadow can
    merge into one blob whose votes peak on the shadow side: then a peak on the light side that
    is nearly as strong replaces it. A clear circle (score ``STRONG_SCORE``) needs only a weaker
    highlight (with a reference).
@@ -50,9 +51,19 @@ import cv2
 import numpy as np
 
 from hardware.vision import candidates as review
-from hardware.vision.circles import (LOG_OFFSET, LOG_TABLE, MEAN3, RADIUS_FACTORS, best_radius,
-                                     change_magnitude, circle_votes, light_gain, local_maxima,
-                                     neighbourhood_votes, to_log)
+from hardware.vision.circles import (
+    LOG_OFFSET,
+    LOG_TABLE,
+    MEAN3,
+    RADIUS_FACTORS,
+    best_radius,
+    change_magnitude,
+    circle_votes,
+    light_gain,
+    local_maxima,
+    neighbourhood_votes,
+    to_log,
+)
 from hardware.vision.regions import GateRegions
 
 WORK_RADIUS = 6.0
@@ -207,7 +218,8 @@ class MarbleDetector:
         self._reference: np.ndarray | None = None
         self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
-        self.candidate_log: list | None = None  # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
+        # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
+        self.candidate_log: list | None = None
         self.set_reference(reference)
 
     # ----------------------------------------------------------------- set-up
@@ -388,8 +400,8 @@ class MarbleDetector:
     def _frame_radius(self, marbles: list[_Peak],
                       per_radius: np.ndarray) -> float:
         """The marble radius in this frame (working pixels): where the pooled circle votes of the
-        confident detections (score ``RADIUS_SCORE`` or more) peak (parabolic interpolation between the voted radii); the expected
-        radius when there is no clear detection."""
+        confident detections (score ``RADIUS_SCORE`` or more) peak (parabolic interpolation between the
+        voted radii); the expected radius when there is no clear detection."""
         strong = [m for m in marbles if m[3] >= RADIUS_SCORE]
         if not strong:
             return self._work_r

@@ -78,10 +78,12 @@ def _is_empty(reading: Reading) -> bool:
 def _validated(counts: object, outside: object) -> Reading:
     """The reading as a hashable pair; ValueError naming the problem for bad input."""
     try:
-        values = tuple(counts)  # type: ignore[arg-type]
+        values: tuple[object, ...] = tuple(counts)  # type: ignore[arg-type]  # any object: tuple() checks it
     except TypeError:
         raise ValueError(f"counts must be a sequence of marble counts per gate, got {counts!r}") from None
+    numbers: list[int] = []
     for value in (*values, outside):
         if isinstance(value, bool) or not isinstance(value, Integral) or value < 0:
             raise ValueError(f"marble counts must be whole numbers >= 0, got counts={counts!r}, outside={outside!r}")
-    return tuple(int(v) for v in values), int(outside)  # type: ignore[arg-type]
+        numbers.append(int(value))
+    return tuple(numbers[:-1]), numbers[-1]
