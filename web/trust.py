@@ -199,7 +199,8 @@ def stream_refusal(app: Flask, host: str, address: str, cookie_header: str) -> t
         cookies.load(cookie_header)
     token = cookies[DEVICE_COOKIE].value if DEVICE_COOKIE in cookies else None
     if trust.store.device(token, address) is None:
-        return 403, "pairing_required", "this companion shows its games to paired devices only; pair on the Devices page"
+        return 403, "pairing_required", ("this companion shows its games to paired devices only; "
+                                         "pair on the Devices page")
     return None
 
 
