@@ -11,6 +11,7 @@ import pytest
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
 from companion.games.diego import DiegoState
 from companion.table import Table
+from tests.rules import expect_refused
 
 GAME = GAMES["diego-drachenzahn"]
 THREE = ("Ada", "Ben", "Cleo")
@@ -31,14 +32,7 @@ def play(state: DiegoState, *events: Mapping[str, Any]) -> DiegoState:
 
 def refused(state: DiegoState, event: Mapping[str, Any], cls: type[RuleError], rule: str) -> RuleError:
     """Apply `event`, expect `cls` naming `rule`, and check the state is untouched."""
-    snapshot = copy.deepcopy(state)
-    with pytest.raises(cls) as info:
-        GAME.apply(state, event)
-    assert type(info.value) is cls
-    assert info.value.rule == rule
-    assert f"(rule {rule})" in str(info.value)
-    assert state == snapshot
-    return info.value
+    return expect_refused(GAME, state, event, cls, rule)
 
 
 def marble(gate: int | None, source: str = "tap") -> dict[str, Any]:

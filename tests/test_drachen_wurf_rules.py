@@ -2,7 +2,6 @@
 table, a 2-player game, and the round trip through a Table on SQLite."""
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 from pathlib import Path
@@ -15,6 +14,7 @@ from companion.games.drachen_wurf import WurfState, placements, row_valid, rows_
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table
+from tests.rules import expect_refused
 
 GAME = GAMES["drachen-wurf"]
 THREE = ("Ada", "Ben", "Cleo")
@@ -34,14 +34,7 @@ def play(state: WurfState, *events: Mapping[str, Any]) -> WurfState:
 
 def refused(state: WurfState, event: Mapping[str, Any], cls: type[RuleError], rule: str) -> RuleError:
     """Apply `event`, expect `cls` naming `rule`, and check the state is untouched."""
-    snapshot = copy.deepcopy(state)
-    with pytest.raises(cls) as info:
-        GAME.apply(state, event)
-    assert type(info.value) is cls
-    assert info.value.rule == rule, info.value
-    assert f"(rule {rule})" in str(info.value)
-    assert state == snapshot
-    return info.value
+    return expect_refused(GAME, state, event, cls, rule)
 
 
 def flip(c: int, ls: int) -> dict[str, Any]:

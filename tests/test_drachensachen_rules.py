@@ -14,6 +14,7 @@ from companion.games.drachensachen import LEAVING, TRICKS, VALUES, Drachensachen
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table
+from tests.rules import expect_refused
 
 GAME = GAMES["drachensachen"]
 FOUR = ("Ada", "Ben", "Cleo", "Dan")
@@ -32,14 +33,7 @@ def play(state: DrachensachenState, *events: Mapping[str, Any]) -> Drachensachen
 
 def refused(state: DrachensachenState, event: Mapping[str, Any], cls: type[RuleError], rule: str) -> RuleError:
     """Apply `event`, expect `cls` naming `rule`, and check the state is untouched."""
-    snapshot = copy.deepcopy(state)
-    with pytest.raises(cls) as info:
-        GAME.apply(state, event)
-    assert type(info.value) is cls
-    assert info.value.rule == rule
-    assert f"(rule {rule})" in str(info.value)
-    assert state == snapshot
-    return info.value
+    return expect_refused(GAME, state, event, cls, rule)
 
 
 def schema_refused(event: dict[str, Any], rule: str) -> None:

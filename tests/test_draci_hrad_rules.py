@@ -16,6 +16,7 @@ from companion.games.draci_hrad import HradState
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table
+from tests.rules import expect_refused
 
 GAME = GAMES["draci-hrad"]
 TWO = ("Ada", "Ben")
@@ -34,14 +35,7 @@ def play(state: HradState, *events: Mapping[str, Any]) -> HradState:
 
 def refused(state: HradState, event: Mapping[str, Any], cls: type[RuleError], rule: str) -> RuleError:
     """Apply `event`, expect `cls` naming `rule`, and check the state is untouched."""
-    snapshot = copy.deepcopy(state)
-    with pytest.raises(cls) as info:
-        GAME.apply(state, event)
-    assert type(info.value) is cls
-    assert info.value.rule == rule, info.value
-    assert f"(rule {rule})" in str(info.value)
-    assert state == snapshot
-    return info.value
+    return expect_refused(GAME, state, event, cls, rule)
 
 
 def hero(state: HradState, player: str) -> dict[str, Any]:
