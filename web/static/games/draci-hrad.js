@@ -96,7 +96,7 @@ function heroCard(view, s, hero) {
   if (hero.sceptre) badges.push(h("span", { class: "hr-badge sceptre" }, "sceptre"));
   const kit = [
     ...Object.entries(hero.equipment).map(([id, n]) => (n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
-    ...Object.entries(hero.cards).map(([id, n]) => h("span", { class: "hr-card" }, n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
+    ...Object.entries(hero.cards).map(([id, n]) => h("span", { class: "hr-kit-card" }, n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
   ];
   const card = h("article", {
     class: `hr-hero${hero.turn ? " active" : ""}${hero.out ? " out" : ""}`, dataset: { player: hero.player },
@@ -107,7 +107,7 @@ function heroCard(view, s, hero) {
     h("span", { class: "hr-score", dataset: { score: hero.score } }, String(hero.score))),
   h("div", { class: "hr-purse" },
     h("span", { class: "hr-gold", dataset: { gold: hero.gold } }, `${hero.gold} gold`),
-    h("span", { class: "hr-treasure", dataset: { treasure: hero.treasure } }, ` · ${hero.treasure} treasure`)),
+    h("span", { class: "hr-treasure", dataset: { treasure: hero.treasure } }, `${hero.treasure} treasure`)),
   h("div", { class: "hr-lives" }, pips(hero),
     h("span", { class: "hr-lives-n" }, `${hero.lives}/${hero.max_lives}`)),
   badges.length ? h("div", { class: "hr-badges" }, ...badges) : null,
@@ -189,7 +189,7 @@ function renderCity(view, s) {
       const left = item.kind === "card" ? ` · ${item.stock.length} left` : "";
       cells.push(ruled([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
         h("small", { class: "hr-price" }, item.price == null ? "sold out" : `${item.price} gold${left}`)], {
-        cls: `hr-buy ${item.kind}`, dataset: { item: item.item }, "aria-label": `Buy ${item.name}`, reason, rule,
+        cls: `hr-buy hr-${item.kind}`, dataset: { item: item.item }, "aria-label": `Buy ${item.name}`, reason, rule,
         onTap: () => send({ type: "buy", player: hero.player, item: item.item }) }));
     }
   }
@@ -232,7 +232,7 @@ function renderCastle(view, s) {
       cls: "hr-obstacle", dataset: { obstacle: id }, reason: why, rule,
       onTap: () => send({ type: "obstacle", player: p, obstacle: id }) });
   });
-  $("hr-castle").replaceChildren(
+  $("hr-castle").replaceChildren(...[
     row("Treasure", ...s.treasures.map((value) => ruled(String(value), {
       cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
       onTap: () => send({ type: "treasure", player: p, value }) }))),
@@ -243,7 +243,8 @@ function renderCastle(view, s) {
     } })),
     row("Obstacle", ...obstacles),
     usable.length ? row("Use", ...usable) : null,
-    s.last_dart ? h("p", { class: "hr-note", id: "hr-last-dart" }, dartText(view, s.last_dart)) : null);
+    s.last_dart ? h("p", { class: "hr-note", id: "hr-last-dart" }, dartText(view, s.last_dart)) : null,
+  ].filter(Boolean));
 }
 
 function dartText(view, dart) {
@@ -282,7 +283,7 @@ function renderFightSetup(view, s) {
       game.render();
     } }));
   const enemy = s.enemies.find((e) => e.id === local.enemy);
-  const start = ruled(enemy ? `Fight the ${enemy.name}` : "Fight", {
+  const start = ruled(enemy ? `Fight the ${enemy.name}` : "Pick the enemy", {
     cls: "primary hr-start", id: "hr-start", reason: why || (enemy ? null : "Pick the enemy on the card first."),
     rule: why ? rule : null,
     onTap: () => {
@@ -291,8 +292,8 @@ function renderFightSetup(view, s) {
       send({ type: "fight", players, enemy: local.enemy, weapons });
     } });
   return [h("div", { class: "hr-enemies", id: "hr-enemies" }, ...enemies),
-    h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Weapon"), ...weapons,
-      group.length ? h("span", { class: "hr-row-label" }, "With") : null, ...group),
+    h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Weapon"), ...weapons),
+    group.length ? h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "With"), ...group) : null,
     h("div", { class: "hr-row end" }, start)];
 }
 
@@ -342,12 +343,17 @@ async function enterDice(s) {
   return event;
 }
 
+function attackersOf(f, strike) {
+  const members = f.members.map((m) => m.player);
+  return strike.attack.map((part) => part.label).filter((label) => members.includes(label)).join(" + ") || "Heroes";
+}
+
 function exchangeList(f) {
   const recent = [...f.exchanges].reverse().slice(0, 3);
   return h("ol", { class: "hr-exchanges", id: "hr-exchanges" }, ...recent.map((x) => h("li", { dataset: { number: x.number } },
     h("span", { class: "hr-x-no" }, `#${x.number}`),
     ...x.strikes.map((st) => h("span", { class: `hr-strike ${st.side}${st.damage ? " hit" : ""}` },
-      h("b", {}, st.side === "enemy" ? `${f.name} → ${st.target}` : `→ ${f.name}`), " ",
+      h("b", {}, st.side === "enemy" ? `${f.name} → ${st.target}` : `${attackersOf(f, st)} → ${f.name}`), " ",
       h("span", { class: "sum" }, st.sum), st.ruined ? ` (${SHORT[st.ruined]} ruined)` : "")))));
 }
 
@@ -402,7 +408,7 @@ function renderFightRunning(view, s) {
 }
 
 function renderFight(view, s) {
-  $("hr-fight").replaceChildren(...(s.fight ? renderFightRunning(view, s) : renderFightSetup(view, s)));
+  $("hr-fight").replaceChildren(...(s.fight ? renderFightRunning(view, s) : renderFightSetup(view, s)).filter(Boolean));
 }
 
 function renderLast(view, s) {
@@ -414,8 +420,8 @@ function renderLast(view, s) {
   const paid = Object.entries(f.shares);
   const last = f.exchanges.at(-1)?.strikes.at(-1);
   box.replaceChildren(h("strong", {}, "Last fight: "), ...names(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
-    paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : "",
-    last ? h("small", { class: "sum" }, ` · ${last.sum}`) : null, ".");
+    ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
+    ...(last ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".");
 }
 
 // ---- numbers set by hand ------------------------------------------------------------------------------------------
