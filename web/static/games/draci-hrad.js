@@ -362,7 +362,7 @@ async function endFight() {
     h("p", { class: "big" }, "End this fight by hand?"),
     h("p", { class: "muted" }, "The card turns face down and nothing is paid (logged like a number set by hand)."),
     h("div", { class: "row" }, ...["Nobody can hurt anybody", "Corrected at the table", "Started by mistake"].map((r) =>
-      button(r, { dataset: { reason: r }, onTap: () => close(r) }))),
+      button(r, { dataset: { why: r }, onTap: () => close(r) }))),
     h("div", { class: "row" }, button("Keep fighting", { cls: "ghost", onTap: () => close(null) })),
   ]);
   if (reason) send({ type: "end_fight", reason });
@@ -475,7 +475,7 @@ async function setNumber(player = null) {
   }
   const number = await keypad(label, { value, min, max });
   if (number == null) return;
-  const reason = await pick(`${label}: ${value} → ${number}. Why?`, REASONS.map((r) => [r, r, { dataset: { reason: r } }]));
+  const reason = await pick(`${label}: ${value} → ${number}. Why?`, REASONS.map((r) => [r, r, { dataset: { why: r } }]));
   if (!reason) return;
   const event = { type: "override", field, value: number, reason };
   if (target !== "@enemy") event.player = target;
