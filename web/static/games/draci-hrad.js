@@ -268,7 +268,8 @@ function renderFightSetup(view, s) {
   const [why, rule] = whyNot(s, hero);
   if (local.weapon === undefined && hero) local.weapon = bestWeapon(s, hero);
   const enemies = s.enemies.map((e) => ruled([h("span", { class: "hr-item" }, e.name),
-    h("small", {}, `${e.attacks.join("/")} · def ${e.defence} · ♥${e.lives}${e.treasure ? ` · ${e.treasure}` : ""}`)], {
+    h("small", {}, `att ${e.attacks.join("/")} · def ${e.defence} · ♥${e.lives}`),
+    h("small", {}, e.treasure ? `treasure ${e.treasure}` : "no treasure")], {
     cls: "hr-enemy", dataset: { enemy: e.id }, "aria-pressed": String(local.enemy === e.id),
     onTap: () => { local.enemy = e.id; game.render(); } }));
   const weapons = hero ? [null, ...ownedWeapons(hero)].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "No weapon", {
