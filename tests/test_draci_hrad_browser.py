@@ -1,0 +1,295 @@
+"""The Dračí hrad page in headless Chromium: shopping and a fight against the Black Knight with entered dice seen
+live on a second page, numbers set by hand, the screens it must fit, refusals with their rule tag, the final
+screen with and without a winner."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+
+from tests.browser import browser  # noqa: F401  (fixture)
+from tests.servers import call, serving
+from tests.waiting import PATIENCE_S
+
+GAME = "draci-hrad"
+WAIT_MS = PATIENCE_S * 1000
+
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
+    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
+    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
+
+#: The controls of a move in the city and of a fight: on the Pi's 800x480 screen, all there without scrolling.
+CITY_CONTROLS = ("#hr-next", "[data-pane='city']", "[data-pane='castle']", "[data-pane='fight']",
+                 "[data-item='sword']", "[data-item='chain_mail']", "[data-item='cloak']", "[data-stop='oracle']")
+CASTLE_CONTROLS = ("#hr-next", "[data-treasure='35']", "#hr-dart", "#hr-sceptre", "[data-obstacle='locked_door']")
+FIGHT_CONTROLS = ("#hr-roll", "#hr-dice", "#hr-end-fight", "#hr-enemy-lives", "#hr-exchanges li:first-child")
+
+
+@pytest.fixture
+def base(app: Flask) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture
+def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
+    """Pages in fresh contexts that may ask only the companion for anything; no script error allowed."""
+    contexts: list[Any] = []
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def local_only(route: Any) -> None:
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    def open_(width: int = 1024, height: int = 600) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
+        context.route("**/*", local_only)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert outside == [], f"the page asked for something beyond the companion: {outside}"
+    assert errors == [], f"script errors on the page: {errors}"
+
+
+def new_game(base: str, players: list[str]) -> dict[str, Any]:
+    status, view = call(f"{base}/api/sessions", {"game": GAME, "players": players})
+    assert status == 201, view
+    return view
+
+
+def post(base: str, session: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
+    view = session
+    for event in events:
+        status, view = call(f"{base}/api/sessions/{session['id']}/events", event)
+        assert status == 200, (event, view)
+    return view
+
+
+def state(base: str, session: dict[str, Any]) -> dict[str, Any]:
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    return view
+
+
+def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any], width: int = 1024,
+              height: int = 600) -> Any:
+    page = open_page(width, height)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.wait_for_selector("#live:text-is('live')")
+    return page
+
+
+def keypad(page: Any, number: int, label: str = "") -> None:
+    """Type `number` on the keypad asking for `label` (several keypads may follow one another)."""
+    expect(page.locator(".keypad-panel .label")).to_contain_text(label)
+    for digit in str(number):
+        page.click(f"#keypad-keys button:text-is('{digit}')")
+    page.click("#keypad-ok")
+
+
+def hero(page: Any, player: str) -> Any:
+    return page.locator(f"#hr-heroes [data-player='{player}']")
+
+
+def in_view(page: Any, selector: str) -> None:
+    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
+                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
+    top, bottom, left, right, height, width = box
+    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
+
+
+def fight_under_way(base: str, players: list[str]) -> dict[str, Any]:
+    session = new_game(base, players)
+    post(base, session, {"type": "buy", "player": players[0], "item": "sword"},
+         {"type": "fight", "players": [players[0]], "enemy": "black_knight", "weapons": ["sword"]},
+         {"type": "initiative", "hero_die": 5, "enemy_die": 2},
+         {"type": "strike", "hero_dice": [4], "enemy_defence_die": 4},
+         {"type": "strike", "enemy_dice": [5], "defence_dice": [2]})
+    return session
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def test_the_page_is_found_by_the_game_id_without_inline_script(client: Any) -> None:
+    view = client.post("/api/sessions", json={"game": GAME, "players": ["Ada", "Ben"]}).get_json()
+    html = client.get(f"/play/{view['id']}").get_data(as_text=True)
+    assert "games/draci-hrad.js" in html and 'id="hr-heroes"' in html and 'id="hr-set"' in html
+    assert "<script>" not in html and " onclick=" not in html
+
+
+def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: Callable[..., Any],
+                                                                    base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])  # Ada plays Argilos (attack 12, defence 12, 12 lives)
+    page = open_game(open_page, base, session)
+    other = open_game(open_page, base, session, 800, 480)
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    page.click("#hr-shop [data-item='sword']")  # 12 gold
+    expect(hero(other, "Ada").locator(".hr-gold")).to_have_text("188 gold", timeout=WAIT_MS)
+    page.click("#hr-shop [data-item='chain_mail']")  # 100 gold, defence +5
+    expect(hero(other, "Ada").locator(".hr-gold")).to_have_text("88 gold", timeout=WAIT_MS)
+    expect(hero(other, "Ada").locator(".hr-kit")).to_contain_text("Sword, Chain mail")
+    # the fight: the enemy, the weapon (the best one owned is picked), then the dice by keypad
+    page.click("[data-pane='fight']")
+    expect(page.locator("[data-weapon='sword']")).to_have_attribute("aria-pressed", "true")
+    page.click("#hr-start", force=True)  # no enemy picked yet: the button says so
+    expect(page.locator("#toast")).to_contain_text("Pick the enemy")
+    page.click("#hr-enemies [data-enemy='black_knight']")
+    page.click("#hr-start")
+    expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 20/20", timeout=WAIT_MS)
+    page.click("#hr-dice")
+    keypad(page, 5, "the heroes' die")
+    keypad(page, 2, "the Black Knight's die")  # Ada attacks first
+    expect(page.locator("#hr-step")).to_contain_text("The heroes attack: Ada")
+    page.click("#hr-dice")
+    keypad(page, 7, "Ada's attack die")  # not a die: the page says so and keeps the keypad open
+    expect(page.locator("#toast")).to_contain_text("from 1 to 6")
+    page.click("#keypad-keys [aria-label='delete']")
+    keypad(page, 4, "Ada's attack die")
+    keypad(page, 4, "defence die")
+    latest = other.locator("#hr-exchanges li").first
+    expect(latest.locator(".sum")).to_have_text("12 + 5 + 4 = 21 vs 12 + 4 = 16: 5 damage", timeout=WAIT_MS)
+    expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 15/20")
+    page.click("#hr-dice")
+    keypad(page, 6, "Black Knight's attack die")
+    keypad(page, 1, "Ada's defence die")  # 15 + 6 = 21 against 12 + 5 + 0 + 1 = 18
+    expect(latest.locator(".sum")).to_have_text("15 + 6 = 21 vs 12 + 5 + 0 + 1 = 18: 3 damage", timeout=WAIT_MS)
+    expect(hero(other, "Ada").locator(".hr-pips")).to_have_attribute("data-lives", "9")
+    expect(other.locator("[data-member='Ada']")).to_contain_text("♥ 9")
+    # the table says the knight is nearly dead: set by hand, with a reason, and logged
+    page.click("#menu-button")
+    page.click("#hr-set")
+    page.click(".hr-pick [data-pick='@enemy']")
+    keypad(page, 1)
+    page.click(".hr-pick [data-why='Corrected at the table']")
+    expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 1/20", timeout=WAIT_MS)
+    expect(other.locator("#hr-overrides li").first).to_contain_text("enemy lives 15 → 1")
+    expect(other.locator("#hr-overrides li").first).to_contain_text("Corrected at the table")
+    page.click("#hr-dice")
+    keypad(page, 6, "Ada's attack die")
+    keypad(page, 1, "defence die")
+    # victory: the Black Knight's 30 treasure is paid, the fight ends the move
+    expect(hero(other, "Ada").locator(".hr-treasure")).to_have_text("30 treasure", timeout=WAIT_MS)
+    expect(other.locator("#hr-last")).to_contain_text("won against the Black Knight")
+    expect(other.locator("#hr-last")).to_contain_text("+30 treasure")
+    expect(other.locator("#turn .turn-name")).to_have_text("Ben")
+    expect(hero(other, "Ada").locator(".hr-score")).to_have_text("118")  # 88 gold + 30 treasure
+    fight = state(base, session)["state"]["last_fight"]
+    assert fight["outcome"] == "won" and fight["shares"] == {"Ada": 30}
+
+
+def test_roll_lets_the_companion_roll_and_next_passes_the_move(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_game(open_page, base, session)
+    page.click("[data-pane='fight']")
+    page.click("#hr-enemies [data-enemy='skeleton']")
+    page.click("#hr-start")
+    expect(page.locator("#hr-step")).to_contain_text("Initiative")
+    page.click("#hr-roll")
+    expect(page.locator("#hr-step")).not_to_contain_text("Initiative")
+    page.click("#hr-roll")
+    expect(page.locator("#hr-exchanges li")).to_have_count(1)
+    assert state(base, session)["state"]["fight"]["exchange_count"] == 1
+    page.click("#hr-end-fight")
+    page.click("[data-why='Started by mistake']")
+    expect(page.locator("#hr-last")).to_contain_text("stopped fighting the Skeleton")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    page.click("[data-pane='castle']")
+    page.click("[data-treasure='15']")  # Ben's treasure card
+    expect(hero(page, "Ben").locator(".hr-treasure")).to_have_text("15 treasure")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")  # a treasure card ends the move
+    page.click("#hr-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+
+
+def test_a_long_press_on_a_hero_sets_a_number_by_hand(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_game(open_page, base, session)
+    card = hero(page, "Ben")
+    card.hover()
+    page.mouse.down()
+    expect(page.locator(".hr-pick [data-field='gold']")).to_be_visible()
+    page.mouse.up()
+    page.click(".hr-pick [data-field='gold']")
+    keypad(page, 150)
+    page.click(".hr-pick [data-why='Entered wrong']")
+    expect(card.locator(".hr-gold")).to_have_text("150 gold")
+    expect(page.locator("#hr-overrides li").first).to_contain_text("gold 200 → 150")
+    log = state(base, session)["state"]["overrides"]
+    assert log[-1]["player"] == "Ben" and log[-1]["reason"] == "Entered wrong"
+
+
+@pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844)])
+def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
+    players = ["Ada", "Ben", "Cleo", "Dan"]
+    moving = new_game(base, players)
+    post(base, moving, {"type": "buy", "player": "Ada", "item": "sword"},
+         {"type": "buy", "player": "Ada", "item": "torch"},
+         {"type": "override", "player": "Ben", "field": "lives", "value": 2, "reason": "Corrected at the table"},
+         {"type": "override", "player": "Cleo", "field": "poisoned", "value": 1, "reason": "House rule"})
+    fighting = fight_under_way(base, players)
+    finished = new_game(base, ["Ada", "Ben"])
+    post(base, finished, {"type": "treasure", "player": "Ada", "value": 35}, {"type": "sceptre", "player": "Ben"})
+    page = open_page(width, height)
+    for name, session, pane in (("city", moving, None), ("castle", moving, "castle"), ("setup", moving, "fight"),
+                                ("fight", fighting, None), ("final", finished, None)):
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("body[data-ready='yes']")
+        if pane:
+            page.click(f"[data-pane='{pane}']")
+        page.wait_for_selector("#final:not([hidden])" if name == "final" else f"#hr-{pane or name}:not([hidden])")
+        page.screenshot(path=f"/work/notes/shots/draci-hrad-{name}-{width}x{height}.png")
+        where = f"{name} at {width}x{height}"
+        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{where} scrolls sideways"
+        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
+        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        assert page.locator("input").count() == 0
+        if width == 800:
+            for selector in {"city": CITY_CONTROLS, "castle": CASTLE_CONTROLS, "fight": FIGHT_CONTROLS}.get(name, ()):
+                in_view(page, selector)
+    # the final screen: the kit's evaluation per hero (treasure, gold, sceptre)
+    expect(page.locator("#winners .winner")).to_have_text("Ben")
+    assert page.locator("#breakdown tbody th").all_inner_texts() == ["Treasure", "Gold", "Sceptre"]
+    assert page.locator("#breakdown tfoot td").all_inner_texts() == ["235", "250"]
+
+
+def test_refusals_show_the_rule_as_a_tag(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])  # Ada plays Argilos: no bow on his card
+    deaf = open_page()  # this page stops hearing the table
+    deaf.route("**/stream", lambda route: route.abort())
+    deaf.goto(f"{base}/play/{session['id']}")
+    deaf.wait_for_selector("body[data-ready='yes']")
+    toast = deaf.locator("#toast")
+    deaf.click("#hr-shop [data-item='bow']", force=True)  # the page knows: it explains, nothing is sent
+    expect(toast).to_contain_text("may not use the bow")
+    expect(toast.locator(".rule-tag")).to_have_text("rule H2")
+    assert state(base, session)["seq"] == 0
+    post(base, session, {"type": "override", "player": "Ada", "field": "gold", "value": 5, "reason": "t"})
+    deaf.click("#hr-shop [data-item='sword']")  # another device emptied the purse: the rules say no
+    expect(toast.locator(".rule-tag")).to_have_text("rule H3", timeout=WAIT_MS)
+    assert "(rule" not in toast.inner_text() and toast.get_attribute("data-kind") == "error"
+    assert state(base, session)["state"]["heroes"][0]["equipment"] == {}
+
+
+def test_every_hero_fallen_shows_no_winner(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, *({"type": "override", "player": p, "field": "lives", "value": 0, "reason": "t"}
+                          for p in ("Ada", "Ben")))
+    page = open_game(open_page, base, session)
+    expect(page.locator("#final")).to_be_visible()
+    expect(page.locator("#winners")).to_contain_text("No winner")
+    expect(page.locator("#winners .winner")).to_have_count(0)

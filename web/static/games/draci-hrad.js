@@ -1,0 +1,513 @@
+// Dračí hrad on the page kit: the companion is the game manager. The heroes' cards show purse, lives (pips, the
+// red threshold marked), equipment and badges; the round is the city (shops, tavern, oracle), a castle card
+// (treasure, dart, obstacle, sceptre, a card used) or a fight, step by step: the enemy and the weapon, then
+// "Roll" (the companion rolls) or the dice entered by keypad, each exchange's sum shown. A number the rules got
+// wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
+import { button, colourOf, confirm, dialog, h, keypad, startGame, toast, who } from "../kit.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** Short names for the goods (the full name is the button's label for screen readers). */
+const SHORT = {
+  sword: "Sword", two_hand_sword: "2-hand sword", axe: "Axe", bow: "Bow", hammer: "Hammer", shield: "Shield",
+  leather: "Leather", chain_mail: "Chain mail", food: "Food", torch: "Torch", darren_back: "Darren back",
+  skunk: "Skunk", antidote: "Antidote", potion: "Potion", opening_spell: "Opening spell", cloak: "Cloak",
+};
+const WEAPONS = ["sword", "two_hand_sword", "axe", "bow", "hammer"];
+const RESTRICTED = ["two_hand_sword", "axe", "bow"];
+const MAGIC_CARDS = ["opening_spell", "cloak"];
+const OUTCOME = { won: "won against", lost: "fell to", escaped: "escaped from", ended: "stopped fighting" };
+const WAIT = { dark_corridor: "dark corridor", thick_fog: "thick fog", locked_door: "locked door",
+               tavern: "tavern", oracle: "oracle", held: "held" };
+const REASONS = ["Corrected at the table", "Entered wrong", "From the hero card", "House rule"];
+const LONG_PRESS_MS = 600;
+
+/** Page-local choices (never events): the pane shown, the fight being set up. */
+const local = { pane: "city", enemy: null, weapon: undefined, group: [], paneFor: null };
+
+let game = null;
+
+const send = (event) => game.send(event);
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const heroOf = (s, player) => s.heroes.find((x) => x.player === player);
+const mover = (s) => s.heroes.find((x) => x.turn) || null;
+const itemName = (s, id) => s.shop.flatMap((q) => q.items).find((i) => i.item === id)?.name || SHORT[id] || id;
+const weaponAttack = (s, id) => s.shop.flatMap((q) => q.items).find((i) => i.item === id)?.attack || 0;
+
+/** A button that, while `reason` is set, looks disabled and shows the reason with its rule as a tag. */
+function ruled(content, { reason = null, rule = null, onTap, cls = "", ...props } = {}) {
+  const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
+  if (reason) el.setAttribute("aria-disabled", "true");
+  el.addEventListener("click", () => { if (reason) toast(reason, "info", rule); else onTap?.(); });
+  return el;
+}
+
+function names(view, list) {
+  const out = [];
+  list.forEach((p, i) => { if (i) out.push(i === list.length - 1 ? " and " : ", "); out.push(who(view, p)); });
+  return out;
+}
+
+// ---- the turn line ------------------------------------------------------------------------------------------
+
+function phrase(view) {
+  const s = view.state;
+  if (!s || s.finished) return "";
+  const hero = mover(s);
+  if (s.fight) return `fights the ${s.fight.name}`;
+  if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
+  return hero ? `moves · ${hero.gold} gold` : "";
+}
+
+function whyNot(s, hero) {
+  if (s.finished) return ["The game is over.", "H17"];
+  if (s.fight) return [`A fight against the ${s.fight.name} is running: finish it first.`, "H5"];
+  if (!hero) return ["Nobody is on the move.", "turn-order"];
+  if (hero.out) return [`${hero.player}'s hero is out of the game.`, "H10"];
+  if (hero.waiting) {
+    return [`${hero.player}'s hero waits (${WAIT[hero.wait_reason] || "held"}) ${plural(hero.waiting, "more round")}: ` +
+      "tap Next.", "H14"];
+  }
+  return [null, null];
+}
+
+// ---- the heroes -----------------------------------------------------------------------------------------------
+
+function pips(hero) {
+  const out = [];
+  for (let i = 1; i <= hero.max_lives; i++) {
+    const cls = `hr-pip${i <= hero.lives ? " full" : ""}${i <= hero.red ? " red" : ""}${i === hero.red ? " edge" : ""}`;
+    out.push(h("span", { class: cls }));
+  }
+  return h("div", { class: "hr-pips", role: "img", dataset: { lives: hero.lives },
+                    "aria-label": `${hero.lives} of ${hero.max_lives} lives; no attack at ${hero.red} or fewer` },
+    ...out);
+}
+
+function heroCard(view, s, hero) {
+  const badges = [];
+  if (hero.turn) badges.push(h("span", { class: "hr-badge turn" }, s.fight ? "fighting" : "on the move"));
+  if (hero.waiting) {
+    badges.push(h("span", { class: "hr-badge wait" }, `waits ${hero.waiting} · ${WAIT[hero.wait_reason] || "held"}`));
+  }
+  if (hero.poisoned) badges.push(h("span", { class: "hr-badge poison" }, "poisoned"));
+  if (hero.out) badges.push(h("span", { class: "hr-badge out" }, "out"));
+  else if (!hero.can_attack) badges.push(h("span", { class: "hr-badge red" }, "no attack"));
+  if (hero.sceptre) badges.push(h("span", { class: "hr-badge sceptre" }, "sceptre"));
+  const kit = [
+    ...Object.entries(hero.equipment).map(([id, n]) => (n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
+    ...Object.entries(hero.cards).map(([id, n]) => h("span", { class: "hr-kit-card" }, n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
+  ];
+  const card = h("article", {
+    class: `hr-hero${hero.turn ? " active" : ""}${hero.out ? " out" : ""}`, dataset: { player: hero.player },
+    style: { "--c": colourOf(view, hero.player) }, title: "Hold to set a number by hand",
+  },
+  h("div", { class: "hr-hero-head" }, who(view, hero.player, "who name"),
+    h("span", { class: "hr-hero-name" }, hero.name.split(" ")[0]),
+    h("span", { class: "hr-score", dataset: { score: hero.score } }, String(hero.score))),
+  h("div", { class: "hr-purse" },
+    h("span", { class: "hr-gold", dataset: { gold: hero.gold } }, `${hero.gold} gold`),
+    h("span", { class: "hr-treasure", dataset: { treasure: hero.treasure } }, `${hero.treasure} treasure`)),
+  h("div", { class: "hr-lives" }, pips(hero),
+    h("span", { class: "hr-lives-n" }, `${hero.lives}/${hero.max_lives}`)),
+  badges.length ? h("div", { class: "hr-badges" }, ...badges) : null,
+  kit.length ? h("div", { class: "hr-kit" }, ...kit.flatMap((k, i) => [i ? ", " : "", k])) : null);
+  longPress(card, () => setNumber(hero.player));
+  return card;
+}
+
+function longPress(el, action) {
+  let timer = null;
+  const cancel = () => { clearTimeout(timer); timer = null; };
+  el.addEventListener("pointerdown", () => { cancel(); timer = setTimeout(() => { timer = null; action(); }, LONG_PRESS_MS); });
+  for (const type of ["pointerup", "pointerleave", "pointercancel", "pointermove"]) {
+    el.addEventListener(type, (event) => { if (type !== "pointermove" || event.movementX ** 2 + event.movementY ** 2 > 16) cancel(); });
+  }
+  el.addEventListener("contextmenu", (event) => event.preventDefault());
+}
+
+function renderHeroes(view, s) {
+  $("hr-heroes").replaceChildren(...s.heroes.map((hero) => heroCard(view, s, hero)));
+  const log = $("hr-log");
+  log.hidden = s.overrides.length === 0;
+  if (log.hidden) return;
+  const shown = [...s.overrides].reverse().slice(0, 4);
+  log.replaceChildren(h("h3", {}, "Set by hand ", h("small", {}, `${s.overrides.length}`)),
+    h("ul", { id: "hr-overrides" }, ...shown.map((o) => h("li", {},
+      o.player ? who(view, o.player) : "Fight", ` ${o.field.replace(/_/g, " ")} ${fmt(o.was)} → ${fmt(o.now)}`,
+      o.reason ? h("small", {}, ` · ${o.reason}`) : null))));
+}
+
+const fmt = (v) => (Array.isArray(v) ? `[${v.join(", ")}]` : String(v));
+
+// ---- the tabs and Next -----------------------------------------------------------------------------------------
+
+function renderTabs(view, s) {
+  const fighting = Boolean(s.fight);
+  const hero = mover(s);
+  if (local.paneFor !== `${view.turn}|${fighting}`) { // a new move starts in the city; a fight shows itself
+    local.paneFor = `${view.turn}|${fighting}`;
+    local.pane = fighting ? "fight" : "city";
+    local.enemy = null; local.weapon = undefined; local.group = [];
+  }
+  const busy = fighting ? "A fight is running: finish it first (Roll, or End the fight…)." : null;
+  const tab = (pane, label) => ruled(label, {
+    cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane),
+    reason: pane !== "fight" ? busy : null, rule: "H5",
+    onTap: () => { local.pane = pane; game.render(); } });
+  const [why, rule] = whyNot(s, hero);
+  const nextReason = fighting ? "The fight ends the move when it is over." : hero?.waiting ? null : hero ? null : why;
+  $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle card"), tab("fight", "Fight"),
+    ruled(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
+      cls: "primary hr-next", id: "hr-next", reason: nextReason, rule: fighting ? "H5" : rule,
+      onTap: () => send({ type: "end_turn", player: view.turn }) }));
+  for (const pane of ["city", "castle", "fight"]) $(`hr-${pane}`).hidden = local.pane !== pane;
+}
+
+// ---- the city -----------------------------------------------------------------------------------------------------
+
+function buyReason(s, hero, item) {
+  const [why, rule] = whyNot(s, hero);
+  if (why) return [why, rule];
+  const name = item.name.toLowerCase();
+  if (RESTRICTED.includes(item.item) && !hero.weapons_allowed.includes(item.item)) {
+    return [`${hero.name} may not use the ${name} (hero card).`, "H2"];
+  }
+  if (MAGIC_CARDS.includes(item.item) && !hero.magic) return [`${hero.name} uses no magic objects: no ${name}.`, "H2"];
+  if (item.price == null) return [`The ${name} cards are sold out.`, "H4"];
+  if (item.price > hero.gold) return [`The ${name} costs ${item.price} gold; ${hero.player} has ${hero.gold}.`, "H3"];
+  return [null, null];
+}
+
+function renderCity(view, s) {
+  const hero = mover(s);
+  const cells = [];
+  for (const square of s.shop) {
+    cells.push(h("div", { class: "hr-square", dataset: { square: square.square } }, square.name));
+    for (const item of square.items) {
+      const [reason, rule] = hero ? buyReason(s, hero, item) : ["Nobody is on the move.", "turn-order"];
+      const left = item.kind === "card" ? ` · ${item.stock.length} left` : "";
+      cells.push(ruled([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
+        h("small", { class: "hr-price" }, item.price == null ? "sold out" : `${item.price} gold${left}`)], {
+        cls: `hr-buy hr-${item.kind}`, dataset: { item: item.item }, "aria-label": `Buy ${item.name}`, reason, rule,
+        onTap: () => send({ type: "buy", player: hero.player, item: item.item }) }));
+    }
+  }
+  cells.push(h("div", { class: "hr-square" }, "Rest"));
+  for (const [square, label] of [["tavern", "Tavern"], ["oracle", "Oracle"]]) {
+    const cost = s.city[square];
+    let [reason, rule] = hero ? whyNot(s, hero) : ["Nobody is on the move.", "turn-order"];
+    if (!reason && hero.gold < cost) [reason, rule] = [`The ${square} costs ${cost} gold; ${hero.player} has ${hero.gold}.`, "H3"];
+    cells.push(ruled([h("span", { class: "hr-item" }, label), h("small", { class: "hr-price" }, `${cost} gold · a round`)], {
+      cls: "hr-buy stop", dataset: { stop: square }, reason, rule,
+      onTap: () => send({ type: "stop", player: hero.player, square }) }));
+  }
+  $("hr-city").replaceChildren(h("div", { class: "hr-shop", id: "hr-shop" }, ...cells));
+}
+
+// ---- a castle card ------------------------------------------------------------------------------------------------
+
+function renderCastle(view, s) {
+  const hero = mover(s);
+  const [why, rule] = whyNot(s, hero);
+  const p = hero?.player;
+  const row = (label, ...buttons) => h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, label), ...buttons);
+  const usable = [];
+  if (hero && !hero.out) {
+    for (const [item, n] of Object.entries(hero.cards)) {
+      if (["skunk", "cloak"].includes(item)) continue; // in a fight
+      let reason = why && !["antidote", "torch", "opening_spell"].includes(item) ? why : null;
+      if (item === "antidote" && !hero.poisoned) reason = `${hero.player}'s hero is not poisoned.`;
+      if ((item === "food" || item === "potion") && hero.lives >= hero.max_lives) reason = `${hero.player} has all ${hero.max_lives} lives.`;
+      if (item === "torch" && hero.wait_reason !== "dark_corridor") reason = "A torch lights a dark corridor.";
+      if (item === "opening_spell" && hero.wait_reason !== "locked_door") reason = "An opening spell opens a locked door.";
+      usable.push(ruled(n > 1 ? `${SHORT[item]} ×${n}` : SHORT[item], {
+        cls: "hr-use", dataset: { use: item }, reason, rule: reason ? "H15" : null,
+        onTap: () => send({ type: "use", player: p, item }) }));
+    }
+  }
+  const obstacles = Object.entries(s.obstacles).map(([id, name]) => {
+    const rounds = { dark_corridor: 1, thick_fog: 2, locked_door: s.options.locked_door_rounds }[id];
+    return ruled([h("span", {}, name), h("small", {}, rounds ? `waits ${plural(rounds, "round")}` : "go back next move")], {
+      cls: "hr-obstacle", dataset: { obstacle: id }, reason: why, rule,
+      onTap: () => send({ type: "obstacle", player: p, obstacle: id }) });
+  });
+  $("hr-castle").replaceChildren(...[
+    row("Treasure", ...s.treasures.map((value) => ruled(String(value), {
+      cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
+      onTap: () => send({ type: "treasure", player: p, value }) }))),
+    row("Trap", ruled([h("span", {}, "Poisoned dart"), h("small", {}, `${s.dart.attack} + die`)], {
+      id: "hr-dart", reason: why, rule, onTap: () => send({ type: "dart", player: p }) }),
+    ruled("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: async () => {
+      if (await confirm(`${p} found the royal sceptre?`, "Yes: +50, the game ends", "Not yet")) send({ type: "sceptre", player: p });
+    } })),
+    row("Obstacle", ...obstacles),
+    usable.length ? row("Use", ...usable) : null,
+    s.last_dart ? h("p", { class: "hr-note", id: "hr-last-dart" }, dartText(view, s.last_dart)) : null,
+  ].filter(Boolean));
+}
+
+function dartText(view, dart) {
+  return [who(view, dart.player), ` · last dart: ${dart.attack_total} vs ${dart.defence_total}: `,
+    h("strong", {}, dart.pierced ? "pierced, poisoned" : "no harm")];
+}
+
+// ---- the fight ----------------------------------------------------------------------------------------------------
+
+function ownedWeapons(hero) {
+  return WEAPONS.filter((w) => hero.equipment[w] && hero.weapons_allowed.includes(w));
+}
+
+function bestWeapon(s, hero) {
+  const owned = ownedWeapons(hero);
+  return owned.sort((a, b) => weaponAttack(s, b) - weaponAttack(s, a))[0] || null;
+}
+
+function renderFightSetup(view, s) {
+  const hero = mover(s);
+  const [why, rule] = whyNot(s, hero);
+  if (local.weapon === undefined && hero) local.weapon = bestWeapon(s, hero);
+  const enemies = s.enemies.map((e) => ruled([h("span", { class: "hr-item" }, e.name),
+    h("small", {}, `att ${e.attacks.join("/")} · def ${e.defence} · ♥${e.lives}`),
+    h("small", {}, e.treasure ? `treasure ${e.treasure}` : "no treasure")], {
+    cls: "hr-enemy", dataset: { enemy: e.id }, "aria-pressed": String(local.enemy === e.id),
+    onTap: () => { local.enemy = e.id; game.render(); } }));
+  const weapons = hero ? [null, ...ownedWeapons(hero)].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "No weapon", {
+    cls: "hr-weapon", dataset: { weapon: w || "none" }, "aria-pressed": String(local.weapon === w),
+    onTap: () => { local.weapon = w; game.render(); } })) : [];
+  const others = s.heroes.filter((x) => hero && x.player !== hero.player && !x.out && !x.waiting);
+  const group = others.map((x) => ruled(who(view, x.player), {
+    cls: "hr-join", dataset: { join: x.player }, "aria-pressed": String(local.group.includes(x.player)),
+    "aria-label": `${x.player} fights too`,
+    onTap: () => {
+      local.group = local.group.includes(x.player) ? local.group.filter((n) => n !== x.player) : [...local.group, x.player];
+      game.render();
+    } }));
+  const enemy = s.enemies.find((e) => e.id === local.enemy);
+  const start = ruled(enemy ? `Fight the ${enemy.name}` : "Pick the enemy", {
+    cls: "primary hr-start", id: "hr-start", reason: why || (enemy ? null : "Pick the enemy on the card first."),
+    rule: why ? rule : null,
+    onTap: () => {
+      const players = [hero.player, ...local.group];
+      const weapons = [local.weapon, ...local.group.map((n) => bestWeapon(s, heroOf(s, n)))];
+      send({ type: "fight", players, enemy: local.enemy, weapons });
+    } });
+  return [h("div", { class: "hr-enemies", id: "hr-enemies" }, ...enemies),
+    h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Weapon"), ...weapons),
+    group.length ? h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "With"), ...group) : null,
+    h("div", { class: "hr-row end" }, start)];
+}
+
+const STEP = {
+  heroes: (f) => ["The heroes attack: ", names(game.view, f.members.filter((m) => m.can_attack).map((m) => m.player))],
+  enemy: (f) => [`The ${f.name} attacks`],
+  simultaneous: (f) => [`Both strike at once: the heroes and the ${f.name}`],
+};
+
+/** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
+async function enterDice(s) {
+  const f = s.fight;
+  const need = f.dice_needed;
+  const event = { type: f.next === "initiative" ? "initiative" : "strike" };
+  const ask = async (label) => keypad(label, { min: 1, max: 6 });
+  if (f.next === "initiative") {
+    const hero = await ask("Initiative: the heroes' die");
+    if (hero == null) return null;
+    const enemy = await ask(`Initiative: the ${f.name}'s die`);
+    if (enemy == null) return null;
+    return { ...event, hero_die: hero, enemy_die: enemy };
+  }
+  if (need.hero_dice) {
+    const attackers = f.members.filter((m) => m.can_attack && f.standing.includes(m.player)).map((m) => m.player);
+    event.hero_dice = [];
+    for (const p of attackers.slice(0, need.hero_dice)) {
+      const d = await ask(`${p}'s attack die`);
+      if (d == null) return null;
+      event.hero_dice.push(d);
+    }
+    const d = await ask(`The ${f.name}'s defence die`);
+    if (d == null) return null;
+    event.enemy_defence_die = d;
+  }
+  if (need.enemy_dice) {
+    event.enemy_dice = []; event.defence_dice = [];
+    for (let i = 0; i < need.enemy_dice; i++) {
+      const n = need.enemy_dice > 1 ? ` (attack ${i + 1})` : "";
+      const a = await ask(`The ${f.name}'s attack die${n}`);
+      if (a == null) return null;
+      const target = f.standing[0];
+      const d = await ask(`${target}'s defence die${n}`);
+      if (d == null) return null;
+      event.enemy_dice.push(a); event.defence_dice.push(d);
+    }
+  }
+  return event;
+}
+
+function attackersOf(f, strike) {
+  const members = f.members.map((m) => m.player);
+  return strike.attack.map((part) => part.label).filter((label) => members.includes(label)).join(" + ") || "Heroes";
+}
+
+function exchangeList(f) {
+  const recent = [...f.exchanges].reverse().slice(0, 3);
+  return h("ol", { class: "hr-exchanges", id: "hr-exchanges" }, ...recent.map((x) => h("li", { dataset: { number: x.number } },
+    h("span", { class: "hr-x-no" }, `#${x.number}`),
+    ...x.strikes.map((st) => h("span", { class: `hr-strike ${st.side}${st.damage ? " hit" : ""}` },
+      h("b", {}, st.side === "enemy" ? `${f.name} → ${st.target}` : `${attackersOf(f, st)} → ${f.name}`), " ",
+      h("span", { class: "sum" }, st.sum), st.ruined ? ` (${SHORT[st.ruined]} ruined)` : "")))));
+}
+
+async function endFight() {
+  const reason = await dialog((close) => [
+    h("p", { class: "big" }, "End this fight by hand?"),
+    h("p", { class: "muted" }, "The card turns face down and nothing is paid (logged like a number set by hand)."),
+    h("div", { class: "row" }, ...["Nobody can hurt anybody", "Corrected at the table", "Started by mistake"].map((r) =>
+      button(r, { dataset: { why: r }, onTap: () => close(r) }))),
+    h("div", { class: "row" }, button("Keep fighting", { cls: "ghost", onTap: () => close(null) })),
+  ]);
+  if (reason) send({ type: "end_fight", reason });
+}
+
+function renderFightRunning(view, s) {
+  const f = s.fight;
+  const step = f.next === "initiative"
+    ? ["Initiative: one die for the heroes, one for the ", f.name]
+    : f.skunk_pending ? [`The skunk: the ${f.name} strikes once, then the heroes leave`] : STEP[f.strikes_next](f);
+  const extras = [];
+  for (const m of f.members) {
+    if (m.may_skunk) {
+      extras.push(button(["Skunk ", who(view, m.player)], { cls: "hr-skunk", dataset: { skunk: m.player },
+        onTap: () => send({ type: "use", player: m.player, item: "skunk" }) }));
+    }
+    if (m.may_cloak) {
+      extras.push(button(["Cloak ", who(view, m.player)], { cls: "hr-cloak", dataset: { cloak: m.player },
+        onTap: () => send({ type: "use", player: m.player, item: "cloak" }) }));
+    }
+  }
+  return [
+    h("div", { class: "hr-foe", id: "hr-foe" },
+      h("strong", { class: "hr-foe-name" }, f.name),
+      h("span", { class: "hr-foe-lives", id: "hr-enemy-lives", dataset: { lives: f.enemy_lives } },
+        `♥ ${f.enemy_lives}/${f.enemy_max_lives}`),
+      h("small", {}, ` attack ${f.enemy_attacks.join("/")} · defence ${f.enemy_defence} · treasure ${f.treasure}`),
+      h("span", { class: "hr-foe-bar", "aria-hidden": "true" },
+        h("span", { style: { width: `${Math.min(100, (100 * f.enemy_lives) / f.enemy_max_lives)}%` } }))),
+    h("div", { class: "hr-members" }, ...f.members.map((m) => h("span", {
+      class: `hr-member${m.in_fight ? "" : " gone"}`, dataset: { member: m.player, lives: m.lives } },
+      who(view, m.player), heroOf(s, m.player) ? pips(heroOf(s, m.player)) : null,
+      ` ♥ ${m.lives} · ${m.weapon ? SHORT[m.weapon] : "no weapon"}`,
+      m.in_fight && !m.can_attack ? h("small", { class: "hr-warn" }, " no attack") : null))),
+    h("p", { class: "hr-step", id: "hr-step" }, ...step.flat()),
+    h("div", { class: "hr-row fight-buttons" },
+      button("Roll", { cls: "primary hr-roll", id: "hr-roll",
+                       onTap: () => send({ type: f.next === "initiative" ? "initiative" : "strike" }) }),
+      button("Enter dice…", { id: "hr-dice", onTap: async () => {
+        const event = await enterDice(game.view.state);
+        if (event) send(event);
+      } }),
+      ...extras,
+      button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: endFight })),
+    f.exchanges.length ? exchangeList(f) : null];
+}
+
+function renderFight(view, s) {
+  $("hr-fight").replaceChildren(...(s.fight ? renderFightRunning(view, s) : renderFightSetup(view, s)).filter(Boolean));
+}
+
+function renderLast(view, s) {
+  const box = $("hr-last");
+  const f = s.last_fight;
+  box.hidden = !f || Boolean(s.fight);
+  if (box.hidden) return;
+  const heroes = f.members.map((m) => m.player);
+  const paid = Object.entries(f.shares);
+  const last = f.exchanges.at(-1)?.strikes.at(-1);
+  box.replaceChildren(h("strong", {}, "Last fight: "), ...names(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
+    ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
+    ...(last ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".");
+}
+
+// ---- numbers set by hand ------------------------------------------------------------------------------------------
+
+function fieldsOf(s, hero) {
+  const items = [...WEAPONS, "shield", "leather", "chain_mail", "food", "torch", "darren_back", "skunk", "antidote",
+    "potion", "opening_spell", "cloak"];
+  const count = (id) => hero.equipment[id] || hero.cards[id] || 0;
+  return [
+    ["gold", "Gold", hero.gold, 0, 9999], ["treasure", "Treasure", hero.treasure, 0, 9999],
+    ["lives", "Lives", hero.lives, 0, hero.max_lives], ["max_lives", "Most lives", hero.max_lives, 1, 40],
+    ["red", "Red threshold", hero.red, 0, hero.max_lives - 1], ["attack", "Attack", hero.attack, 0, 30],
+    ["defence", "Defence", hero.defence, 0, 30], ["waiting", "Rounds waiting", hero.waiting, 0, 9],
+    ["poisoned", "Poisoned (1/0)", hero.poisoned ? 1 : 0, 0, 1],
+    ...items.map((id) => [id, SHORT[id], count(id), 0, 9]),
+  ];
+}
+
+function pick(title, choices) {
+  return dialog((close) => [
+    h("p", { class: "big" }, title),
+    h("div", { class: "hr-picks" }, ...choices.map(([value, content, props = {}]) =>
+      button(content, { ...props, onTap: () => close(value) }))),
+    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+  ], { cls: "hr-pick" });
+}
+
+async function setNumber(player = null) {
+  const view = game.view;
+  const s = view.state;
+  if (!s || s.finished || view.read_only) return;
+  let target = player;
+  if (!target) {
+    const choices = s.heroes.map((x) => [x.player, who(view, x.player), { dataset: { pick: x.player },
+                                                                         style: { "--c": colourOf(view, x.player) } }]);
+    if (s.fight) choices.push(["@enemy", `The ${s.fight.name}`, { dataset: { pick: "@enemy" } }]);
+    target = await pick("Whose number?", choices);
+    if (!target) return;
+  }
+  let field; let label; let value; let min; let max;
+  if (target === "@enemy") {
+    [field, label, value, min, max] = ["enemy_lives", `The ${s.fight.name}'s lives`, s.fight.enemy_lives, 1, 99];
+  } else {
+    const hero = heroOf(s, target);
+    const fields = fieldsOf(s, hero);
+    field = await pick([who(view, target), ": which number?"], fields.map(([id, name, now]) =>
+      [id, [h("span", {}, name), h("small", { class: "muted" }, ` ${now}`)], { dataset: { field: id } }]));
+    if (!field) return;
+    const found = fields.find((f) => f[0] === field);
+    [label, value, min, max] = [`${target}: ${found[1]}`, found[2], found[3], found[4]];
+  }
+  const number = await keypad(label, { value, min, max });
+  if (number == null) return;
+  const reason = await pick(`${label}: ${value} → ${number}. Why?`, REASONS.map((r) => [r, r, { dataset: { why: r } }]));
+  if (!reason) return;
+  const event = { type: "override", field, value: number, reason };
+  if (target !== "@enemy") event.player = target;
+  send(event);
+}
+
+// ---- the page -----------------------------------------------------------------------------------------------------
+
+function noWinner(view) {
+  if (!view.finished || !view.state?.no_winner) return;
+  $("winners").replaceChildren(h("span", { class: "label" }, "No winner"),
+    h("span", { class: "hr-fallen" }, "Every hero fell without the sceptre"));
+}
+
+function render(view, g) {
+  game = g;
+  const s = view.state;
+  if (!s) return;
+  document.body.dataset.phase = s.phase;
+  document.body.dataset.game = view.game;
+  renderHeroes(view, s);
+  if (s.finished) { queueMicrotask(() => noWinner(view)); return; } // the kit's final screen
+  renderTabs(view, s);
+  renderLast(view, s);
+  if (local.pane === "city") renderCity(view, s);
+  if (local.pane === "castle") renderCastle(view, s);
+  if (local.pane === "fight") renderFight(view, s);
+}
+
+game = startGame({ render, phrase });
+$("hr-set").addEventListener("click", () => { $("menu").hidden = true; setNumber(); });
