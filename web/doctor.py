@@ -117,7 +117,8 @@ def _config(args: argparse.Namespace) -> tuple[list[Check], config_file.Settings
 def _imports() -> Check:
     import importlib
 
-    for module in ("waitress", "flask", "gpiozero", "cv2", "web.app", "hardware.gates", "hardware.camera.service"):
+    for module in ("uvicorn", "a2wsgi", "flask", "segno", "gpiozero", "cv2", "web.app", "web.server", "hardware.gates",
+                   "hardware.camera.service"):
         try:
             importlib.import_module(module)
         except Exception as err:  # a broken release must fail here, before it is switched to
