@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
+from flask import Flask
+
+from tests.servers import serving
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic"]
@@ -48,3 +51,46 @@ def browser() -> Iterator[Any]:
         if not _shared["users"]:
             _shared.pop("browser").close()
             _shared.pop("playwright").stop()
+
+
+#: Tap targets under 48 px that a person can see (a page must have none).
+SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
+    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
+    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
+    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
+
+
+@pytest.fixture
+def base(app: Flask) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture
+def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:
+    """Opens pages in fresh browser contexts; closes them before the server stops; no page error allowed."""
+    contexts: list[Any] = []
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def local_only(route: Any) -> None:
+        """The table has no internet: only the companion itself may be asked for anything."""
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    def open_(width: int = 1024, height: int = 600) -> Any:
+        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
+        context.route("**/*", local_only)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda err: errors.append(str(err)))
+        return page
+
+    yield open_
+    for context in contexts:
+        context.close()
+    assert outside == [], f"the page asked for something beyond the companion: {outside}"
+    assert errors == [], f"script errors on the page: {errors}"

@@ -10,6 +10,7 @@ from flask.testing import FlaskClient
 
 from companion.log import EventLog
 from companion.table import Table
+from tests.browser import base, browser, open_page  # noqa: F401  (fixtures for the browser tests)
 from web.app import create_app, shutdown
 
 

@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import browser  # noqa: F401  (fixture)
+from tests.browser import SMALL_TARGETS
 from tests.servers import call, serving
 from tests.waiting import PATIENCE_S
 from web.kiosk import plain_ago
@@ -18,48 +18,6 @@ from web.kiosk import plain_ago
 DIEGO = "diego-drachenzahn"
 WAIT_MS = PATIENCE_S * 1000
 SCREENS = [(800, 480), (1024, 600), (1280, 800), (768, 1024), (1024, 768), (390, 844)]
-
-SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
-    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
-    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
-    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
-
-
-@pytest.fixture
-def base(app: Flask) -> Iterator[str]:
-    with serving(app) as url:
-        yield url
-
-
-@pytest.fixture
-def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
-    """Opens pages in fresh browser contexts; closes them before the server stops; no page error allowed."""
-    contexts: list[Any] = []
-    outside: list[str] = []
-    errors: list[str] = []
-
-    def local_only(route: Any) -> None:
-        """The table has no internet: only the companion itself may be asked for anything."""
-        if route.request.url.startswith(base):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    def open_(width: int = 1024, height: int = 600) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
-        context.route("**/*", local_only)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
-    assert outside == [], f"the page asked for something beyond the companion: {outside}"
-    assert errors == [], f"script errors on the page: {errors}"
-
 
 def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
     status, view = call(f"{base}/api/sessions", {"game": DIEGO, "players": players, "options": options})
@@ -360,9 +318,11 @@ def test_whose_turn_reads_from_across_the_table(open_page: Callable[..., Any], b
     session = new_game(base, ["Ada", "Ben"])
     page = open_page(1024, 600)
     page.goto(f"{base}/play/{session['id']}")
-    name = page.locator("#turn .turn-name")
-    expect(name).to_have_text("Ada")
-    style = name.evaluate("el => { const s = getComputedStyle(el); const r = el.getBoundingClientRect();"
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    page.wait_for_selector("body[data-live='yes']")
+    # Read the element as it is now: the live stream may redraw the line (a new element) at any moment.
+    style = page.evaluate("() => { const el = document.querySelector('#turn .turn-name');"
+                          " const s = getComputedStyle(el); const r = el.getBoundingClientRect();"
                           " return [parseFloat(s.fontSize), r.height, s.color]; }")
     assert style[0] >= 40 and style[1] >= 40, style
     assert style[2] == "rgb(86, 180, 233)", style  # Ada's colour

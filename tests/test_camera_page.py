@@ -6,7 +6,6 @@ from typing import Any, Iterator
 import pytest
 from flask import Flask
 
-from tests.browser import browser  # noqa: F401  (fixture)
 from tests.servers import serving
 from tests.waiting import PATIENCE_S, wait_for
 from web.app import create_app, shutdown

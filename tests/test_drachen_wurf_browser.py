@@ -13,9 +13,9 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import browser  # noqa: F401  (fixture)
+from tests.browser import SMALL_TARGETS
 from tests.servers import call
-from tests.test_browser import SMALL_TARGETS, WAIT_MS, add_player, base, in_view, open_page  # noqa: F401
+from tests.test_browser import WAIT_MS, add_player, in_view
 
 WURF = "drachen-wurf"
 GAME = GAMES[WURF]
@@ -49,6 +49,13 @@ def flip(page: Any, *tiles: tuple[int, int]) -> None:
         # shown as up in the grid, or in the middle once the grid has gone (enough tiles up)
         expect(page.locator(f"#flip-grid:visible .gone.middle[data-tile='{tile(c, ls)}'], "
                             f"#middle:visible [data-tile='{tile(c, ls)}']")).to_have_count(1, timeout=WAIT_MS)
+
+
+def remove(page: Any, colour: int, landscape: int) -> None:
+    """W8: tap the middle tile the player removes, and wait until it is gone from the middle."""
+    at = f"#middle [data-tile='{tile(colour, landscape)}']"
+    page.click(at)
+    expect(page.locator(at)).to_have_count(0, timeout=WAIT_MS)
 
 
 def win(page: Any, at: str, k: int, egg: bool = False) -> None:
@@ -96,7 +103,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     expect(page.locator("#turn")).to_contain_text("flips 4 tiles")
     flip(page, (1, 1), (1, 2), (2, 1), (3, 3))
     expect(page.locator("#turn")).to_contain_text("removes a tile")
-    page.click(f"#middle [data-tile='{tile(3, 3)}']")
+    remove(page, 3, 3)
     expect(page.locator("#k-pad [data-k='2']")).to_have_attribute("aria-disabled", "true")  # no tile tapped yet
     win(page, f"#middle [data-tile='{tile(1, 1)}']", 2)
     win(page, f"#middle [data-tile='{tile(2, 1)}']", 4)
@@ -107,7 +114,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
 
     # Ben: three more come up, one removed; he steals from Ada's side 2, and wins one with an egg's help
     flip(page, (4, 4), (5, 5), (6, 6))
-    page.click(f"#middle [data-tile='{tile(6, 6)}']")
+    remove(page, 6, 6)
     loot = f"#table [data-player='Ada'] [data-tile='{tile(1, 1)}']"
     expect(page.locator(loot)).to_have_class(re.compile(r"\bsteal\b"), timeout=WAIT_MS)  # what can be stolen
     page.click(loot)
@@ -132,7 +139,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
 
     # Ada: two come up, one removed, then her base is secured: one tile, into a new row
     flip(page, (2, 2), (2, 3))
-    page.click(f"#middle [data-tile='{tile(2, 3)}']")
+    remove(page, 2, 3)
     expect(page.locator("#secure-step")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#end-turn")).to_have_attribute("aria-disabled", "true")
     page.click("#row-targets [data-row='new']")
@@ -142,7 +149,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
 
     # Ben: his two tiles go into the hoard; the second joins the first's row (same colour, W6) for +3
     flip(page, (3, 4), (3, 5))
-    page.click(f"#middle [data-tile='{tile(3, 5)}']")
+    remove(page, 3, 5)
     page.click("#row-targets [data-row='new']")
     expect(page.locator("#secure-title")).to_contain_text("1 tile left", timeout=WAIT_MS)
     join = page.locator("#row-targets [data-row='1']")
@@ -167,7 +174,7 @@ def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., An
     page = open_page(800, 480)
     visit(page, base, game)
     flip(page, (1, 1), (1, 2), (2, 1), (3, 3))
-    page.click(f"#middle [data-tile='{tile(3, 3)}']")
+    remove(page, 3, 3)
     win(page, f"#middle [data-tile='{tile(1, 1)}']", 6)  # W3: straight into the hoard, and another turn
     expect(page.locator("#secure-title")).to_contain_text("won with 6 dice", timeout=WAIT_MS)
     page.click("#row-targets [data-row='new']")
@@ -175,7 +182,7 @@ def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., An
     end_turn(page, "Ada")
     expect(page.locator("#turn")).to_contain_text("again (6 dice)")
     flip(page, (4, 4), (5, 5))
-    page.click(f"#middle [data-tile='{tile(5, 5)}']")
+    remove(page, 5, 5)
     win(page, f"#middle [data-tile='{tile(1, 2)}']", 6)
     page.click("#row-targets [data-row='new']")  # a row of its own for now
     expect(score(page, "Ada")).to_have_text("3", timeout=WAIT_MS)  # 1 + 1 + her egg

@@ -3,64 +3,23 @@ keypad, the screens it must fit, a refused tap's rule tag, and the final screen 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
-from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import browser  # noqa: F401  (fixture)
-from tests.servers import call, serving
+from tests.browser import SMALL_TARGETS
+from tests.servers import call
 from tests.waiting import PATIENCE_S
 
 GAME = "drachensachen"
 WAIT_MS = PATIENCE_S * 1000
-
-SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
-    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
-    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
-    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
 
 #: The controls tapped every turn: on the Pi's 800x480 screen they are all there without scrolling.
 TURN_CONTROLS = ("#ds-next", "#ds-went-out-open", "#ds-draw", "#ds-draw-pending", "#ds-four", "#ds-defend-pending",
                  "#ds-skips .ds-tile-buttons .btn:first-child", "#ds-skips .ds-tile-buttons .btn:last-child",
                  "#ds-reverse", "#ds-cards [data-value='defender']",
                  "#ds-set-out", "#ds-burned", "#ds-trick-list")
-
-
-@pytest.fixture
-def base(app: Flask) -> Iterator[str]:
-    with serving(app) as url:
-        yield url
-
-
-@pytest.fixture
-def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
-    """Pages in fresh contexts that may ask only the companion for anything; no script error allowed."""
-    contexts: list[Any] = []
-    outside: list[str] = []
-    errors: list[str] = []
-
-    def local_only(route: Any) -> None:
-        if route.request.url.startswith(base):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    def open_(width: int = 1024, height: int = 600) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
-        context.route("**/*", local_only)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
-    assert outside == [], f"the page asked for something beyond the companion: {outside}"
-    assert errors == [], f"script errors on the page: {errors}"
 
 
 def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:

@@ -3,64 +3,23 @@ live on a second page, numbers set by hand, the screens it must fit, refusals wi
 screen with and without a winner."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
-from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import browser  # noqa: F401  (fixture)
-from tests.servers import call, serving
+from tests.browser import SMALL_TARGETS
+from tests.servers import call
 from tests.waiting import PATIENCE_S
 
 GAME = "draci-hrad"
 WAIT_MS = PATIENCE_S * 1000
-
-SMALL_TARGETS = """() => [...document.querySelectorAll('button, a.btn, .btn')]
-    .filter(el => el.offsetParent !== null && !el.closest('[hidden]'))
-    .map(el => [el.textContent.trim() || el.getAttribute('aria-label'), el.getBoundingClientRect()])
-    .filter(([, r]) => r.width < 48 || r.height < 48).map(([t, r]) => `${t}: ${r.width}x${r.height}`)"""
 
 #: The controls of a move in the city and of a fight: on the Pi's 800x480 screen, all there without scrolling.
 CITY_CONTROLS = ("#hr-next", "[data-pane='city']", "[data-pane='castle']", "[data-pane='fight']",
                  "[data-item='sword']", "[data-item='chain_mail']", "[data-item='cloak']", "[data-stop='oracle']")
 CASTLE_CONTROLS = ("#hr-next", "[data-treasure='35']", "#hr-dart", "#hr-sceptre", "[data-obstacle='locked_door']")
 FIGHT_CONTROLS = ("#hr-roll", "#hr-dice", "#hr-end-fight", "#hr-enemy-lives", "#hr-exchanges li:first-child")
-
-
-@pytest.fixture
-def base(app: Flask) -> Iterator[str]:
-    with serving(app) as url:
-        yield url
-
-
-@pytest.fixture
-def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:  # noqa: F811
-    """Pages in fresh contexts that may ask only the companion for anything; no script error allowed."""
-    contexts: list[Any] = []
-    outside: list[str] = []
-    errors: list[str] = []
-
-    def local_only(route: Any) -> None:
-        if route.request.url.startswith(base):
-            route.continue_()
-        else:
-            outside.append(route.request.url)
-            route.abort()
-
-    def open_(width: int = 1024, height: int = 600) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
-        context.route("**/*", local_only)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
-    assert outside == [], f"the page asked for something beyond the companion: {outside}"
-    assert errors == [], f"script errors on the page: {errors}"
 
 
 def new_game(base: str, players: list[str]) -> dict[str, Any]:

@@ -17,7 +17,6 @@ from flask import Flask
 from jinja2 import ChoiceLoader, DictLoader
 from playwright.sync_api import expect
 
-from tests.browser import browser  # noqa: F401  (fixture)
 from tests.servers import call, serving
 from tests.waiting import PATIENCE_S
 from web.app import create_app, shutdown

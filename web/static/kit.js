@@ -421,6 +421,9 @@ export function startGame(page) {
 
   function show(next) {
     if (next.id !== game.view.id || next.seq < game.view.seq) return; // an older message arriving late
+    // The same view again (a tap's answer and its echo on the stream): nothing to redraw, so a button
+    // being tapped is never swapped for a new one under the finger.
+    if (next.seq === game.view.seq && JSON.stringify(next) === JSON.stringify(game.view)) return;
     game.view = next;
     draw();
   }
