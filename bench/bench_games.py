@@ -1,5 +1,6 @@
 """Every game through the table: a long session built from random legal events (each game's `sample`), then
-the cost of an undo and a redo (each refolds the whole log) and of a replay at start. Dračí hrad evenings
+the cost of an undo of the last event (the state before it is kept), of a second undo in a row (a refold of
+the whole log), of a redo (one apply) and of a replay at start. Dračí hrad evenings
 reach thousands of events: its session is 5,000 events long."""
 from __future__ import annotations
 
@@ -43,19 +44,18 @@ def main() -> None:
             table = Table(EventLog(path))
             session = build(table, game_id, LONG.get(game_id, DEFAULT_EVENTS), random.Random(7))
             live = len(table.log.events(session, live_only=True))
-            undo, redo = [], []
+            undo, deeper, redo = [], [], []
             for _ in range(5):
-                started = time.perf_counter()
-                table.undo(session)
-                undo.append((time.perf_counter() - started) * 1000)
-                started = time.perf_counter()
+                for timings, step in ((undo, table.undo), (deeper, table.undo), (redo, table.redo)):
+                    started = time.perf_counter()
+                    step(session)
+                    timings.append((time.perf_counter() - started) * 1000)
                 table.redo(session)
-                redo.append((time.perf_counter() - started) * 1000)
             table.log.close()
             started = time.perf_counter()
             fresh = Table(EventLog(path))
             fresh.rebuild()
             replay = (time.perf_counter() - started) * 1000
             fresh.log.close()
-            print(f"{game_id}: {live} events; undo {summary(undo)}; redo {summary(redo)}; "
-                  f"replay at start {replay:.0f} ms")
+            print(f"{game_id}: {live} events; undo of the last event {summary(undo)}; a second undo in a row "
+                  f"(a full refold) {summary(deeper)}; redo {summary(redo)}; replay at start {replay:.0f} ms")

@@ -83,6 +83,9 @@ class Loaded:
     state: Any = None
     view: dict[str, Any] | None = None  # the game's view of `state`
     set_aside: str | None = None
+    #: The state before the last live event, when known: an undo of one mis-tap then needs no refold of a long
+    #: evening's log. Unknown (None) after a start or an undo.
+    before_last: Any = None
 
 
 ViewField = Callable[[SessionRecord], Mapping[str, Any]]
@@ -209,7 +212,7 @@ class Table:
             status = _status(game_view)
             _, record = self.log.append(session_id, kind, payload, source, now=self.clock(),
                                         status=status if status != loaded.record.status else None)
-            return self._commit(Loaded(record, loaded.game, state, game_view))
+            return self._commit(Loaded(record, loaded.game, state, game_view, before_last=loaded.state))
 
     def undo(self, session_id: int, expected_seq: int | None = None) -> dict[str, Any]:
         return self._flip(session_id, expected_seq, redo=False)
@@ -241,15 +244,24 @@ class Table:
             event = self.log.next_flip(session_id, redo)
             if event is None:
                 raise Conflict(f"nothing to {'redo' if redo else 'undo'}", self._session_view(loaded))
-            flipped = replace(event, status="undone" if event.status == "live" else "live")
-            events = [flipped if e.seq == event.seq else e for e in self.log.events(session_id, live_only=False)]
-            state = fold_events(loaded.game, loaded.record, events)  # may raise: then nothing was written
+            # Decided before anything is written; an error here leaves the log as it was.
+            before_last = None
+            if redo:  # the first undone event directly follows the last live one: apply it to the state
+                state = loaded.game.apply(loaded.state, {**event.payload, "type": event.type, "source": event.source})
+                before_last = loaded.state
+            elif loaded.before_last is not None:  # undoing the last event: the state before it is at hand
+                state = loaded.before_last
+            else:
+                flipped = replace(event, status="undone")
+                events = [flipped if e.seq == event.seq else e for e in self.log.events(session_id)]
+                state = fold_events(loaded.game, loaded.record, events)
             game_view = loaded.game.view(state)
             status = _status(game_view)
             record = self.log.flip(event, now=self.clock(),
                                    status=status if status != loaded.record.status else None)
             change = {"action": "redo" if redo else "undo", "seq": event.seq, "text": _describe(loaded.game, event)}
-            return self._commit(Loaded(record, loaded.game, state, game_view), change=change)
+            return self._commit(Loaded(record, loaded.game, state, game_view, before_last=before_last),
+                                change=change)
 
     # internals
     def _writable(self, session_id: int, expected_seq: int | None) -> Loaded:

@@ -88,11 +88,13 @@ def test_an_undo_whose_fold_fails_commits_nothing(tmp_path: Path) -> None:
         table.submit(session_id, {"type": "marble", "gate": 1})
         before = table.view(session_id)
         strict = Table(log, games={DIEGO.id: replace(DIEGO, apply=apply)})
-        # the cache as it was before the rules changed
-        strict._cache[session_id] = replace(table._load(session_id), game=strict.games[DIEGO.id])
+        # the cache as after a restart under rules that changed: an undo must refold the log
+        strict._cache[session_id] = replace(table._load(session_id), game=strict.games[DIEGO.id], before_last=None)
         with strict.bus.subscribe(f"session:{session_id}") as subscription:
             with pytest.raises(IllegalEventError):
                 strict.undo(session_id)
+            with pytest.raises(IllegalEventError):
+                strict.undo(session_id)  # and again: a refused undo leaves nothing behind to try differently
             assert subscription.get(timeout=0) is None  # nothing published
         assert [e.status for e in log.events(session_id)] == ["live", "live"]  # nothing committed
         assert strict.view(session_id) == before  # the view and the log still agree
