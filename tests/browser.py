@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from flask import Flask
 
-from tests.servers import serving
+from tests.servers import call, serving
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic"]
@@ -94,3 +94,34 @@ def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:
         context.close()
     assert outside == [], f"the page asked for something beyond the companion: {outside}"
     assert errors == [], f"script errors on the page: {errors}"
+
+
+def start_game(base: str, game: str, players: list[str], **options: Any) -> dict[str, Any]:
+    """A new session of `game` through the API; returns its view."""
+    status, view = call(f"{base}/api/sessions", {"game": game, "players": players, "options": options})
+    assert status == 201, view
+    return view
+
+
+def post_events(base: str, session: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
+    """Send `events` in order; each must be accepted. Returns the last view."""
+    view = session
+    for event in events:
+        status, view = call(f"{base}/api/sessions/{session['id']}/events", event)
+        assert status == 200, (event, view)
+    return view
+
+
+def session_view(base: str, session: dict[str, Any]) -> dict[str, Any]:
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    return view
+
+
+def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any], width: int = 1024,
+              height: int = 600) -> Any:
+    """A game's page, once its script has wired every control and its live stream is open."""
+    page = open_page(width, height)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.wait_for_selector("#live:text-is('live')")
+    return page

@@ -8,8 +8,9 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS
-from tests.servers import call
+from tests.browser import SMALL_TARGETS, open_game, start_game
+from tests.browser import post_events as post
+from tests.browser import session_view as state
 from tests.waiting import PATIENCE_S
 
 GAME = "draci-hrad"
@@ -23,31 +24,7 @@ FIGHT_CONTROLS = ("#hr-roll", "#hr-dice", "#hr-end-fight", "#hr-enemy-lives", "#
 
 
 def new_game(base: str, players: list[str]) -> dict[str, Any]:
-    status, view = call(f"{base}/api/sessions", {"game": GAME, "players": players})
-    assert status == 201, view
-    return view
-
-
-def post(base: str, session: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
-    view = session
-    for event in events:
-        status, view = call(f"{base}/api/sessions/{session['id']}/events", event)
-        assert status == 200, (event, view)
-    return view
-
-
-def state(base: str, session: dict[str, Any]) -> dict[str, Any]:
-    _, view = call(f"{base}/api/sessions/{session['id']}")
-    return view
-
-
-def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any], width: int = 1024,
-              height: int = 600) -> Any:
-    page = open_page(width, height)
-    page.goto(f"{base}/play/{session['id']}")
-    page.wait_for_selector("body[data-ready='yes']")
-    page.wait_for_selector("#live:text-is('live')")
-    return page
+    return start_game(base, GAME, players)
 
 
 def keypad(page: Any, number: int, label: str = "") -> None:
