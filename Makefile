@@ -40,7 +40,7 @@ lint: $(VENV)/.installed-test
 	$(PY) -m mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info .mypy_cache .ruff_cache
 
 # On a Raspberry Pi: the services, the kiosk and the nightly backup (sudo make install); see systemd/README.md.
 install:
