@@ -44,11 +44,6 @@ CREATE TABLE IF NOT EXISTS events (
     changed REAL,
     PRIMARY KEY (session_id, seq)
 );
-CREATE TABLE IF NOT EXISTS settings (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL,
-    changed REAL NOT NULL
-);
 CREATE TABLE IF NOT EXISTS castle (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     time REAL NOT NULL,
@@ -351,18 +346,6 @@ class EventLog:
             rows = self._db.execute("SELECT * FROM castle ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
         return [dict(r) for r in rows]
 
-    # settings kept across games (e.g. the hero cards of a table), JSON values by key
-    def setting(self, key: str) -> Any:
-        with self._lock:
-            row = self._db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
-        return json.loads(row["value"]) if row else None
-
-    def save_setting(self, key: str, value: Any, now: float | None = None) -> None:
-        with self._tx() as db:
-            db.execute("INSERT INTO settings (key, value, changed) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE "
-                       "SET value = excluded.value, changed = excluded.changed",
-                       (key, json.dumps(value, allow_nan=False), time.time() if now is None else now))
-
     # players
     def player_profiles(self) -> list[dict[str, Any]]:
         """Remembered players with their colours, most recently played first."""
@@ -388,11 +371,6 @@ class EventLog:
             rows = self._db.execute(
                 "SELECT name FROM players ORDER BY last_played DESC NULLS LAST, name").fetchall()
         return [r["name"] for r in rows]
-
-    def add_player(self, name: str, now: float | None = None) -> None:
-        now = time.time() if now is None else now
-        with self._tx() as db:
-            db.execute("INSERT OR IGNORE INTO players (name, created) VALUES (?, ?)", (name, now))
 
 
 class _Transaction:

@@ -253,8 +253,8 @@ def test_players_are_remembered_across_sessions_most_recent_first(path: Path) ->
     try:
         log.create_session(GAME.id, ("Ada", "Ben"), OPTIONS, now=100.0)
         log.create_session(GAME.id, ("Cleo", "Ada"), OPTIONS, now=200.0)
-        log.add_player("Zoe", now=300.0)  # known, never played: last
-        log.add_player("Ada", now=400.0)  # already known: unchanged
+        log.set_colour("Zoe", None, now=300.0)  # known, never played: last
+        log.set_colour("Ada", None, now=400.0)  # already known: unchanged
         assert log.players() == ["Ada", "Cleo", "Ben", "Zoe"]
         created = log._db.execute("SELECT created FROM players WHERE name = 'Ada'").fetchone()[0]
         assert created == 100.0  # the first time Ada sat at the table
@@ -365,19 +365,6 @@ def test_memory_log_works() -> None:
         assert [e.seq for e in log.events(session.id)] == [1]
     finally:
         log.close()
-
-
-def test_settings_are_kept_by_key(path: Path) -> None:
-    log = EventLog(path)
-    assert log.setting("heroes") is None
-    log.save_setting("heroes", {"Arcana": {"attack": 11}})
-    log.save_setting("heroes", {"Arcana": {"attack": 11, "defence": 11}})
-    log.close()
-    reopened = EventLog(path)
-    try:
-        assert reopened.setting("heroes") == {"Arcana": {"attack": 11, "defence": 11}}
-    finally:
-        reopened.close()
 
 
 def test_a_newer_database_is_refused_and_left_alone(path: Path) -> None:
