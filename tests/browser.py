@@ -14,9 +14,12 @@ import pytest
 from flask import Flask
 
 from tests.servers import call, serving
+from tests.waiting import PATIENCE_S
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--no-first-run", "--disable-sync", "--disable-quic"]
+
+WAIT_MS = PATIENCE_S * 1000  # how long a page may take to show what a test waits for
 
 _shared: dict[str, Any] = {"users": 0}  # the running Playwright and Chromium, and how many fixtures use them
 
@@ -125,3 +128,21 @@ def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any],
     page.wait_for_selector("body[data-ready='yes']")
     page.wait_for_selector("#live:text-is('live')")
     return page
+
+
+def in_view(page: Any, selector: str) -> None:
+    """The control is on the screen as it is, without scrolling."""
+    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
+                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
+    top, bottom, left, right, height, width = box
+    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
+
+
+def keypad(page: Any, number: int, label: str = "") -> None:
+    """Type `number` on the kit's keypad asking for `label` (several keypads may follow one another)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".keypad-panel .label")).to_contain_text(label)
+    for digit in str(number):
+        page.click(f"#keypad-keys button:text-is('{digit}')")
+    page.click("#keypad-ok")

@@ -10,25 +10,15 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS
+from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, post_events, start_game
 from tests.servers import call, serving
-from tests.waiting import PATIENCE_S
 from web.kiosk import plain_ago
 
 DIEGO = "diego-drachenzahn"
-WAIT_MS = PATIENCE_S * 1000
 SCREENS = [(800, 480), (1024, 600), (1280, 800), (768, 1024), (1024, 768), (390, 844)]
 
 def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
-    status, view = call(f"{base}/api/sessions", {"game": DIEGO, "players": players, "options": options})
-    assert status == 201, view
-    return view
-
-
-def post(base: str, session: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
-    status, view = call(f"{base}/api/sessions/{session['id']}/events", event)
-    assert status == 200, view
-    return view
+    return start_game(base, DIEGO, players, **options)
 
 
 def score(page: Any, player: str) -> str:
@@ -54,14 +44,6 @@ def add_player(page: Any, name: str) -> None:
     expect(page.locator("#kb-input")).to_have_value(name)
     page.click("#kb-ok")
     expect(page.locator(f"#seats li[data-player='{name}']")).to_be_visible(timeout=WAIT_MS)  # saved, then seated
-
-
-def in_view(page: Any, selector: str) -> None:
-    """The control is on the screen as it is, without scrolling."""
-    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
-                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
-    top, bottom, left, right, height, width = box
-    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
 
 
 def quick_round(page: Any, marbles: list[int], token: int, turned: dict[str, Any], check: bool = False) -> None:
@@ -183,7 +165,7 @@ def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_
     expect(page.locator("#toast")).to_have_text("Nothing to undo yet.")
     page.click("#marble-pad [data-gate='4']")
     page.wait_for_selector("#slots .slot.filled")
-    post(base, session, {"type": "marble", "gate": 1})  # another device
+    post_events(base, session, {"type": "marble", "gate": 1})  # another device
     expect(page.locator("#slots .slot.filled")).to_have_count(2, timeout=WAIT_MS)
     page.click("#undo")
     expect(page.locator("#toast")).to_contain_text("Undid: marble in gate 1")
@@ -196,7 +178,7 @@ def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_
     deaf = open_page()
     deaf.route("**/stream", lambda route: route.abort())
     deaf.goto(f"{base}/play/{session['id']}")
-    post(base, session, {"type": "marble", "gate": 2})
+    post_events(base, session, {"type": "marble", "gate": 2})
     deaf.click("#undo")  # would undo the marble this page never saw
     expect(deaf.locator("#toast")).to_have_text(
         "Someone changed the game a moment ago; this screen is up to date now.", timeout=WAIT_MS)
@@ -210,12 +192,12 @@ def test_a_refused_tap_says_why_in_plain_words_with_the_rule_as_a_tag(open_page:
                                                                       base: str) -> None:
     session = new_game(base, ["Ada", "Ben", "Cleo"])
     for event in ({"type": "marble", "gate": 1},) * 3 + ({"type": "reveal", "gate": 1},):
-        post(base, session, event)
+        post_events(base, session, event)
     deaf = open_page()  # this page stops hearing the table
     deaf.route("**/stream", lambda route: route.abort())
     deaf.goto(f"{base}/play/{session['id']}")
     deaf.wait_for_selector("#turned-step:not([hidden])")
-    post(base, session, {"type": "turned", "player": "Ben", "gate": 1})  # another device enters Ben's symbol
+    post_events(base, session, {"type": "turned", "player": "Ben", "gate": 1})  # another device enters Ben's symbol
     deaf.click("#turned [data-player='Ben'] [data-gate='2']")  # Ben cannot turn over twice: the rules say no
     toast = deaf.locator("#toast")
     expect(toast.locator(".rule-tag")).to_have_text(re.compile(r"^rule D\d+$"), timeout=WAIT_MS)
@@ -280,7 +262,7 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, width: int,
     for event in ({"type": "marble", "gate": 6}, {"type": "guess", "player": "Ben", "gate": 1},
                   {"type": "reveal", "gate": 6}, {"type": "guess", "player": "Ada", "gate": 2},
                   {"type": "reveal", "gate": 1}):
-        post(base, finished, event)
+        post_events(base, finished, event)
     page = open_page(width, height)
     for path in ("/", f"/play/{session['id']}", f"/play/{finished['id']}"):
         page.goto(base + path)
@@ -377,13 +359,13 @@ def test_the_screen_stays_awake_while_a_game_runs(open_page: Callable[..., Any],
 
 def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: str) -> None:
     session = new_game(base, ["Ada", "Ben"], rounds_per_player=1)
-    post(base, session, {"type": "marble", "gate": 6})
-    post(base, session, {"type": "reveal", "gate": 6})
-    post(base, session, {"type": "turned", "player": "Ben", "gate": 1})
+    post_events(base, session, {"type": "marble", "gate": 6})
+    post_events(base, session, {"type": "reveal", "gate": 6})
+    post_events(base, session, {"type": "turned", "player": "Ben", "gate": 1})
     page = open_page()
     page.goto(f"{base}/play/{session['id']}")
-    post(base, session, {"type": "reveal", "gate": 1})
-    post(base, session, {"type": "turned", "player": "Ada", "correct": True})
+    post_events(base, session, {"type": "reveal", "gate": 1})
+    post_events(base, session, {"type": "turned", "player": "Ada", "correct": True})
     page.wait_for_selector("#final:not([hidden])")
     expect(page.locator("#play")).to_be_hidden()
     expect(page.locator("#winners")).to_contain_text("Ada")
@@ -401,7 +383,7 @@ def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: st
 
 def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base: str) -> None:
     session = new_game(base, ["Ada", "Ben"])
-    post(base, session, {"type": "marble", "gate": 2})
+    post_events(base, session, {"type": "marble", "gate": 2})
     page = open_page()
     page.goto(base + "/")
     expect(page.locator(f"#running [data-session='{session['id']}']")).to_contain_text("last played a moment ago")

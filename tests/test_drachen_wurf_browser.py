@@ -13,9 +13,9 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import SMALL_TARGETS
+from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, start_game
 from tests.servers import call
-from tests.test_browser import WAIT_MS, add_player, in_view
+from tests.test_browser import add_player
 
 WURF = "drachen-wurf"
 GAME = GAMES[WURF]
@@ -28,9 +28,7 @@ def tile(colour: int, landscape: int) -> int:
 
 
 def new_game(url: str, players: list[str], **options: Any) -> dict[str, Any]:
-    status, view = call(f"{url}/api/sessions", {"game": WURF, "players": players, "options": options})
-    assert status == 201, view
-    return view
+    return start_game(url, WURF, players, **options)
 
 
 def session(url: str, view: dict[str, Any]) -> dict[str, Any]:

@@ -8,13 +8,11 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, open_game, start_game
+from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, keypad, open_game, start_game
 from tests.browser import post_events as post
 from tests.browser import session_view as state
-from tests.waiting import PATIENCE_S
 
 GAME = "drachensachen"
-WAIT_MS = PATIENCE_S * 1000
 
 #: The controls tapped every turn: on the Pi's 800x480 screen they are all there without scrolling.
 TURN_CONTROLS = ("#ds-next", "#ds-went-out-open", "#ds-draw", "#ds-draw-pending", "#ds-four", "#ds-defend-pending",
@@ -27,26 +25,12 @@ def new_game(base: str, players: list[str], **options: Any) -> dict[str, Any]:
     return start_game(base, GAME, players, **options)
 
 
-def keypad(page: Any, number: int) -> None:
-    expect(page.locator("#keypad-value")).to_be_visible()
-    for digit in str(number):
-        page.click(f"#keypad-keys button:text-is('{digit}')")
-    page.click("#keypad-ok")
-
-
 def pile(page: Any) -> Any:
     return page.locator("#ds-pile .ds-tile-value")
 
 
 def score(page: Any, player: str) -> Any:
     return page.locator(f"#scoreboard [data-player='{player}'] .score")
-
-
-def in_view(page: Any, selector: str) -> None:
-    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
-                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
-    top, bottom, left, right, height, width = box
-    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
 
 
 FINISHED_ROUNDS = [("Ada", {"Ben": 8, "Cleo": 4}), ("Ben", {"Ada": 3, "Cleo": 10}), ("Cleo", {"Ada": 5, "Ben": 12}),

@@ -8,13 +8,11 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, open_game, start_game
+from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, keypad, open_game, start_game
 from tests.browser import post_events as post
 from tests.browser import session_view as state
-from tests.waiting import PATIENCE_S
 
 GAME = "draci-hrad"
-WAIT_MS = PATIENCE_S * 1000
 
 #: The controls of a move in the city and of a fight: on the Pi's 800x480 screen, all there without scrolling.
 CITY_CONTROLS = ("#hr-next", "[data-pane='city']", "[data-pane='castle']", "[data-pane='fight']",
@@ -27,23 +25,8 @@ def new_game(base: str, players: list[str]) -> dict[str, Any]:
     return start_game(base, GAME, players)
 
 
-def keypad(page: Any, number: int, label: str = "") -> None:
-    """Type `number` on the keypad asking for `label` (several keypads may follow one another)."""
-    expect(page.locator(".keypad-panel .label")).to_contain_text(label)
-    for digit in str(number):
-        page.click(f"#keypad-keys button:text-is('{digit}')")
-    page.click("#keypad-ok")
-
-
 def hero(page: Any, player: str) -> Any:
     return page.locator(f"#hr-heroes [data-player='{player}']")
-
-
-def in_view(page: Any, selector: str) -> None:
-    box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"
-                        " [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth]; }", selector)
-    top, bottom, left, right, height, width = box
-    assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
 
 
 def fight_under_way(base: str, players: list[str]) -> dict[str, Any]:
