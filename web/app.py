@@ -54,7 +54,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     errors.register(app)
     trust.init_app(app)  # who may write: kiosk, paired devices, spectators
     app.register_blueprint(api.bp)
-    app.register_blueprint(stream.bp)
     app.register_blueprint(kiosk.bp)
     app.register_blueprint(camera.bp)
     app.register_blueprint(pairing.bp)

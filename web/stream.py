@@ -16,7 +16,7 @@ from collections import OrderedDict
 from concurrent.futures import Executor
 from typing import Any, Awaitable, Callable, Literal, Sequence
 
-from flask import Blueprint, Flask
+from flask import Flask
 
 from companion.bus import Bus, Message, Subscription
 from companion.table import Table, TableError, topic
@@ -25,9 +25,6 @@ from .errors import ERROR_CODES
 from .trust import stream_refusal
 
 log = logging.getLogger(__name__)
-
-# The streams are not Flask views (see web/server.py); the blueprint keeps the app factory's list of parts.
-bp = Blueprint("stream", __name__, url_prefix="/api")
 
 SENSORS_TOPIC = "sensors"
 WRITE_TIMEOUT_S = 5.0  # default of app.config["WRITE_TIMEOUT"]

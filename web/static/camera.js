@@ -2,7 +2,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, h, toast } from "./kiosk.js";
+import { api, h, toast } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;

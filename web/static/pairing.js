@@ -1,6 +1,6 @@
 // Pairing: a watching device asks and shows its code; the kiosk shows requests with Approve / Refuse
 // and, on the Devices page, the paired devices with Revoke.
-import { api, h, toast } from "./kiosk.js";
+import { api, h, toast } from "./kit.js";
 
 const POLL_MS = 1500;
 const devicesPage = document.querySelector("[data-devices-page]");
