@@ -5,10 +5,14 @@ import contextlib
 import json
 import selectors
 import socket
+import subprocess
+import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from pathlib import Path
 from typing import Any, Iterator
 
 from flask import Flask
@@ -16,6 +20,8 @@ from flask import Flask
 from companion.bus import Bus
 from tests.waiting import PATIENCE_S, wait_for
 from web.server import Server, listen
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
@@ -200,3 +206,35 @@ class SseCrowd:
         for sock in self._readers + self.idle:
             sock.close()
         self._selector.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(data: Path, port: int) -> subprocess.Popen:
+    """`companion serve` in a process of its own on 127.0.0.1:`port`, once it answers /api/health."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "web.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
+         "--data", str(data), "--sensors", "off"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + PATIENCE_S
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if call(f"http://127.0.0.1:{port}/api/health", timeout=1)[0] == 200:
+                return process
+        except OSError:
+            pass
+        time.sleep(0.05)
+    process.kill()
+    _, err = process.communicate(timeout=PATIENCE_S)
+    raise AssertionError("the server did not start: " + err.decode()[-2000:])
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    """Make sure the server is gone and its stderr pipe closed, whatever the test did."""
+    if process.poll() is None:
+        process.kill()
+    process.communicate(timeout=PATIENCE_S)

@@ -3,48 +3,14 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
-from tests.servers import call
+from tests.servers import call, free_port, start_server, stop_server
 from tests.waiting import PATIENCE_S
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(data: Path, port: int) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "web.cli", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--data", str(data), "--sensors", "off"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + PATIENCE_S
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            if call(f"http://127.0.0.1:{port}/api/health", timeout=1)[0] == 200:
-                return process
-        except OSError:
-            pass
-        time.sleep(0.05)
-    process.kill()
-    _, err = process.communicate(timeout=PATIENCE_S)
-    raise AssertionError("the server did not start: " + err.decode()[-2000:])
-
-
-def _stop(process: subprocess.Popen) -> None:
-    """Make sure the server is gone and its stderr pipe closed, whatever the test did."""
-    if process.poll() is None:
-        process.kill()
-    process.communicate(timeout=PATIENCE_S)
 
 
 def _round_events(players: list[str], active: int) -> list[dict]:
@@ -54,9 +20,9 @@ def _round_events(players: list[str], active: int) -> list[dict]:
 
 
 def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _start(tmp_path, port)
+    server = start_server(tmp_path, port)
     try:
         players = ["Ada", "Ben", "Cleo", "Dan"]
         status, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": players,
@@ -88,9 +54,9 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
         writer.join(PATIENCE_S)
         assert 60 <= len(acknowledged) < len(plan)
     finally:
-        _stop(server)
+        stop_server(server)
 
-    server = _start(tmp_path, port)
+    server = start_server(tmp_path, port)
     try:
         _, log = call(f"{url}")
         live = [e for e in log["events"] if not e["undone"]]
@@ -110,5 +76,5 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
         try:
             server.wait(PATIENCE_S)  # a generous bound on a loaded machine; it stops at once when idle
         finally:
-            _stop(server)
+            stop_server(server)
         assert os.path.exists(tmp_path / "companion.sqlite3")

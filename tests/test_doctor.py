@@ -21,6 +21,7 @@ from gpiozero.pins.mock import MockFactory
 from hardware import gates_cli
 from hardware.camera.sources import CameraError, Picamera2Source
 from hardware.gates import DEFAULT_PINS
+from tests.servers import free_port
 from tests.waiting import wait_for
 from web import doctor, notify
 from web.app import create_app, shutdown
@@ -31,12 +32,6 @@ def _args(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     doctor.add_arguments(parser)
     return parser.parse_args(list(argv))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _systemctl(state: str):
@@ -63,7 +58,7 @@ def test_doctor_reads_mock_pins_and_one_frame_of_a_file_camera(tmp_path: Path, p
         for pin in DEFAULT_PINS:  # external pull-ups hold the lines high; gate 3's beam is broken (low)
             factory.pin(pin).drive_high()
         factory.pin(DEFAULT_PINS[2]).drive_low()
-        args = _args("--data", str(tmp_path / "data"), "--port", str(_free_port()), "--camera", f"file:{photo}",
+        args = _args("--data", str(tmp_path / "data"), "--port", str(free_port()), "--camera", f"file:{photo}",
                      "--external-pull-up")
         report = _by_name(doctor.checks(args, pin_factory=factory, runner=_systemctl("failed"), root=tmp_path,
                                         on_pi=False))
@@ -103,7 +98,7 @@ def test_doctor_takes_the_wiring_from_the_config_file(tmp_path: Path) -> None:
     config.write_text("[gates]\npins = [5, 6, 13, 19, 26, 21]\n")
     factory = MockFactory()
     try:
-        args = _args("--config", str(config), "--data", str(tmp_path), "--port", str(_free_port()))
+        args = _args("--config", str(config), "--data", str(tmp_path), "--port", str(free_port()))
         gates = _by_name(doctor.checks(args, pin_factory=factory, runner=_systemctl("active"), root=tmp_path,
                                        on_pi=False))["gates"]
     finally:

@@ -17,8 +17,19 @@ from typing import Any, Iterator
 import pytest
 from flask import Flask, Response, request
 
-from tests.servers import SseCrowd, SseReader, call, connect, read_response, request_head, serving, subscribers
-from tests.test_crash import _free_port, _start, _stop
+from tests.servers import (
+    SseCrowd,
+    SseReader,
+    call,
+    connect,
+    free_port,
+    read_response,
+    request_head,
+    serving,
+    start_server,
+    stop_server,
+    subscribers,
+)
 from tests.waiting import PATIENCE_S, wait_for
 from web.app import create_app, shutdown
 
@@ -202,9 +213,9 @@ def test_a_chunked_body_within_the_limit_reaches_the_app(base: str) -> None:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_stops_cleanly_on_a_signal_with_streams_open(tmp_path: Path, sig: signal.Signals) -> None:
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
-    server = _start(tmp_path, port)
+    server = start_server(tmp_path, port)
     try:
         session = _new(base)
         stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
@@ -216,7 +227,7 @@ def test_serve_stops_cleanly_on_a_signal_with_streams_open(tmp_path: Path, sig: 
                 stream.next()
         stream.close()
     finally:
-        _stop(server)
+        stop_server(server)
 
 
 def test_streams_follow_the_trust_rules(app_config: dict[str, Any]) -> None:
