@@ -7,7 +7,8 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request
 
 from companion.castle import Castle
-from companion.games import GAMES
+from companion.games import GAMES, MalformedEventError
+from companion.games.schema import validate_fields
 from companion.table import Table
 
 from .errors import ApiError
@@ -46,11 +47,21 @@ def json_body(empty_ok: bool = False) -> dict[str, Any]:
     return data
 
 
-def expected_seq(data: dict[str, Any]) -> int | None:
-    value = data.get("expected_seq")
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-        raise ApiError(400, "malformed", "'expected_seq' must be a whole number")
-    return value
+#: Request bodies other than events, in the schema subset events use (the OpenAPI document shows the same).
+SEQ_BODY = {"expected_seq": {"type": "integer"}}
+CASTLE_BODY = {"session": {"type": "integer", "minimum": 1, "nullable": True}}
+SIMULATED_MARBLE = {"gate": {"type": "integer", "minimum": 1, "maximum": 6, "nullable": True},
+                    "width_ms": {"type": "number", "minimum": 0.1, "maximum": 3000},
+                    "chatter": {"type": "boolean"}}
+
+
+def checked_body(properties: dict[str, dict[str, Any]], required: tuple[str, ...] = (),
+                 empty_ok: bool = False) -> dict[str, Any]:
+    """The request's JSON object checked against `properties`, or a 400 naming the field."""
+    try:
+        return validate_fields(properties, required, json_body(empty_ok), "request", "the request")
+    except MalformedEventError as err:
+        raise ApiError(400, "malformed", err.message) from None
 
 
 @bp.get("/health")
@@ -110,17 +121,14 @@ def session(session_id: int):
 @bp.post("/sessions/<int:session_id>/events")
 def post_event(session_id: int):
     data = json_body()
-    return jsonify(table().submit(session_id, data, source="tap", expected_seq=expected_seq(data)))
+    return jsonify(table().submit(session_id, data, source="tap", expected_seq=data.get("expected_seq")))
 
 
 @bp.post("/sessions/<int:session_id>/<any(undo, redo, abandon):action>")
 def session_action(session_id: int, action: str):
-    data = json_body(empty_ok=True)
-    unknown = sorted(set(data) - {"expected_seq"})
-    if unknown:
-        raise ApiError(400, "malformed", f"{action} takes only 'expected_seq', not {unknown[0]!r}")
+    data = checked_body(SEQ_BODY, empty_ok=True)
     step = {"undo": table().undo, "redo": table().redo, "abandon": table().abandon}[action]
-    return jsonify(step(session_id, expected_seq(data)))
+    return jsonify(step(session_id, data.get("expected_seq")))
 
 
 @bp.get("/castle")
@@ -130,15 +138,8 @@ def castle_status():
 
 @bp.post("/castle")
 def castle_attach():
-    data = json_body()
-    if "session" not in data:
-        raise ApiError(400, "malformed", "send 'session': the game to attach the castle to, or null to release it")
-    session_id = data["session"]
-    if session_id is None:
-        return jsonify(castle().release())
-    if isinstance(session_id, bool) or not isinstance(session_id, int):
-        raise ApiError(400, "malformed", "'session' must be a game number or null")
-    return jsonify(castle().attach(session_id))
+    session_id = checked_body(CASTLE_BODY, ("session",))["session"]  # a game number, or null to release
+    return jsonify(castle().release() if session_id is None else castle().attach(session_id))
 
 
 @bp.get("/sessions/<int:session_id>/events")
@@ -151,17 +152,8 @@ def simulate_marble():
     sensors = current_app.extensions["sensors"]
     if sensors.mode != "simulation" or sensors.gates is None or sensors.simulator is None:
         raise ApiError(404, "not_found", "marble simulation exists only in simulation mode")
-    data = json_body()
-    gate = data.get("gate")
-    width = data.get("width_ms", 15)
-    chatter = data.get("chatter", False)
-    if "gate" not in data or (gate is not None and (isinstance(gate, bool) or not isinstance(gate, int)
-                                                    or not 1 <= gate <= 6)):
-        raise ApiError(400, "malformed", "'gate' must be a gate number from 1 to 6, or null for a miss")
-    if isinstance(width, bool) or not isinstance(width, (int, float)) or not 0.1 <= width <= 3000:
-        raise ApiError(400, "malformed", "'width_ms' must be a pulse width from 0.1 to 3000 ms")
-    if not isinstance(chatter, bool):
-        raise ApiError(400, "malformed", "'chatter' must be true or false")
+    data = checked_body(SIMULATED_MARBLE, ("gate",))  # gate null: a marble that misses every gate
+    gate, width, chatter = data["gate"], data.get("width_ms", 15), bool(data.get("chatter", False))
     sensors.roll(gate, float(width), chatter)
     return jsonify({"rolled": {"gate": gate, "width_ms": width, "chatter": chatter},
                     "gates": sensors.status().get("gates")}), 202

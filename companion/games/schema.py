@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from .base import EventType, Game, MalformedEventError, is_clean_text
+from .base import Game, MalformedEventError, is_clean_text
 
 MAX_STRING = 64
 MAX_ITEMS = 64
@@ -27,20 +27,27 @@ def validate_event(game: Game, event: Mapping[str, Any]) -> dict[str, Any]:
         known = ", ".join(e.type for e in game.event_types)
         raise MalformedEventError("events", f"{game.name} has no event {kind!r}; its events are {known}")
     payload = {k: v for k, v in event.items() if k not in ENVELOPE}
-    unknown = sorted(str(k) for k in payload if k not in declared.properties)
+    return validate_fields(declared.properties, declared.required, payload, declared.rule, f"a {kind!r} event")
+
+
+def validate_fields(properties: Mapping[str, Mapping[str, Any]], required: tuple[str, ...],
+                    payload: Mapping[str, Any], rule: str, what: str) -> dict[str, Any]:
+    """`payload` checked against `properties` (the same schema subset): unknown fields refused, `required`
+    present; raises MalformedEventError naming the field and `rule`. `what` names the whole in messages."""
+    unknown = sorted(str(k) for k in payload if k not in properties)
     if unknown:
-        raise MalformedEventError(declared.rule, f"a {kind!r} event has no field {unknown[0]!r}")
-    for name in declared.required:
+        raise MalformedEventError(rule, f"{what} has no field {unknown[0]!r}")
+    for name in required:
         if name not in payload:
-            raise MalformedEventError(declared.rule, f"a {kind!r} event needs {name!r}")
+            raise MalformedEventError(rule, f"{what} needs {name!r}")
     for name, value in payload.items():
-        _check(declared, name, value, declared.properties[name], 1)
-    return payload
+        _check(rule, name, value, properties[name], 1)
+    return dict(payload)
 
 
-def _check(declared: EventType, path: str, value: Any, schema: Mapping[str, Any], depth: int) -> None:
+def _check(rule: str, path: str, value: Any, schema: Mapping[str, Any], depth: int) -> None:
     def refuse(what: str) -> MalformedEventError:
-        return MalformedEventError(declared.rule, f"{path!r} {what}")
+        return MalformedEventError(rule, f"{path!r} {what}")
 
     if depth > MAX_DEPTH:
         raise refuse(f"is nested more than {MAX_DEPTH} levels deep")
@@ -71,7 +78,7 @@ def _check(declared: EventType, path: str, value: Any, schema: Mapping[str, Any]
         if not int(schema.get("minItems", 0)) <= len(value) <= int(schema.get("maxItems", MAX_ITEMS)):
             raise refuse(f"must list {schema.get('minItems', 0)} to {schema.get('maxItems', MAX_ITEMS)} items")
         for i, item in enumerate(value):
-            _check(declared, f"{path}[{i}]", item, schema.get("items", {}), depth + 1)
+            _check(rule, f"{path}[{i}]", item, schema.get("items", {}), depth + 1)
     elif kind == "object":
         if not isinstance(value, dict):
             raise refuse("must be an object")
@@ -79,9 +86,9 @@ def _check(declared: EventType, path: str, value: Any, schema: Mapping[str, Any]
         for key, item in value.items():
             if key not in fields:
                 raise refuse(f"has no field {key!r}")
-            _check(declared, f"{path}.{key}", item, fields[key], depth + 1)
+            _check(rule, f"{path}.{key}", item, fields[key], depth + 1)
     else:
-        raise ValueError(f"{declared.type}.{path}: undeclared schema type {kind!r}")
+        raise ValueError(f"{path}: undeclared schema type {kind!r}")
     if "enum" in schema and value not in schema["enum"]:
         raise refuse(f"must be one of {', '.join(map(str, schema['enum']))}")
 
