@@ -179,7 +179,9 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     expect(dialog).to_be_hidden(timeout=PATIENCE_S * 1000)
 
     # the tablet collects its token by itself, reloads, and may write
-    tablet.wait_for_function("() => document.body.dataset.trust === 'paired'", timeout=PATIENCE_S * 1000)
+    # (the predicate also runs while the reload has no body yet)
+    tablet.wait_for_function("() => document.body !== null && document.body.dataset.trust === 'paired'",
+                             timeout=PATIENCE_S * 1000)
     expect(tablet.locator(".pairing-strip")).to_have_count(0)
     assert tablet.evaluate(WRITE, "Tab") == 201
     cookies = {c["name"]: c for c in tablet.context.cookies()}
