@@ -1,6 +1,7 @@
 """Every game through the table: a long session built from random legal events (each game's `sample`), then
-the cost of an undo of the last event (the state before it is kept), of a second undo in a row (a refold of
-the whole log), of a redo (one apply) and of a replay at start. Dračí hrad evenings
+the cost of an undo of the last event (the state before it is kept), of a second undo in a row (a fold from the
+nearest checkpoint, kept every CHECKPOINT_EVERY live events), of a redo (one apply) and of a replay at start (a
+fold of the whole log). Dračí hrad evenings
 reach thousands of events: its session is 5,000 events long."""
 from __future__ import annotations
 
@@ -58,4 +59,5 @@ def main() -> None:
             replay = (time.perf_counter() - started) * 1000
             fresh.log.close()
             print(f"{game_id}: {live} events; undo of the last event {summary(undo)}; a second undo in a row "
-                  f"(a full refold) {summary(deeper)}; redo {summary(redo)}; replay at start {replay:.0f} ms")
+                  f"(from the nearest checkpoint) {summary(deeper)}; redo {summary(redo)}; "
+                  f"replay at start {replay:.0f} ms")

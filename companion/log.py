@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -129,6 +129,10 @@ class EventRecord:
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "type": self.type, "payload": self.payload, "source": self.source,
                 "time": self.time, "status": self.status, "undone": self.status != "live"}
+
+    def applied(self) -> dict[str, Any]:
+        """The event as the game's `apply` takes it: its payload with its type and source."""
+        return {**self.payload, "type": self.type, "source": self.source}
 
 
 class EventLog:
@@ -314,12 +318,13 @@ class EventLog:
             record = self.flip(event, now)
         return replace(event, status="live" if redo else "undone"), record.revision
 
-    def events(self, session_id: int, live_only: bool = False) -> list[EventRecord]:
-        query = "SELECT * FROM events WHERE session_id = ?"
+    def events(self, session_id: int, live_only: bool = False, after_seq: int = 0) -> list[EventRecord]:
+        """The session's events in order (only the live ones, or only those after `after_seq`, if asked)."""
+        query = "SELECT * FROM events WHERE session_id = ? AND seq > ?"
         if live_only:
             query += " AND status = 'live'"
         with self._lock:
-            rows = self._db.execute(query + " ORDER BY seq", (session_id,)).fetchall()
+            rows = self._db.execute(query + " ORDER BY seq", (session_id, after_seq)).fetchall()
         return [_event(r) for r in rows]
 
     def has_events(self, session_id: int, status: str) -> bool:
@@ -417,10 +422,3 @@ def _session(row: sqlite3.Row) -> SessionRecord:
 def _event(row: sqlite3.Row) -> EventRecord:
     return EventRecord(row["session_id"], row["seq"], row["type"], json.loads(row["payload"]), row["source"],
                        row["time"], row["status"])
-
-
-def iter_live_payloads(events: list[EventRecord]) -> Iterator[dict[str, Any]]:
-    """The payloads the fold applies, each with its source, in log order."""
-    for event in events:
-        if event.status == "live":
-            yield {**event.payload, "type": event.type, "source": event.source}

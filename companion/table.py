@@ -23,13 +23,14 @@ from .bus import Bus
 from .games import GAMES, Game, IllegalEventError
 from .games.base import RuleError, is_clean_text
 from .games.schema import validate_event
-from .log import EventLog, EventRecord, SessionRecord, iter_live_payloads
+from .log import EventLog, EventRecord, SessionRecord
 
 log = logging.getLogger(__name__)
 
 SOURCES = ("tap", "sensor", "camera", "import")
 MAX_NAME = 24
 MAX_OPEN_SESSIONS = 30   # unfinished games at once: enough for any table, bounded for the SD card
+CHECKPOINT_EVERY = 100  # live events between kept states: an undo refolds at most this many
 MAX_PLAYERS = 500        # remembered player names
 COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
 
@@ -86,6 +87,12 @@ class Loaded:
     #: The state before the last live event, when known: an undo of one mis-tap then needs no refold of a long
     #: evening's log. Unknown (None) after a start or an undo.
     before_last: Any = None
+    #: States kept every CHECKPOINT_EVERY live events, as (seq of the event folded last, state), oldest first:
+    #: an undo further back folds from the nearest one instead of from `setup`. States are immutable, so these
+    #: share most of their parts with each other.
+    checkpoints: tuple[tuple[int, Any], ...] = ()
+    #: Live events folded since the last checkpoint (or since `setup`).
+    since_checkpoint: int = 0
 
 
 ViewField = Callable[[SessionRecord], Mapping[str, Any]]
@@ -210,9 +217,10 @@ class Table:
             state = loaded.game.apply(loaded.state, {**payload, "type": kind, "source": source})
             game_view = loaded.game.view(state)
             status = _status(game_view)
-            _, record = self.log.append(session_id, kind, payload, source, now=self.clock(),
-                                        status=status if status != loaded.record.status else None)
-            return self._commit(Loaded(record, loaded.game, state, game_view, before_last=loaded.state))
+            appended, record = self.log.append(session_id, kind, payload, source, now=self.clock(),
+                                          status=status if status != loaded.record.status else None)
+            return self._commit(_advanced(loaded, Loaded(record, loaded.game, state, game_view,
+                                                         before_last=loaded.state), appended.seq))
 
     def undo(self, session_id: int, expected_seq: int | None = None) -> dict[str, Any]:
         return self._flip(session_id, expected_seq, redo=False)
@@ -245,23 +253,25 @@ class Table:
             if event is None:
                 raise Conflict(f"nothing to {'redo' if redo else 'undo'}", self._session_view(loaded))
             # Decided before anything is written; an error here leaves the log as it was.
-            before_last = None
             if redo:  # the first undone event directly follows the last live one: apply it to the state
-                state = loaded.game.apply(loaded.state, {**event.payload, "type": event.type, "source": event.source})
-                before_last = loaded.state
+                state = loaded.game.apply(loaded.state, event.applied())
+                after = _advanced(loaded, Loaded(loaded.record, loaded.game, state, before_last=loaded.state),
+                                  event.seq)
             elif loaded.before_last is not None:  # undoing the last event: the state before it is at hand
-                state = loaded.before_last
-            else:
-                flipped = replace(event, status="undone")
-                events = [flipped if e.seq == event.seq else e for e in self.log.events(session_id)]
-                state = fold_events(loaded.game, loaded.record, events)
-            game_view = loaded.game.view(state)
+                after = _rewound(loaded, event.seq, loaded.before_last)
+            else:  # fold from the nearest checkpoint before the undone event
+                kept = tuple(c for c in loaded.checkpoints if c[0] < event.seq)
+                start_seq, start = kept[-1] if kept else (0, None)
+                events = [e for e in self.log.events(session_id, after_seq=start_seq) if e.seq != event.seq]
+                folded = fold_events(loaded.game, loaded.record, events, start=start)
+                after = replace(loaded, state=folded.state, before_last=None,
+                                checkpoints=kept + folded.checkpoints, since_checkpoint=folded.since_checkpoint)
+            game_view = loaded.game.view(after.state)
             status = _status(game_view)
             record = self.log.flip(event, now=self.clock(),
                                    status=status if status != loaded.record.status else None)
             change = {"action": "redo" if redo else "undo", "seq": event.seq, "text": _describe(loaded.game, event)}
-            return self._commit(Loaded(record, loaded.game, state, game_view, before_last=before_last),
-                                change=change)
+            return self._commit(replace(after, record=record, view=game_view), change=change)
 
     # internals
     def _writable(self, session_id: int, expected_seq: int | None) -> Loaded:
@@ -318,8 +328,9 @@ class Table:
             loaded = Loaded(record, None, set_aside=f"the companion does not know the game {record.game!r}")
         else:
             try:
-                state = fold_log(self.log, record, game)
-                loaded = Loaded(record, game, state, game.view(state))
+                folded = fold_events(game, record, self.log.events(record.id, live_only=True))
+                loaded = Loaded(record, game, folded.state, game.view(folded.state),
+                                checkpoints=folded.checkpoints, since_checkpoint=folded.since_checkpoint)
             except Exception as err:  # today's rules refuse an event recorded under older ones
                 loaded = Loaded(record, game, set_aside=_why(err, record, game))
         self._cache[session_id] = loaded
@@ -359,17 +370,51 @@ class Table:
         return view
 
 
-def fold_events(game: Game, record: SessionRecord, events: list[EventRecord]) -> Any:
-    """The game's pure `apply` folded over the live ones of `events`, from `setup`."""
-    state = game.setup(record.players, record.options)
-    for payload in iter_live_payloads(events):
-        state = game.apply(state, payload)
-    return state
+@dataclass(frozen=True)
+class Folded:
+    """A fold's result: the state, and the checkpoints taken on the way (see `Loaded`)."""
+
+    state: Any
+    checkpoints: tuple[tuple[int, Any], ...]
+    since_checkpoint: int
+
+
+def fold_events(game: Game, record: SessionRecord, events: list[EventRecord], start: Any = None) -> Folded:
+    """The game's pure `apply` folded over the live ones of `events`, from `start` (the state before the
+    first of them; by default `setup`), keeping a checkpoint every CHECKPOINT_EVERY live events."""
+    state = game.setup(record.players, record.options) if start is None else start
+    checkpoints: list[tuple[int, Any]] = []
+    since = 0
+    for event in events:
+        if event.status != "live":
+            continue
+        state = game.apply(state, event.applied())
+        since += 1
+        if since == CHECKPOINT_EVERY:
+            checkpoints.append((event.seq, state))
+            since = 0
+    return Folded(state, tuple(checkpoints), since)
 
 
 def fold_log(log: EventLog, record: SessionRecord, game: Game) -> Any:
     """The session's state: the game's pure `apply` folded over its live events, from `setup`."""
-    return fold_events(game, record, log.events(record.id, live_only=True))
+    return fold_events(game, record, log.events(record.id, live_only=True)).state
+
+
+def _advanced(before: Loaded, after: Loaded, seq: int) -> Loaded:
+    """`after` (one live event, `seq`, past `before`) with `before`'s checkpoints, and a new one when due."""
+    since = before.since_checkpoint + 1
+    if since < CHECKPOINT_EVERY:
+        return replace(after, checkpoints=before.checkpoints, since_checkpoint=since)
+    return replace(after, checkpoints=before.checkpoints + ((seq, after.state),), since_checkpoint=0)
+
+
+def _rewound(loaded: Loaded, seq: int, state: Any) -> Loaded:
+    """`loaded` with its last live event (`seq`) undone, given the state before it."""
+    kept = tuple(c for c in loaded.checkpoints if c[0] < seq)
+    if len(kept) < len(loaded.checkpoints):  # the undone event was the newest checkpoint's
+        return replace(loaded, state=state, before_last=None, checkpoints=kept, since_checkpoint=CHECKPOINT_EVERY - 1)
+    return replace(loaded, state=state, before_last=None, since_checkpoint=loaded.since_checkpoint - 1)
 
 
 def _status(game_view: Mapping[str, Any]) -> str:
@@ -378,7 +423,7 @@ def _status(game_view: Mapping[str, Any]) -> str:
 
 def _describe(game: Game, event: EventRecord) -> str:
     try:
-        return game.describe({**event.payload, "type": event.type, "source": event.source})
+        return game.describe(event.applied())
     except Exception:
         return event.type
 

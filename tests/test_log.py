@@ -11,7 +11,7 @@ import pytest
 from companion.backup import backup
 from companion.games import GAMES
 from companion.games.diego import DiegoState
-from companion.log import SCHEMA_VERSION, EventLog, NewerDatabase, iter_live_payloads, open_log
+from companion.log import SCHEMA_VERSION, EventLog, NewerDatabase, open_log
 from companion.table import Table, fold_log
 
 GAME = GAMES["diego-drachenzahn"]
@@ -73,13 +73,14 @@ def test_append_and_fold(log: EventLog) -> None:
     assert state.history[0].sources == ("tap", "tap", "sensor")
 
 
-def test_iter_live_payloads_skips_undone_and_adds_type_and_source(log: EventLog) -> None:
+def test_an_event_is_applied_with_its_type_and_source_and_undone_ones_are_marked(log: EventLog) -> None:
     session = log.create_session(GAME.id, PLAYERS, OPTIONS)
     marble(log, session.id, 1, "sensor")
     marble(log, session.id, 2)
     log.undo(session.id)
-    payloads = list(iter_live_payloads(log.events(session.id)))
-    assert payloads == [{"gate": 1, "type": "marble", "source": "sensor"}]
+    events = log.events(session.id)
+    assert [e.status for e in events] == ["live", "undone"]
+    assert events[0].applied() == {"gate": 1, "type": "marble", "source": "sensor"}
 
 
 def test_seq_numbers_count_up_per_session_and_are_never_reused(log: EventLog) -> None:

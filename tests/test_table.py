@@ -353,3 +353,55 @@ def test_sessions_lists_views_recent_first(table: Table) -> None:
     ids = [new_session(table) for _ in range(3)]
     assert [v["id"] for v in table.sessions()] == ids[::-1]
     assert [v["id"] for v in table.sessions(limit=1)] == [ids[-1]]
+
+
+def test_undo_far_back_folds_from_the_nearest_checkpoint_and_agrees_with_a_full_fold(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A random walk of taps, undos and redos (and a restart) in one session, with a checkpoint every 4 live
+    events: after every step the table's state is the full fold of the log, and an undo without the state
+    before it at hand applies fewer events than lie between two checkpoints."""
+    import random
+    from dataclasses import replace as replaced
+
+    from companion import table as table_module
+    from companion.table import fold_log
+
+    monkeypatch.setattr(table_module, "CHECKPOINT_EVERY", 4)
+    applied = [0]
+
+    def counting_apply(state: Any, event: dict[str, Any]) -> Any:
+        applied[0] += 1
+        return GAME.apply(state, event)
+
+    counted = replaced(GAME, apply=counting_apply)
+    assert counted.sample is not None
+    rng = random.Random(5)
+    log = EventLog(tmp_path / "walk.sqlite3")
+    table = Table(log, games={GAME.id: counted})
+    session_id = table.create(GAME.id, PLAYERS)["id"]
+    deep_undos = 0
+    for step in range(400):
+        if step == 200:  # a restart: the checkpoints are taken again while the log is folded
+            log.close()
+            log = EventLog(tmp_path / "walk.sqlite3")
+            table = Table(log, games={GAME.id: counted})
+        view = table.view(session_id)
+        roll = rng.random()
+        if roll < 0.55 and not view["finished"]:
+            event = counted.sample(table._load(session_id).state, rng)
+            if event is not None:
+                table.submit(session_id, dict(event))
+        elif roll < 0.85 and view["can_undo"]:
+            deep = table._load(session_id).before_last is None
+            applied[0] = 0
+            table.undo(session_id)
+            if deep:
+                deep_undos += 1
+                assert applied[0] < 4
+        elif view["can_redo"]:
+            table.redo(session_id)
+        record = log.session(session_id)
+        assert record is not None
+        assert table._load(session_id).state == fold_log(log, record, GAME), step
+    log.close()
+    assert deep_undos >= 20  # the walk went far back often enough to prove the point
