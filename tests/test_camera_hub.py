@@ -158,3 +158,39 @@ def test_empty_references_saved_from_several_threads_take_turns(tmp_path: Path) 
     assert failures == []
     saved = cv2.imread(str(store.path), cv2.IMREAD_COLOR)
     assert saved is not None and np.array_equal(saved, store.get())
+
+
+def test_the_preview_is_drawn_when_a_page_asks_for_it_not_for_every_frame(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The vision loop reads frame after frame; the overlay and its JPEG are made only when the preview is
+    asked for, once per frame read, and show the latest frame."""
+    from hardware.vision import overlay
+    from tests.waiting import wait_for
+
+    drawn: list[np.ndarray] = []
+    real = overlay.draw_overlay
+    monkeypatch.setattr(overlay, "draw_overlay", lambda frame, *a: drawn.append(frame) or real(frame, *a))
+    board = np.full((480, 640, 3), 120, np.uint8)
+    service = FakeService(board)
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    assert hub.preview_jpeg() is None  # nothing read yet
+    hub.start()
+    try:
+        wait_for(lambda: hub.status()["last_detection"] is not None)
+        marked = board.copy()
+        cv2.circle(marked, (295, 230), 12, (40, 40, 220), -1)
+        service.frame = marked
+        wait_for(lambda: hub._seen is not None and hub._seen[0] is marked)
+        assert drawn == []  # many frames read, none drawn
+        first = hub.preview_jpeg()
+        assert first is not None and first[:2] == b"\xff\xd8" and drawn[-1] is marked
+        service.frame = board
+        wait_for(lambda: hub._seen is not None and hub._seen[0] is board)
+        hub.close()  # the loop stops: the frame read last stays the one shown
+        count = len(drawn)
+        again = hub.preview_jpeg()
+        assert again is not None and again != first and drawn[-1] is board
+        assert hub.preview_jpeg() is again and len(drawn) == count + 1  # drawn once per frame
+    finally:
+        hub.close()

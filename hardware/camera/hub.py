@@ -44,6 +44,16 @@ def _shift_px(a: GateRegions, b: GateRegions) -> float:
                 for p, q in zip(ra.polygon, rb.polygon)), default=0.0)
 
 
+def _overlay_jpeg(frame: np.ndarray, regions: GateRegions, detection: Detection) -> bytes:
+    """JPEG of `frame` with the gate regions and the detection drawn on it (b"" if it cannot be encoded)."""
+    import cv2
+
+    from hardware.vision.overlay import draw_overlay
+
+    ok, jpeg = cv2.imencode(".jpg", draw_overlay(frame, regions, detection), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return jpeg.tobytes() if ok else b""
+
+
 class CameraHub:
     """Runs the vision loop beside a CameraService and keeps the calibration and the empty reference."""
 
@@ -77,6 +87,9 @@ class CameraHub:
         self._detector: MarbleDetector | None = None
         self._detector_inputs: tuple[Any, Any] = (None, None)  # the regions and reference it was built from
         self._last: Detection | None = None
+        #: What the preview draws (the frame, its regions, its detection), and the preview once drawn: the
+        #: overlay and its JPEG are made when a page asks for them, not for every frame the vision reads.
+        self._seen: tuple[np.ndarray, GateRegions, Detection] | None = None
         self._preview: bytes | None = None
         self._error: str | None = None
         self._timer: threading.Timer | None = None
@@ -182,19 +195,12 @@ class CameraHub:
                 self._detector_inputs = (regions, reference)
             return self._detector
 
-    def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> tuple[Detection, bytes] | None:
-        """Count the marbles in `frame`; returns the detection and a JPEG with the overlay."""
-        import cv2
-
-        from hardware.vision.overlay import draw_overlay
-
+    def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> tuple[Detection, GateRegions] | None:
+        """Count the marbles in `frame`; returns the detection and the regions it used (None: no calibration)."""
         regions = self.current_regions(frame, recheck=recheck_markers)
         if regions is None:
             return None
-        detection = self._detector_for(regions).detect(frame)
-        overlay = draw_overlay(frame, regions, detection)
-        ok, jpeg = cv2.imencode(".jpg", overlay, [cv2.IMWRITE_JPEG_QUALITY, 80])
-        return detection, (jpeg.tobytes() if ok else b"")
+        return self._detector_for(regions).detect(frame), regions
 
     def marble_seen(self, marbles_in_round: int) -> None:
         """A gate saw a marble: take a confirmation frame once the marbles have settled."""
@@ -214,8 +220,8 @@ class CameraHub:
         result = self.detect(frame)
         if result is None or self._stop.is_set():  # closed meanwhile: the table may be gone
             return None
-        detection, photo = result
-        self._on_reading(detection, photo)
+        detection, regions = result
+        self._on_reading(detection, _overlay_jpeg(frame, regions, detection))
         return detection
 
     def _loop(self) -> None:
@@ -235,15 +241,16 @@ class CameraHub:
                 continue
             if result is None:
                 continue
-            detection, preview = result
+            detection, regions = result
             with self._lock:
-                self._last, self._preview, self._error = detection, preview, None
+                self._last, self._error = detection, None
+                self._seen, self._preview = (frame, regions, detection), None
             if now_checked := self._refresh_reference(frame, detection, reference_checked):
                 reference_checked = now_checked
             if self.camera_only:
                 resting = self._rest.update(tuple(detection.counts), detection.outside, time.monotonic())
                 if resting is not None:
-                    self._on_reading(detection, preview)
+                    self._on_reading(detection, _overlay_jpeg(frame, regions, detection))
 
     def _refresh_reference(self, frame: np.ndarray, detection: Detection, last_check: float) -> float | None:
         """Take or refresh the empty reference; returns the time of this check, None if not due.
@@ -271,7 +278,10 @@ class CameraHub:
 
     # what the page shows
     def preview_jpeg(self) -> bytes | None:
+        """The last frame the vision read, with its regions and counts drawn on it (drawn once per frame)."""
         with self._lock:
+            if self._preview is None and self._seen is not None:
+                self._preview = _overlay_jpeg(*self._seen)
             return self._preview
 
     def status(self) -> dict[str, Any]:
