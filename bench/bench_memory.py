@@ -22,6 +22,7 @@ START_TIMEOUT_S = 60.0
 SETTLE_S = 3.0  # after the first 200: the camera and vision threads get their first frames
 RUNS = {"--sensors off": ["--sensors", "off"],
         "simulation, simulated camera": ["--sensors", "simulation", "--camera", "simulation"]}
+PREVIEWS = 10  # then, for the camera run: the Camera page's preview asked for this many times
 LIBRARIES = ("cv2", "numpy")  # native libraries: seen in the process's memory map
 
 
@@ -72,6 +73,12 @@ def measure(args: list[str]) -> dict[str, object]:
             time.sleep(SETTLE_S)
             status = proc_status(server.pid)
             libraries = mapped_libraries(server.pid)
+            previewed = None
+            if "cv2" in libraries:  # the Camera page open: the overlay drawn and encoded on request
+                for _ in range(PREVIEWS):
+                    _healthy(f"http://127.0.0.1:{port}/camera/preview.jpg")
+                    time.sleep(0.3)
+                previewed = int(proc_status(server.pid)["VmRSS"].split()[0])
         finally:
             server.send_signal(signal.SIGTERM)
             try:
@@ -80,7 +87,8 @@ def measure(args: list[str]) -> dict[str, object]:
                 server.kill()
                 server.wait()
     kb = {name: int(status[name].split()[0]) for name in ("VmRSS", "VmHWM", "RssAnon", "RssFile")}
-    return {"ready_s": ready_s, **kb, "threads": int(status["Threads"]), "libraries": libraries}
+    return {"ready_s": ready_s, **kb, "threads": int(status["Threads"]), "libraries": libraries,
+            "previewed": previewed}
 
 
 def main() -> None:
@@ -91,6 +99,9 @@ def main() -> None:
               f"({figures['RssAnon'] / 1024:.1f} MB private, {figures['RssFile'] / 1024:.1f} MB mapped files; "
               f"peak {figures['VmHWM'] / 1024:.1f} MB, {figures['threads']} threads, "
               f"healthy after {figures['ready_s']:.1f} s; loaded: {libraries})", flush=True)
+        if figures["previewed"] is not None:
+            print(f"memory, {name}, Camera page open ({PREVIEWS} previews): RSS "
+                  f"{figures['previewed'] / 1024:.1f} MB", flush=True)
 
 
 if __name__ == "__main__":
