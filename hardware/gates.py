@@ -360,6 +360,9 @@ class GateArray:
                 events += [(gate, ev) for ev in tr.tick(now)]
             if self._flush_waiters and all(tr.settled for tr in self._trackers):
                 release, self._flush_waiters = self._flush_waiters, []
+        # in the order they happened, not gate by gate: a worker that fell behind handles the edges of
+        # several marbles in one batch, and the pulses end at their own times
+        events.sort(key=lambda gate_event: gate_event[1].at_ms)
         self._dispatch(events)
         for waiter in release:
             waiter.set()

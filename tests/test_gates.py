@@ -442,3 +442,18 @@ def test_chatter_edge_that_arrives_late_still_merges(factory: MockFactory, laten
         g3 = gate_status(gates, 3)
     assert (g3["marbles"], g3["glitches"]) == (marbles, glitches)
     assert [r.gate for r in rec.readings] == [3]
+
+
+def test_marbles_handled_in_one_batch_are_reported_in_the_order_they_rolled(factory: MockFactory) -> None:
+    """A worker that fell behind (a loaded machine) gets the edges of three marbles at once: the readings
+    still come in the order the pulses ended, not in gate order."""
+    rec = Recorder()
+    with make_gates(factory, rec) as gates:
+        base = gates._ref_ticks
+        batch = []
+        for n, gate in enumerate((4, 2, 6)):  # 10 ms pulses, 60 ms apart
+            start = base + 0.060 * n
+            batch += [(gate, start, 0), (gate, start + 0.010, 1)]  # pulled low while the beam is broken
+        gates._process(batch)  # as the worker would; the last pulse ends on the worker's next tick
+        assert wait_for(lambda: len(rec.readings) == 3)
+    assert [r.gate for r in rec.readings] == [4, 2, 6]
