@@ -62,11 +62,12 @@ def pair(app: Flask, device: FlaskClient, kiosk: FlaskClient | None = None) -> d
 
 
 def snapshot(app: Flask) -> Any:
-    """Everything a write could change: sessions with revisions, their logs, players, devices, requests."""
+    """Everything a write could change: sessions with revisions, their logs, players, hero cards, devices,
+    requests."""
     log = app.extensions["table"].log
     store = app.extensions["trust"].store
     sessions = log.sessions()
-    return (sessions, [log.events(s.id) for s in sessions], log.players(),
+    return (sessions, [log.events(s.id) for s in sessions], log.players(), log.hero_cards(),
             [(d.id, d.name, d.paired) for d in store.devices()], [(r.id, r.status) for r in store.pending()])
 
 
