@@ -74,7 +74,7 @@ class HeroCardStore:
 
     def document(self) -> dict[str, Any]:
         """What the API and the page show: the cards, the rulebook's values, which were edited, the limits."""
-        return {"cards": self.cards(), "edited": self.edited(), "names": dict(HERO_NAMES),
+        return {"cards": self.cards(), "edited": self.edited(), "order": list(HEROES), "names": dict(HERO_NAMES),
                 "defaults": {hero: card_json(DEFAULT_CARDS[hero]) for hero in HEROES},
                 "limits": {key: {"minimum": low, "maximum": high} for key, (low, high) in CARD_LIMITS.items()},
                 "weapons": list(RESTRICTED), "rule": "H2"}

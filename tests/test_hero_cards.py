@@ -65,7 +65,7 @@ def test_the_rulebook_values_until_someone_edits_them(client: FlaskClient) -> No
     assert body["cards"] == body["defaults"] == RULEBOOK and body["edited"] == []
     assert body["cards"]["arcana"]["attack"] == 11 and body["cards"]["arcana"]["defence"] == 11  # ruling H2
     assert body["cards"]["fist"]["defence"] == 13 and body["cards"]["parbat"]["magic"] is False
-    assert set(body["names"]) == set(HEROES) and body["rule"] == "H2"
+    assert body["order"] == list(HEROES) and set(body["names"]) == set(HEROES) and body["rule"] == "H2"
 
 
 def test_a_saved_card_is_kept_across_a_restart(apps: Apps) -> None:

@@ -85,7 +85,9 @@ def write_rules(app: Flask) -> list[tuple[str, str, str]]:
     return found
 
 
-def test_a_device_on_the_wifi_cannot_write_anything_until_paired(app: Flask, client: FlaskClient) -> None:
+def test_a_device_on_the_wifi_cannot_write_anything_until_paired(make_app: Callable[..., Flask]) -> None:
+    app = make_app(WRITE_RATE=1e6, WRITE_BURST=1e6)  # every write route, three times over: more than a burst
+    client = app.test_client()
     session = new_diego(client)
     client.post(f"/api/sessions/{session['id']}/events", json={"type": "marble", "gate": 2})
     device = tablet(app)

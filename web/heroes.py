@@ -51,6 +51,7 @@ _DOCUMENT = {"type": "object", "properties": {
     "cards": {"type": "object", "additionalProperties": _card_schema(False)},
     "defaults": {"type": "object", "additionalProperties": _card_schema(False)},
     "edited": {"type": "array", "items": {"type": "string", "enum": list(HEROES)}},
+    "order": {"type": "array", "items": {"type": "string", "enum": list(HEROES)}},
     "names": {"type": "object", "additionalProperties": {"type": "string"}},
     "limits": {"type": "object"}, "weapons": {"type": "array", "items": {"type": "string"}},
     "rule": {"type": "string"}}}

@@ -17,7 +17,11 @@ function bounds(card, key) {
 
 async function save(hero, change, said) {
   const result = await api(`/api/hero-cards/${hero}`, change, "PUT");
-  if (!result.ok) return; // the kit showed the companion's reason; nothing was changed
+  if (!result.ok) { // the kit showed the companion's reason; nothing was changed: show the cards as stored
+    const fresh = await fetch("/api/hero-cards").then((r) => (r.ok ? r.json() : null)).catch(() => null);
+    if (fresh) { doc = fresh; draw(); }
+    return;
+  }
   doc = result.data;
   draw();
   toast(`${short(hero)}'s card saved: ${said}. New games take it.`);
@@ -74,7 +78,7 @@ function heroCard(hero) {
 }
 
 function draw() {
-  document.getElementById("hero-cards").replaceChildren(...Object.keys(doc.cards).map(heroCard));
+  document.getElementById("hero-cards").replaceChildren(...doc.order.map(heroCard)); // the rulebook's order
 }
 
 draw();
