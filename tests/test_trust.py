@@ -143,6 +143,7 @@ def test_pairing_approved_on_the_kiosk_lets_the_device_write_until_revoked(app: 
     assert snapshot(app) == before
     assert device.get("/api/pairing").get_json()["role"] == "spectator"
     assert client.delete(f"/api/pairing/devices/{paired['id']}").status_code == 404  # already revoked
+    assert client.delete("/api/pairing/devices/99999999999999999999").status_code == 404  # beyond SQLite
 
     actions = [entry["action"] for entry in client.get("/api/pairing/devices").get_json()["history"]]
     assert actions == ["revoked", "paired", "approved", "requested"]
