@@ -192,3 +192,11 @@ def test_a_stored_card_that_no_longer_holds_falls_back_to_the_rulebook(tmp_path:
         assert HeroCardStore(log).cards()["fist"] == RULEBOOK["fist"]
     finally:
         log.close()
+
+
+def test_the_registry_shows_each_hero_by_name_for_the_new_game_form(client: FlaskClient) -> None:
+    games = {g["id"]: g for g in client.get("/api/games").get_json()["games"]}
+    options = {o["id"]: o for o in games[GAME]["options"]}
+    assert options["heroes"]["kind"] == "symbols" and options["heroes"]["choices"] == list(HEROES)
+    assert options["heroes"]["labels"]["parbat"] == "Parbat the Barbarian" and "length" not in options["heroes"]
+    assert options["hero_cards"]["kind"] == "object" and options["hero_cards"]["ruling"] == "H2"
