@@ -1,4 +1,4 @@
-"""The SQLite event log: sessions, their append-only events, and remembered players.
+"""The SQLite event log: sessions, their append-only events, remembered players and the kept hero cards.
 
 WAL mode with synchronous=FULL: an append that returned is on disk. Undo and redo only change an event's
 status (live -> undone -> live); appending a new event drops the redo stack (undone -> dropped). Nothing
@@ -44,6 +44,11 @@ CREATE TABLE IF NOT EXISTS events (
     changed REAL,
     PRIMARY KEY (session_id, seq)
 );
+CREATE TABLE IF NOT EXISTS hero_cards (
+    hero TEXT PRIMARY KEY,
+    card TEXT NOT NULL,
+    updated REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS castle (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     time REAL NOT NULL,
@@ -52,7 +57,7 @@ CREATE TABLE IF NOT EXISTS castle (
     by TEXT NOT NULL
 );
 """
-SCHEMA_VERSION = 2  # PRAGMA user_version; 0 is the first schema, from before versions were kept
+SCHEMA_VERSION = 3  # PRAGMA user_version; 0 is the first schema, from before versions were kept (3: hero_cards)
 # Columns added since the first schema: (table, column, definition), added to older databases at open.
 MIGRATIONS = (
     ("players", "colour", "TEXT"),
@@ -370,6 +375,20 @@ class EventLog:
             db.execute("INSERT INTO players (name, created, colour) VALUES (?, ?, ?) "
                        "ON CONFLICT(name) DO UPDATE SET colour = COALESCE(excluded.colour, colour)",
                        (name, now, colour))
+
+    # hero cards kept across games (ruling H2 of Dračí hrad); the log stores them, the game checks them
+    def hero_cards(self) -> dict[str, dict[str, Any]]:
+        """The stored hero cards by hero id (only the ones ever saved)."""
+        with self._lock:
+            rows = self._db.execute("SELECT hero, card FROM hero_cards ORDER BY hero").fetchall()
+        return {r["hero"]: json.loads(r["card"]) for r in rows}
+
+    def set_hero_card(self, hero: str, card: dict[str, Any], now: float | None = None) -> None:
+        """Store `hero`'s card (already checked), replacing the one before."""
+        with self._tx() as db:
+            db.execute("INSERT INTO hero_cards (hero, card, updated) VALUES (?, ?, ?) "
+                       "ON CONFLICT(hero) DO UPDATE SET card = excluded.card, updated = excluded.updated",
+                       (hero, json.dumps(card, allow_nan=False), time.time() if now is None else now))
 
     def players(self) -> list[str]:
         with self._lock:

@@ -96,6 +96,8 @@ class Loaded:
 
 
 ViewField = Callable[[SessionRecord], Mapping[str, Any]]
+#: The value of an option a new game leaves out, from a store kept across games (e.g. the hero cards).
+OptionSource = Callable[[], Any]
 
 
 class Table:
@@ -110,6 +112,7 @@ class Table:
         self._cache: dict[int, Loaded] = {}
         self._watchers: list[Callable[[dict[str, Any]], None]] = []
         self._fields: list[ViewField] = []
+        self._sources: dict[tuple[str, str], OptionSource] = {}
         self._colours = {p["name"]: p["colour"] for p in log.player_profiles()}
 
     def watch(self, callback: Callable[[dict[str, Any]], None]) -> None:
@@ -119,6 +122,11 @@ class Table:
     def add_view_field(self, field: ViewField) -> None:
         """Add keys to every session view (e.g. whether the session holds the castle)."""
         self._fields.append(field)
+
+    def provide_option(self, game_id: str, option_id: str, source: OptionSource) -> None:
+        """A new `game_id` session created without `option_id` takes `source()` as its value, written into the
+        session's options (so its replay never depends on the store again); a value given explicitly wins."""
+        self._sources[(game_id, option_id)] = source
 
     # reading
     def view(self, session_id: int) -> dict[str, Any]:
@@ -182,7 +190,7 @@ class Table:
             raise IllegalEventError(game.rulings[0] if game.rulings else "players",
                                     f"{game.name} is for {game.min_players} to {game.max_players} players")
         names = _player_names(players)
-        resolved = game.resolve_options(options)
+        resolved = game.resolve_options(self._provided(game.id, options))
         state = game.setup(tuple(names), resolved)
         game_view = game.view(state)
         with self._lock:
@@ -274,6 +282,17 @@ class Table:
             return self._commit(replace(after, record=record, view=game_view), change=change)
 
     # internals
+    def _provided(self, game_id: str, options: Any) -> Any:
+        """`options` with the stored value of every provided option it leaves out (anything else unchanged,
+        for the game's own check to judge)."""
+        if options is not None and not isinstance(options, Mapping):
+            return options
+        given = dict(options or {})
+        for (game, option_id), source in self._sources.items():
+            if game == game_id and option_id not in given:
+                given[option_id] = source()
+        return given
+
     def _writable(self, session_id: int, expected_seq: int | None) -> Loaded:
         loaded = self._load(session_id)
         if loaded.set_aside:

@@ -232,6 +232,34 @@ def test_an_older_database_gains_the_new_columns(path: Path) -> None:
         log.close()
 
 
+def test_a_schema_2_database_gains_the_hero_cards_store(path: Path) -> None:
+    """Schema 3 keeps Dračí hrad's hero cards (ruling H2): a database of schema 2 gains the table, keeps its
+    sessions and players, and starts with no stored card."""
+    log = EventLog(path)
+    session = log.create_session(GAME.id, PLAYERS, OPTIONS, now=1.0)
+    marble(log, session.id, 3)
+    log.close()
+    old = sqlite3.connect(path)
+    old.executescript("DROP TABLE hero_cards; PRAGMA user_version = 2;")
+    old.commit()
+    old.close()
+    log = EventLog(path)
+    try:
+        assert log._db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert log.hero_cards() == {}
+        assert [e.payload for e in log.events(session.id)] == [{"gate": 3}]
+        assert set(log.players()) == set(PLAYERS)
+        log.set_hero_card("arcana", {"attack": 11, "defence": 11, "lives": 9, "red": 2, "weapons": ["bow"],
+                                     "magic": True}, now=5.0)
+    finally:
+        log.close()
+    reopened = EventLog(path)
+    try:
+        assert reopened.hero_cards()["arcana"]["lives"] == 9
+    finally:
+        reopened.close()
+
+
 def test_castle_attachments_are_logged(log: EventLog) -> None:
     first = log.create_session(GAME.id, PLAYERS, OPTIONS)
     assert log.castle_holder() is None

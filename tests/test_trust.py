@@ -62,11 +62,12 @@ def pair(app: Flask, device: FlaskClient, kiosk: FlaskClient | None = None) -> d
 
 
 def snapshot(app: Flask) -> Any:
-    """Everything a write could change: sessions with revisions, their logs, players, devices, requests."""
+    """Everything a write could change: sessions with revisions, their logs, players, hero cards, devices,
+    requests."""
     log = app.extensions["table"].log
     store = app.extensions["trust"].store
     sessions = log.sessions()
-    return (sessions, [log.events(s.id) for s in sessions], log.players(),
+    return (sessions, [log.events(s.id) for s in sessions], log.players(), log.hero_cards(),
             [(d.id, d.name, d.paired) for d in store.devices()], [(r.id, r.status) for r in store.pending()])
 
 
@@ -84,7 +85,9 @@ def write_rules(app: Flask) -> list[tuple[str, str, str]]:
     return found
 
 
-def test_a_device_on_the_wifi_cannot_write_anything_until_paired(app: Flask, client: FlaskClient) -> None:
+def test_a_device_on_the_wifi_cannot_write_anything_until_paired(make_app: Callable[..., Flask]) -> None:
+    app = make_app(WRITE_RATE=1e6, WRITE_BURST=1e6)  # every write route, three times over: more than a burst
+    client = app.test_client()
     session = new_diego(client)
     client.post(f"/api/sessions/{session['id']}/events", json={"type": "marble", "gate": 2})
     device = tablet(app)
@@ -140,6 +143,7 @@ def test_pairing_approved_on_the_kiosk_lets_the_device_write_until_revoked(app: 
     assert snapshot(app) == before
     assert device.get("/api/pairing").get_json()["role"] == "spectator"
     assert client.delete(f"/api/pairing/devices/{paired['id']}").status_code == 404  # already revoked
+    assert client.delete("/api/pairing/devices/99999999999999999999").status_code == 404  # beyond SQLite
 
     actions = [entry["action"] for entry in client.get("/api/pairing/devices").get_json()["history"]]
     assert actions == ["revoked", "paired", "approved", "requested"]

@@ -9,10 +9,11 @@ from typing import Any, Mapping
 from flask import Flask
 
 from companion.castle import Castle
+from companion.hero_store import HeroCardStore
 from companion.log import open_log
 from companion.table import Table
 
-from . import api, camera, errors, kiosk, pairing, stream, trust
+from . import api, camera, errors, heroes, kiosk, pairing, stream, trust
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     log.info("session log %s: %d unfinished sessions rebuilt", database, rebuilt)
     app.extensions["table"] = table
     app.extensions["castle"] = Castle(table)
+    hero_cards = app.extensions["hero_cards"] = HeroCardStore(event_log)
+    hero_cards.attach(table)  # new Dračí hrad games take the kept hero cards (ruling H2)
 
     from .sensors import start_sensors  # the hardware side is optional and imported only here
     try:
@@ -57,6 +60,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(kiosk.bp)
     app.register_blueprint(camera.bp)
     app.register_blueprint(pairing.bp)
+    app.register_blueprint(heroes.bp)
     return app
 
 

@@ -10,7 +10,7 @@ import time
 from datetime import date, datetime
 from typing import Any
 
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, abort, current_app, render_template, url_for
 from jinja2 import TemplateNotFound
 
 from companion.games import GAMES
@@ -69,6 +69,7 @@ def home() -> str:
         running=by_status.get("running", []),
         set_aside=by_status.get("set_aside", []),
         finished=by_status.get("finished", [])[:RECENT_FINISHED],
+        option_pages={"draci-hrad": {"hero_cards": url_for("heroes.page")}},  # options kept and edited elsewhere
         now=time.time(),
     )
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from companion.games import GAMES
 
+from .heroes import OPENAPI_PATHS as HERO_CARD_PATHS
 from .pairing import OPENAPI_PATHS as PAIRING_PATHS
 
 
@@ -173,6 +174,7 @@ def openapi_document() -> dict[str, Any]:
                     "example": {"gate": 3, "width_ms": 15, "chatter": True}}}},
                 "responses": {"202": {"description": "rolled"}, "400": _error("malformed"),
                               "404": _error("not in simulation")}}},
+            **HERO_CARD_PATHS,
             **PAIRING_PATHS,
         },
         "components": {"schemas": {

@@ -216,6 +216,8 @@ class DeviceStore:
     def revoke(self, device_id: int, now: float | None = None) -> Device | None:
         """Revoke a paired device (its token stops working at once); None if it is unknown or revoked."""
         now = time.time() if now is None else now
+        if not 0 < device_id < 2**63:  # beyond SQLite's integers: no such device
+            return None
         with self._lock:
             row = self._db.execute("SELECT * FROM paired_devices WHERE id = ? AND revoked IS NULL",
                                    (device_id,)).fetchone()

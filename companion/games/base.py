@@ -38,6 +38,7 @@ class Option:
     length: int | None = None  # for "names" and "symbols": exact number of entries
     ruling: str | None = None
     choices: tuple[str, ...] | None = None  # for "symbols"
+    labels: Mapping[str, str] | None = None  # for "symbols": what a page shows for each choice
     #: For "object": the game's own check of a JSON object value; returns the value to keep or raises
     #: MalformedEventError naming the ruling.
     check: Callable[[Any], Any] | None = None
@@ -47,6 +48,8 @@ class Option:
         for key in ("minimum", "maximum", "length", "ruling", "choices"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
+        if self.labels is not None:
+            data["labels"] = dict(self.labels)
         return data
 
 

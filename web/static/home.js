@@ -3,9 +3,13 @@ import { PALETTE, SYMBOLS, api, button, dialog, explain, h, icon, keyboard, keyp
 
 let games = JSON.parse(document.getElementById("games-data").textContent);
 let players = JSON.parse(document.getElementById("players-data").textContent);
+/** Where an "object" option is kept and edited, by game and option (e.g. Dračí hrad's hero cards). */
+const optionPages = JSON.parse(document.getElementById("option-pages-data").textContent);
 const seats = []; // [{name, colour}] in seat order
 let game = null;
 const options = {};
+const picks = {}; // a "symbols" option chosen per seat: option id -> {player name: choice}
+let seatDrawers = []; // options drawn per seat, redrawn whenever the seats change
 
 const $ = (id) => document.getElementById(id);
 const startBtn = $("start");
@@ -51,6 +55,7 @@ function renderSeats() {
 function refresh() {
   renderPool();
   renderSeats();
+  for (const draw of seatDrawers) draw();
   const count = seats.length;
   const ok = game && count >= game.min_players && count <= game.max_players;
   startBtn.textContent = !game ? "Choose a game" : `Start ${game.name}`;
@@ -184,9 +189,99 @@ function gatesOption(symbolsOpt, namesOpt) {
   return box;
 }
 
+const choiceName = (opt, id) => opt.labels?.[id] || id[0].toUpperCase() + id.slice(1).replace(/_/g, " ");
+
+/** A "symbols" option without a fixed length: one choice per seat, no choice twice. A seated player keeps the
+ *  choice they were given by tap; the others take the first free ones in the option's order. */
+function seatChoices(opt) {
+  const chosen = picks[opt.id] || (picks[opt.id] = {});
+  const used = [];
+  const kept = seats.map((s) => {
+    const c = chosen[s.name];
+    if (c && opt.choices.includes(c) && !used.includes(c)) { used.push(c); return c; }
+    return null;
+  });
+  return kept.map((c) => {
+    if (c) return c;
+    const free = opt.choices.find((x) => !used.includes(x));
+    used.push(free);
+    return free;
+  });
+}
+
+/** "symbols": each slot (a seat, or one of `length` places) taps open the choices; a choice already taken
+ *  elsewhere swaps with this slot's, so no choice is ever held twice. */
+function symbolsOption(opt) {
+  const perSeat = opt.length == null;
+  const values = () => (perSeat ? seatChoices(opt) : options[opt.id]);
+  const choose = (i, choice) => {
+    const now = values();
+    const j = now.indexOf(choice);
+    if (perSeat) {
+      const chosen = picks[opt.id];
+      if (j >= 0 && j !== i) chosen[seats[j].name] = now[i];
+      chosen[seats[i].name] = choice;
+    } else {
+      if (j >= 0 && j !== i) options[opt.id][j] = now[i];
+      options[opt.id][i] = choice;
+    }
+  };
+  const box = h("div", { class: "option hero-line", id: `opt-${opt.id}` });
+  const pick = (i) => dialog((close) => {
+    const now = values();
+    const slot = perSeat ? seats[i].name : `${opt.name} ${i + 1}`;
+    return [
+      h("p", { class: "big" }, perSeat ? `${slot} plays` : slot),
+      h("div", { class: "hero-choice", id: "symbol-choice" }, ...opt.choices.map((c) => {
+        const holder = now.indexOf(c);
+        const note = holder >= 0 && holder !== i ? (perSeat ? ` (now ${seats[holder].name})` : ` (now ${holder + 1})`) : "";
+        return button([choiceName(opt, c), note ? h("small", { class: "muted" }, note) : null], {
+          cls: `hero-choice-btn${now[i] === c ? " current" : ""}`, dataset: { choice: c },
+          onTap: () => { choose(i, c); draw(); close(); },
+        });
+      })),
+      h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close() })),
+    ];
+  });
+  const draw = () => {
+    const now = values();
+    const slots = perSeat ? seats.map((s) => s.name) : now.map((_, i) => `${i + 1}`);
+    box.replaceChildren(h("span", { class: "label" }, opt.name, h("small", {}, " tap to choose")),
+      slots.length ? h("div", { class: "hero-seats" }, ...slots.map((slot, i) =>
+        button([h("small", {}, slot), h("span", {}, choiceName(opt, now[i]))], {
+          cls: "hero-seat", dataset: { seatOption: i + 1, choice: now[i] },
+          style: perSeat ? { "--c": seats[i].colour } : {},
+          "aria-label": `${slot}: ${choiceName(opt, now[i])}; tap to choose`, onTap: () => pick(i),
+        }))) : h("small", {}, "Seat the players first: each gets one."));
+  };
+  if (perSeat) seatDrawers.push(draw);
+  draw();
+  return box;
+}
+
+/** "object": a value kept elsewhere (e.g. the hero cards): a line saying so, with the page that edits it. */
+function objectOption(opt) {
+  const page = optionPages[game.id]?.[opt.id];
+  return h("div", { class: "option", id: `opt-${opt.id}` }, h("span", { class: "label" }, opt.name),
+    page ? h("span", {}, `The stored ${opt.name.toLowerCase()} are used. `) : h("span", {}, "The usual values are used."),
+    page ? h("a", { class: "btn", href: page, id: `edit-${opt.id}` }, `Edit the ${opt.name.toLowerCase()}`) : null);
+}
+
+/** What a new game is started with: per-seat choices as the seats stand; "object" options left to the
+ *  companion, which fills in the stored value (so the last game's copy never overrides a later edit). */
+function chosenOptions() {
+  const out = {};
+  for (const opt of game.options) {
+    if (opt.kind === "object") continue;
+    out[opt.id] = opt.kind === "symbols" && opt.length == null ? seatChoices(opt) : options[opt.id];
+  }
+  return out;
+}
+
 function renderOptions() {
   const box = $("options");
   box.replaceChildren();
+  seatDrawers = [];
   if (!game) return;
   for (const opt of game.options) {
     if (!(opt.id in options)) options[opt.id] = structuredClone(game.last_options?.[opt.id] ?? opt.default);
@@ -199,6 +294,8 @@ function renderOptions() {
     } else if (opt.kind === "int") box.append(intOption(opt));
     else if (opt.kind === "bool") box.append(boolOption(opt));
     else if (opt.kind === "names") box.append(namesOption(opt));
+    else if (opt.kind === "symbols") box.append(symbolsOption(opt));
+    else if (opt.kind === "object") box.append(objectOption(opt));
   }
 }
 
@@ -221,7 +318,7 @@ wire(startBtn, async () => {
   explain(startBtn, "Starting…");
   // colours chosen here, or given by seat, are remembered with the names before the game starts
   await Promise.all(seats.filter((s) => s.colour !== remembered(s.name)).map((s) => rememberColour(s.name, s.colour)));
-  const result = await api("/api/sessions", { game: game.id, players: seats.map((s) => s.name), options });
+  const result = await api("/api/sessions", { game: game.id, players: seats.map((s) => s.name), options: chosenOptions() });
   if (result.ok) location.href = `/play/${result.data.id}`;
   else refresh();
 });

@@ -11,6 +11,7 @@ from .catalogue import (
     CHIP,
     ENEMIES,
     ENEMY,
+    HERO_NAMES,
     HEROES,
     IRON,
     ITEMS,
@@ -30,10 +31,11 @@ OPTIONS = (
     Option("heroes", "Heroes by seat", "symbols", [],
            "The hero each player plays, in seat order (each player of the session is one hero). "
            "Empty: the rulebook's order (Argilos, Arcana, Fist, Parbat, Neira, Arspel).",
-           ruling="H1", choices=HEROES),
+           ruling="H1", choices=HEROES, labels=HERO_NAMES),
     Option("hero_cards", "Hero cards", "object", {},
            "Per hero: attack, defence, lives, red (the red threshold), weapons (of two_hand_sword, axe, bow) and "
-           "magic, entered once from the physical cards; missing values keep the defaults.",
+           "magic, entered once from the physical cards and kept (the hero cards page); left out, a new game "
+           "takes the kept cards, and heroes never entered keep the rulebook's values.",
            ruling="H2", check=hero_cards),
     Option("reinitiative", "Initiative after every exchange", "bool", False,
            "Roll initiative again after every attack and defence.", ruling="H5"),

@@ -1,0 +1,138 @@
+"""Dračí hrad's hero cards in headless Chromium (ruling H2): a card edited by tap and keypad on /heroes, a game
+started from home with a hero chosen per seat, the edited card on the game page; the screens the page must fit."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+from playwright.sync_api import expect
+
+from companion.games.draci_hrad.catalogue import HEROES
+from tests.browser import SMALL_TARGETS, WAIT_MS, keypad
+from tests.servers import call
+
+SCREENS = [(800, 480), (390, 844), (1024, 600)]
+
+
+def card(page: Any, hero: str) -> Any:
+    return page.locator(f"#hero-cards [data-hero='{hero}']")
+
+
+def open_heroes(open_page: Callable[..., Any], base: str, width: int = 800, height: int = 480) -> Any:
+    page = open_page(width, height)
+    page.goto(f"{base}/heroes")
+    page.wait_for_selector("body[data-ready='yes']")
+    return page
+
+
+def test_edit_a_card_then_start_a_game_from_home_with_heroes_by_seat(open_page: Callable[..., Any],
+                                                                     base: str) -> None:
+    for name in ("Ada", "Ben"):
+        assert call(f"{base}/api/players", {"name": name})[0] == 201
+    page = open_heroes(open_page, base)
+    arcana = card(page, "arcana")
+    expect(arcana.locator("[data-field='lives'] b")).to_have_text("10")  # the rulebook's placeholder
+    arcana.locator("[data-field='lives']").click()
+    keypad(page, 14, "Arcana: Lives")
+    expect(page.locator("#toast")).to_contain_text("Arcana's card saved: lives 14", timeout=WAIT_MS)
+    expect(arcana.locator("[data-field='lives'] b")).to_have_text("14")
+    expect(arcana.locator("[data-edited='true']")).to_be_visible()
+    # the red threshold stays below the lives: the keypad refuses 14 on the page, nothing is sent
+    arcana.locator("[data-field='red']").click()
+    keypad(page, 14, "Arcana: Red")
+    expect(page.locator("#toast")).to_contain_text("from 0 to 13")
+    page.click(".keypad-panel button:text-is('Cancel')")
+    arcana.locator("[data-field='red']").click()
+    keypad(page, 5, "Arcana: Red")
+    expect(arcana.locator("[data-field='red'] b")).to_have_text("5", timeout=WAIT_MS)
+    arcana.locator("[data-weapon='bow']").click()  # the bow no longer allowed
+    expect(arcana.locator("[data-weapon='bow']")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    _, stored = call(f"{base}/api/hero-cards")
+    assert stored["cards"]["arcana"] == {"attack": 11, "defence": 11, "lives": 14, "red": 5,
+                                         "weapons": ["two_hand_sword"], "magic": True}
+
+    page.goto(f"{base}/")
+    page.click("#game-choice [data-game='draci-hrad']")
+    expect(page.locator("#opt-hero_cards")).to_contain_text("The stored hero cards are used")
+    expect(page.locator("#opt-heroes")).to_contain_text("Seat the players first")
+    page.click("#player-pool [data-player='Ada']")
+    page.click("#player-pool [data-player='Ben']")
+    seat = page.locator("#opt-heroes [data-seat-option='1']")
+    expect(seat).to_contain_text("Argilos the Warrior")  # the rulebook's order until a hero is tapped
+    expect(page.locator("#opt-heroes [data-seat-option='2']")).to_contain_text("Arcana the Warrioress")
+    seat.click()
+    page.click("#symbol-choice [data-choice='arcana']")  # Ben's hero: the two seats swap, no hero twice
+    expect(seat).to_have_attribute("data-choice", "arcana")
+    expect(page.locator("#opt-heroes [data-seat-option='2']")).to_have_attribute("data-choice", "argilos")
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+    page.wait_for_selector("body[data-ready='yes']")
+    ada = page.locator("#hr-heroes [data-player='Ada']")
+    expect(ada.locator(".hr-lives-n")).to_have_text("14/14", timeout=WAIT_MS)
+    expect(ada.locator(".hr-pips")).to_have_attribute("aria-label", "14 of 14 lives; no attack at 5 or fewer")
+    _, view = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")
+    assert view["options"]["heroes"] == ["arcana", "argilos"]
+    assert view["options"]["hero_cards"]["arcana"] == stored["cards"]["arcana"]
+    hero = next(h for h in view["state"]["heroes"] if h["player"] == "Ada")
+    assert "bow" not in hero["weapons_allowed"]
+
+
+def test_the_home_page_links_to_the_hero_cards(open_page: Callable[..., Any], base: str) -> None:
+    page = open_page(800, 480)
+    page.goto(f"{base}/")
+    page.click("#hero-cards-link")
+    page.wait_for_url("**/heroes")
+    page.wait_for_selector("body[data-ready='yes']")
+    heroes = page.locator("#hero-cards [data-hero]")
+    expect(heroes).to_have_count(6)
+    assert heroes.evaluate_all("els => els.map(e => e.dataset.hero)") == list(HEROES)  # the rulebook's order
+    page.goto(f"{base}/")
+    page.click("#game-choice [data-game='draci-hrad']")
+    page.click("#edit-hero_cards")
+    page.wait_for_url("**/heroes")
+
+
+def test_magic_and_the_rulebook_values_by_tap(open_page: Callable[..., Any], base: str) -> None:
+    page = open_heroes(open_page, base)
+    parbat = card(page, "parbat")
+    expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "false")  # ruling H2
+    reset = parbat.locator("[data-reset]")
+    reset.click(force=True)  # nothing to reset yet: it says why
+    expect(page.locator("#toast")).to_contain_text("already has the rulebook's values")
+    parbat.locator("[data-magic]").click()
+    expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
+    assert call(f"{base}/api/hero-cards")[1]["cards"]["parbat"]["magic"] is True
+    reset.click()
+    expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    _, stored = call(f"{base}/api/hero-cards")
+    assert stored["cards"]["parbat"] == stored["defaults"]["parbat"]
+
+
+def test_a_refusal_from_the_companion_is_explained(open_page: Callable[..., Any], base: str) -> None:
+    page = open_heroes(open_page, base)
+    status, _ = call(f"{base}/api/hero-cards/neira", {"red": 8}, method="PUT")  # from another device
+    assert status == 200
+    neira = card(page, "neira")
+    neira.locator("[data-field='lives']").click()  # this page still shows Neira's red threshold as 3
+    keypad(page, 5, "Neira: Lives")  # not above the red threshold stored meanwhile: the companion refuses
+    expect(page.locator("#toast")).to_contain_text("red threshold must be below the lives", timeout=WAIT_MS)
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule H2")
+    expect(neira.locator("[data-field='red'] b")).to_have_text("8", timeout=WAIT_MS)  # the card as stored
+    assert call(f"{base}/api/hero-cards")[1]["cards"]["neira"]["lives"] == 10
+
+
+@pytest.mark.parametrize("width, height", SCREENS)
+def test_the_hero_cards_page_fits(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
+    page = open_heroes(open_page, base, width, height)
+    assert page.evaluate(SMALL_TARGETS) == [], f"tap targets under 48 px at {width}x{height}"
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    assert page.locator("input").count() == 0  # numbers by keypad, never text fields
+    assert page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height") <= 64
+    page.goto(f"{base}/")
+    call(f"{base}/api/players", {"name": "Ada"})
+    page.goto(f"{base}/")
+    page.click("#game-choice [data-game='draci-hrad']")
+    page.click("#player-pool [data-player='Ada']")
+    expect(page.locator("#opt-heroes [data-seat-option='1']")).to_be_visible()
+    assert page.evaluate(SMALL_TARGETS) == [], f"home with Dračí hrad at {width}x{height}"
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
