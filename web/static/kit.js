@@ -459,7 +459,11 @@ export function startGame(page) {
   wire($("final-undo"), () => game.step("undo"));
   wire($("again"), async () => {
     const view = game.view;
-    const result = await api("/api/sessions", { game: view.game, players: view.players, options: view.options });
+    // The same options, but those kept elsewhere (kind "object", e.g. the hero cards: the only options whose
+    // values are JSON objects) come fresh from where they are kept, as on the home page.
+    const options = Object.fromEntries(Object.entries(view.options)
+      .filter(([, value]) => value === null || typeof value !== "object" || Array.isArray(value)));
+    const result = await api("/api/sessions", { game: view.game, players: view.players, options });
     if (result.ok) location.href = `/play/${result.data.id}`;
   });
   wire($("menu-button"), () => { $("menu").hidden = false; });
