@@ -272,7 +272,8 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
                     camera_only=camera_only, beams_idle=sensors.beams_idle, round_empty=sensors.round_empty,
                     settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)),
                     marker_mm=float(app.config.get("CAMERA_MARKER_MM", DEFAULT_MARKER_MM)),
-                    marble_mm=float(app.config.get("CAMERA_MARBLE_MM", DEFAULT_MARBLE_MM)))
+                    marble_mm=float(app.config.get("CAMERA_MARBLE_MM", DEFAULT_MARBLE_MM)),
+                    on_change=sensors.publish_status)
     sensors.keeper = PhotoKeeper(Path(app.config["DATA_DIR"]) / "photos", data_dir / "photo-keeping.json",
                                  enabled=bool(app.config.get("CAMERA_KEEP_PHOTOS", False)),
                                  limit=int(app.config.get("CAMERA_KEEP_MAX", DEFAULT_LIMIT)))

@@ -81,12 +81,14 @@ class CameraHub:
                  settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
                  beams_idle: Callable[[], bool] = lambda: True,
                  round_empty: Callable[[], bool] = lambda: True,
-                 marker_mm: float = DEFAULT_MARKER_MM, marble_mm: float = DEFAULT_MARBLE_MM) -> None:
+                 marker_mm: float = DEFAULT_MARKER_MM, marble_mm: float = DEFAULT_MARBLE_MM,
+                 on_change: Callable[[], None] | None = None) -> None:
         self.service = service
         self.camera_only = camera_only
         self.settle_s = settle_s
         self.last_marble_settle_s = last_marble_settle_s
         self._on_reading = on_reading
+        self._on_change = on_change
         self._beams_idle = beams_idle
         self._round_empty = round_empty
         from hardware.camera.reference import ReferenceStore
@@ -159,6 +161,14 @@ class CameraHub:
             self._marble_error = f"{err}; anchor to the markers or tap a marble again"
             log.error("%s", self._marble_error)
 
+    def _changed(self) -> None:
+        """Tell the pages that what they show changed (the empty reference, the marble's size)."""
+        if self._on_change is not None:
+            try:
+                self._on_change()
+            except Exception:
+                log.exception("camera on_change callback failed")
+
     def _size_from_anchor(self, anchor: MarkerAnchor) -> MarbleSize:
         return size_from_markers(anchor.markers, marker_mm=self.marker_mm, marble_mm=self.marble_mm)
 
@@ -167,6 +177,7 @@ class CameraHub:
         with self._lock:
             self._marble, self._marble_error = size, None
         log.info("marble radius %.1f px (from the %s)", size.radius_px, size.source)
+        self._changed()
 
     @property
     def marble_radius(self) -> float | None:
@@ -232,6 +243,7 @@ class CameraHub:
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions = self._moved
+        self._changed()
         return self.reference.status()
 
     def current_regions(self, frame: np.ndarray | None = None, *, recheck: bool = True) -> GateRegions | None:
@@ -368,6 +380,7 @@ class CameraHub:
             log.info("the camera moved: the empty reference will be taken again")
             self.reference.clear()
             self._reference_regions = None
+            self._changed()
         has_reference = self.reference.get() is not None
         looks_empty = detection is not None and detection.total == 0 and detection.outside == 0
         if not (looks_empty or not has_reference) or now - last_check <= (5 if has_reference else 0.5):
@@ -375,6 +388,8 @@ class CameraHub:
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
             self._reference_regions = moved
             log.info("empty reference %s", "refreshed" if has_reference else "taken")
+            if not has_reference:
+                self._changed()  # the counts are no longer unsure
         return now
 
     # what the page shows
