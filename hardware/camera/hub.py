@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from hardware.camera.marble_size import (

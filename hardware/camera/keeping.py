@@ -17,7 +17,7 @@ import shutil
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,7 +45,7 @@ class Sample:
     confirmed_at: float
 
     def name(self) -> str:
-        stamp = datetime.fromtimestamp(self.confirmed_at, timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        stamp = datetime.fromtimestamp(self.confirmed_at, UTC).strftime("%Y%m%dT%H%M%SZ")
         return f"{stamp}{_suffix(self.session, self.round)}"
 
     def label(self) -> dict[str, Any]:
@@ -55,7 +55,7 @@ class Sample:
             "camera_counts": None if self.camera_counts is None else [int(c) for c in self.camera_counts],
             "gates": self.gates,
             "marble_radius": None if self.marble_radius is None else round(float(self.marble_radius), 2),
-            "confirmed_at": datetime.fromtimestamp(self.confirmed_at, timezone.utc).isoformat(timespec="seconds")
+            "confirmed_at": datetime.fromtimestamp(self.confirmed_at, UTC).isoformat(timespec="seconds")
             .replace("+00:00", "Z"),
             "session": self.session,
             "round": self.round,

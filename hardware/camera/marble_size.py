@@ -139,8 +139,8 @@ def measure_radius_at(frame: np.ndarray, x: float, y: float, reference: np.ndarr
     box = (max(0, int(x) - reach), max(0, int(y) - reach), min(w, int(x) + reach + 1), min(h, int(y) + reach + 1))
     change = _change(frame, reference, box)
     otsu, _ = cv2.threshold(change, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = (change > max(18.0, otsu)).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    changed = (change > max(18.0, otsu)).astype(np.uint8)
+    mask = cv2.morphologyEx(changed, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     filled = mask.copy()  # clear glass can look like the board inside its rim: fill the holes
     holes = np.zeros((mask.shape[0] + 2, mask.shape[1] + 2), np.uint8)
     background = filled.copy()
