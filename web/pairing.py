@@ -179,10 +179,13 @@ def devices():
     return jsonify({"devices": [d.to_json() for d in store().devices()], "history": store().history(30)})
 
 
+SQLITE_MAX_INT = 2**63 - 1
+
+
 @bp.delete("/api/pairing/devices/<int:device_id>")
 @kiosk_only
 def revoke(device_id: int):
-    revoked = store().revoke(device_id)
+    revoked = store().revoke(device_id) if device_id <= SQLITE_MAX_INT else None  # no id beyond SQLite's
     if revoked is None:
         raise ApiError(404, "not_found", f"no paired device {device_id}")
     return jsonify({"revoked": revoked.to_json()})
