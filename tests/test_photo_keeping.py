@@ -115,6 +115,17 @@ def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Calla
     assert label["counts"] == [0, 0, 1, 0, 0, 0] and label["camera_counts"] == [0, 0, 0, 1, 0, 0]
 
 
+def test_a_photo_that_cannot_be_kept_never_breaks_the_reveal(make_app: Callable[..., Flask]) -> None:
+    app = make_app(CAMERA_KEEP_PHOTOS=True)
+    (Path(app.config["DATA_DIR"]) / "photos").write_text("a file where the folder should be")
+    client, session = _round_seen_by_the_camera(app)
+    scored = _events(client, session, {"type": "guess", "player": "Ben", "gate": 4}, {"type": "reveal", "gate": 4})
+    assert scored["scores"] == {"Ada": 1, "Ben": 1}  # the tap went through
+    assert app.extensions["sensors"].keeper.flush()
+    keeping = client.get("/api/camera").get_json()["keeping"]
+    assert "could not be kept" in keeping["error"] and keeping["count"] == 0
+
+
 def test_the_choice_is_saved_and_bad_input_changes_nothing(make_app: Callable[..., Flask]) -> None:
     app = make_app()
     client = app.test_client()
