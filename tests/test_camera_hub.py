@@ -181,12 +181,12 @@ def test_the_preview_is_drawn_when_a_page_asks_for_it_not_for_every_frame(
         marked = board.copy()
         cv2.circle(marked, (295, 230), 12, (40, 40, 220), -1)
         service.frame = marked
-        wait_for(lambda: hub._seen is not None and hub._seen[0] is marked)
+        wait_for(lambda: hub._seen is not None and hub._seen.frame is marked)
         assert drawn == []  # many frames read, none drawn
         first = hub.preview_jpeg()
         assert first is not None and first[:2] == b"\xff\xd8" and drawn[-1] is marked
         service.frame = board
-        wait_for(lambda: hub._seen is not None and hub._seen[0] is board)
+        wait_for(lambda: hub._seen is not None and hub._seen.frame is board)
         hub.close()  # the loop stops: the frame read last stays the one shown
         count = len(drawn)
         again = hub.preview_jpeg()

@@ -1,19 +1,26 @@
-"""The camera area: live preview with overlay, calibration by tap or by markers, the empty reference,
-and the confirmation photos shown beside a Diego round."""
+"""The camera area: live preview with overlay, calibration by tap or by markers, the marble's size (from the
+markers, or a tap on a resting marble), the empty reference, photo keeping with the table's consent, and the
+confirmation photos shown beside a Diego round."""
 from __future__ import annotations
 
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, render_template
 
-from hardware.camera.hub import NoPicture
+from hardware.camera.hub import NoMarble, NoPicture
+from hardware.camera.marble_size import MarbleSizeError
 from hardware.camera.markers import MarkerError
 from hardware.vision.regions import RegionsError
 
-from .api import json_body
+from .api import checked_body, json_body
 from .errors import ApiError, error_response
 
 bp = Blueprint("camera", __name__)
+
+#: Request bodies, in the schema subset events use (the OpenAPI document shows the same).
+MARBLE_TAP = {"x": {"type": "number", "minimum": 0, "maximum": 10000},
+              "y": {"type": "number", "minimum": 0, "maximum": 10000}}
+KEEPING = {"enabled": {"type": "boolean"}}
 
 
 def _hub() -> Any:
@@ -32,8 +39,13 @@ def _jpeg(data: bytes | None, missing: str) -> Response:
 @bp.get("/camera")
 def page():
     sensors = current_app.extensions["sensors"]
-    status = sensors.camera.status() if sensors.camera else None
+    status = _status(sensors) if sensors.camera else None
     return render_template("camera.html", status=status, error=sensors.camera_error)
+
+
+def _status(sensors: Any) -> dict[str, Any]:
+    keeper = sensors.keeper
+    return {**sensors.camera.status(), "keeping": keeper.status() if keeper is not None else None}
 
 
 @bp.get("/camera/preview.jpg")
@@ -65,7 +77,7 @@ def status():
     sensors = current_app.extensions["sensors"]
     if sensors.camera is None:
         return jsonify({"ok": False, "error": sensors.camera_error or "the camera is off"})
-    return jsonify({"ok": True, **sensors.camera.status()})
+    return jsonify({"ok": True, **_status(sensors)})
 
 
 @bp.post("/api/camera/regions")
@@ -83,6 +95,27 @@ def anchor():
     return jsonify({"markers": _hub().anchor_to_markers()})
 
 
+@bp.post("/api/camera/marble")
+def marble():
+    """A tap on one resting marble in the picture (image pixels): its radius is measured and saved."""
+    hub = _hub()
+    tap = checked_body(MARBLE_TAP, ("x", "y"))
+    try:
+        return jsonify({"marble": hub.measure_marble(float(tap["x"]), float(tap["y"]))})
+    except ValueError as err:
+        if isinstance(err, MarbleSizeError):
+            raise
+        raise ApiError(400, "malformed", str(err)) from None
+
+
+@bp.post("/api/camera/keeping")
+def keeping():
+    """Switch photo keeping on or off (the table's consent); the choice is saved."""
+    _hub()
+    enabled = checked_body(KEEPING, ("enabled",))["enabled"]
+    return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(enabled)})
+
+
 @bp.errorhandler(RegionsError)
 def _bad_regions(err: RegionsError):
     return error_response(400, "malformed", str(err))
@@ -91,6 +124,16 @@ def _bad_regions(err: RegionsError):
 @bp.errorhandler(MarkerError)
 def _markers(err: MarkerError):
     return error_response(422, "markers", str(err))
+
+
+@bp.errorhandler(NoMarble)
+def _no_marble(err: NoMarble):
+    return error_response(422, "no_marble", str(err))
+
+
+@bp.errorhandler(MarbleSizeError)
+def _no_reference(err: MarbleSizeError):
+    return error_response(409, "no_reference", str(err))
 
 
 @bp.errorhandler(NoPicture)

@@ -87,8 +87,15 @@ SCHEMA: dict[str, dict[str, Callable[[Any], Any]]] = {
     "server": {"host": _string, "port": _integer(1, 65535), "threads": _integer(4, 256), "data": _string},
     "sensors": {"mode": _choice(*SENSOR_MODES), "beams": _boolean},
     "gates": {"pins": _pins, "wiring": _choice(*WIRINGS)},
-    "camera": {"source": _camera, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0)},
+    "camera": {"source": _camera, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0),
+               "marker_mm": _number(20.0, 70.0), "marble_mm": _number(5.0, 50.0),
+               "keep_photos": _boolean, "keep_photos_max": _integer(1, 100000)},
 }
+
+#: [camera] keys that go to app.config as they are (no `serve` option carries them).
+CAMERA_APP_CONFIG = {"fps": "CAMERA_FPS", "settle_s": "CAMERA_SETTLE_S", "marker_mm": "CAMERA_MARKER_MM",
+                     "marble_mm": "CAMERA_MARBLE_MM", "keep_photos": "CAMERA_KEEP_PHOTOS",
+                     "keep_photos_max": "CAMERA_KEEP_MAX"}
 
 
 @dataclass(frozen=True)
@@ -102,13 +109,9 @@ class Settings:
         return self.values.get(section, {}).get(key, default)
 
     def app_config(self) -> dict[str, Any]:
-        """The app.config keys the file sets that no `serve` option carries (camera timing)."""
-        config: dict[str, Any] = {}
-        if (fps := self.get("camera", "fps")) is not None:
-            config["CAMERA_FPS"] = fps
-        if (settle := self.get("camera", "settle_s")) is not None:
-            config["CAMERA_SETTLE_S"] = settle
-        return config
+        """The app.config keys the file sets that no `serve` option carries (camera timing, sizes, photos)."""
+        return {name: value for key, name in CAMERA_APP_CONFIG.items()
+                if (value := self.get("camera", key)) is not None}
 
 
 def config_path(option: str | None, environ: Mapping[str, str] = os.environ) -> str | None:

@@ -163,6 +163,25 @@ def openapi_document() -> dict[str, Any]:
                 "summary": "Anchor the regions to the four ArUco markers seen now",
                 "responses": {"200": {"description": "marker check"}, "422": _error("markers not found"),
                               "503": _error("the camera is off")}}},
+            "/api/camera/marble": {"post": {
+                "summary": "A tap on one resting marble in the picture: its radius is measured there and saved",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["x", "y"], "additionalProperties": False,
+                    "properties": {"x": {"type": "number", "minimum": 0, "maximum": 10000},
+                                   "y": {"type": "number", "minimum": 0, "maximum": 10000}}},
+                    "example": {"x": 220, "y": 240}}}},
+                "responses": {"200": {"description": "the marble's size, saved"},
+                              "400": _error("malformed: not a point of the picture"),
+                              "409": _error("no picture, or no empty reference yet to measure against"),
+                              "422": _error("no marble at that point"),
+                              "503": _error("the camera is off")}}},
+            "/api/camera/keeping": {"post": {
+                "summary": "Photo keeping (the table's consent): keep each confirmed round's photo in DATA/photos",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["enabled"], "additionalProperties": False,
+                    "properties": {"enabled": {"type": "boolean"}}}, "example": {"enabled": True}}}},
+                "responses": {"200": {"description": "photo keeping status: on or off, how many kept, where"},
+                              "400": _error("malformed body"), "503": _error("the camera is off")}}},
             "/api/simulation/marble": {"post": {
                 "summary": "Simulation only: roll a marble through a gate with a realistic beam pulse",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {

@@ -4,7 +4,9 @@ roller and a simulated castle camera.
 Every marble a gate sees goes through `Table.submit` with source "sensor", exactly like a tap, to the Diego
 Drachenzahn session that holds the castle (companion.castle) while its round is running; otherwise it is
 only shown (published on the "sensors" topic). The camera's readings become "camera" events that confirm or
-flag the round (rulings D3, D4).
+flag the round (rulings D3, D4). With the table's consent (photo keeping, off by default), the frame of every
+round a person accepts by revealing the token (the camera agreed, or a tap corrected it) is kept with its
+empty reference and the scored counts in DATA/photos/.
 """
 from __future__ import annotations
 
@@ -50,6 +52,10 @@ class Sensors:
         self.last_marble: dict[str, Any] | None = None
         self.last_marble_at = 0.0
         self.photos: dict[int, bytes] = {}
+        self.keeper: Any = None  # hardware.camera.keeping.PhotoKeeper, with the camera
+        self._readings: dict[int, Any] = {}  # session -> the ReadingFrame of its last camera reading
+        self._round_seen: tuple[Any, dict[str, Any]] | None = None  # (key, round) as seen before its reveal
+        self._kept: set[tuple[int, int]] = set()  # rounds whose photo was handed to the keeper
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
         self._round_marbles = 0
         self._round_start_counts: list[int] = []  # each gate's marble total when that round began
@@ -83,6 +89,10 @@ class Sensors:
             return
         current = view["state"].get("current")
         key = (view["id"], current["number"]) if current else None
+        try:
+            self._keep_if_revealed(view, key)
+        except Exception:  # keeping a photo never stands in the way of following the round
+            log.exception("photo keeping could not follow game %s", view["id"])
         if key != self._round:
             if self._round is not None and self.castle is not None:
                 self.castle.clear()  # a new round or game: the active player takes the marbles back
@@ -90,6 +100,41 @@ class Sensors:
             self._round_start_counts = [g["marbles"] for g in self.gates.status()["gates"]] if self.gates else []
         self._round = key
         self._round_marbles = len(current["marbles"]) if current else 0
+
+    def _keep_if_revealed(self, view: dict[str, Any], key: tuple[int, int] | None) -> None:
+        """Photo keeping: a round the table accepted (the token revealed, so its marbles were confirmed by the
+        camera's agreement or corrected by tap) is a labelled photo; its frame goes to the keeper."""
+        current = view["state"].get("current")
+        seen, previous = self._round_seen, self._round
+        if current is not None and current.get("token") is not None and key == previous:
+            self._keep(view["id"], current)  # revealed, waiting for the guesses turned over
+        elif key != previous and previous is not None and seen is not None and seen[0] == previous \
+                and (last := view["state"].get("last_round")) and (view["id"], last["number"]) == previous:
+            self._keep(view["id"], {**seen[1], "marbles": last["marbles"]})  # revealed and scored at once
+        if current is not None and current.get("token") is None:
+            self._round_seen = (key, current)  # what the camera read and what stands, until the reveal
+            self._kept.discard((view["id"], current["number"]))  # an undone reveal is kept again once redone
+
+    def _keep(self, session_id: int, accepted: dict[str, Any]) -> None:
+        keeper, reading = self.keeper, self._readings.get(session_id)
+        camera = accepted.get("camera")
+        round_key = (session_id, accepted["number"])
+        if keeper is None or not keeper.enabled or reading is None or camera is None or round_key in self._kept:
+            return
+        if list(reading.detection.counts) != camera["counts"]:
+            return  # the reading in the round is not the last frame seen (another session's): no label for it
+        from hardware.camera.keeping import Sample
+
+        self._kept.add(round_key)
+        gates = accepted["marbles"]
+        try:
+            keeper.keep(Sample(
+                frame=reading.frame, reference=reading.reference, gates=reading.regions.to_json(),
+                counts=tuple(sum(1 for g in gates if g == gate) for gate in range(1, 7)),
+                camera_counts=tuple(camera["counts"]), marble_radius=reading.marble_radius,
+                session=session_id, round=accepted["number"], confirmed_at=time.time()))
+        except Exception:  # keeping a photo never breaks the tap that revealed the round
+            log.exception("photo keeping failed for game %s round %s", *round_key)
 
     def beams_idle(self) -> bool:
         blocked = self.gates is not None and any(g.get("blocked") for g in self.gates.status()["gates"])
@@ -116,6 +161,8 @@ class Sensors:
         session_id = self.castle_owner.holder
         if session_id is not None and photo:
             self.photos[session_id] = photo  # before the event, so the page finds it when it asks
+        if session_id is not None and self.camera is not None and self.camera.last_reading is not None:
+            self._readings[session_id] = self.camera.last_reading  # the frame, should the round be kept
         session_id, why_not = self.castle_owner.submit(event, "camera")
         self.table.bus.publish(SENSORS_TOPIC, "camera", {**event, "session": session_id, "note": why_not})
 
@@ -135,6 +182,8 @@ class Sensors:
     def close(self) -> None:
         if self.camera is not None:
             self.camera.close()
+        if self.keeper is not None:
+            self.keeper.close()
         if self.gates is not None:
             self.gates.close()
 
@@ -201,6 +250,9 @@ def _start_gates(app: Flask, sensors: Sensors) -> None:
 
 def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) -> None:
     from hardware.camera.hub import CameraHub
+    from hardware.camera.keeping import DEFAULT_LIMIT, PhotoKeeper
+    from hardware.camera.marble_size import DEFAULT_MARBLE_MM
+    from hardware.camera.markers import DEFAULT_MARKER_MM
     from hardware.camera.service import CameraService
     from hardware.camera.sources import open_source
 
@@ -218,7 +270,13 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
     service = CameraService(source, fps=float(app.config.get("CAMERA_FPS", 5.0)), on_change=sensors.publish_status)
     hub = CameraHub(service, data_dir, on_reading=sensors.on_camera_reading, default_regions=default_regions,
                     camera_only=camera_only, beams_idle=sensors.beams_idle, round_empty=sensors.round_empty,
-                    settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)))
+                    settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)),
+                    marker_mm=float(app.config.get("CAMERA_MARKER_MM", DEFAULT_MARKER_MM)),
+                    marble_mm=float(app.config.get("CAMERA_MARBLE_MM", DEFAULT_MARBLE_MM)),
+                    on_change=sensors.publish_status)
+    sensors.keeper = PhotoKeeper(Path(app.config["DATA_DIR"]) / "photos", data_dir / "photo-keeping.json",
+                                 enabled=bool(app.config.get("CAMERA_KEEP_PHOTOS", False)),
+                                 limit=int(app.config.get("CAMERA_KEEP_MAX", DEFAULT_LIMIT)))
     hub.start()
     sensors.camera = hub
     log.info("camera %s started (%s)", source.name, "alone" if camera_only else "confirming the beams")

@@ -13,10 +13,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from hardware.camera.markers import MarkerAnchor, MarkerError
+from hardware.camera.marble_size import (
+    DEFAULT_MARBLE_MM,
+    MarbleSize,
+    MarbleSizeError,
+    measure_radius_at,
+    size_from_markers,
+)
+from hardware.camera.markers import DEFAULT_MARKER_MM, MarkerAnchor, MarkerError
 from hardware.vision.regions import GateRegion, GateRegions, RegionsError, load_regions, save_regions
 from hardware.vision.rest import RestWatcher
 
@@ -34,6 +42,28 @@ Reading = Callable[["Detection", bytes], None]
 class NoPicture(RuntimeError):
     """The camera has not delivered a picture yet (starting, or down)."""
 
+
+class NoMarble(RuntimeError):
+    """A tap meant to measure a marble found none there."""
+
+
+UNSURE_WITHOUT_REFERENCE = (
+    "No empty reference yet: the counts are unsure, any object resting on the table may count as marbles. "
+    "It is taken by itself once the gates are empty and no marble rolls; or clear the gates and tap "
+    "\u201cGates empty: take reference\u201d.")
+
+
+@dataclass(frozen=True)
+class ReadingFrame:
+    """What a reading was made from: the frame, the empty reference, the regions and radius used."""
+
+    frame: np.ndarray
+    reference: np.ndarray | None
+    regions: GateRegions
+    marble_radius: float | None
+    detection: Detection
+
+
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
 CAMERA_MOVED_PX = 3.0  # a shift of the regions beyond this makes the empty reference stale
 
@@ -44,13 +74,14 @@ def _shift_px(a: GateRegions, b: GateRegions) -> float:
                 for p, q in zip(ra.polygon, rb.polygon)), default=0.0)
 
 
-def _overlay_jpeg(frame: np.ndarray, regions: GateRegions, detection: Detection) -> bytes:
-    """JPEG of `frame` with the gate regions and the detection drawn on it (b"" if it cannot be encoded)."""
+def _overlay_jpeg(reading: ReadingFrame) -> bytes:
+    """JPEG of a reading's frame with its gate regions and counts drawn on it (b"" if it cannot be encoded)."""
     import cv2
 
     from hardware.vision.overlay import draw_overlay
 
-    ok, jpeg = cv2.imencode(".jpg", draw_overlay(frame, regions, detection), [cv2.IMWRITE_JPEG_QUALITY, 80])
+    overlay = draw_overlay(reading.frame, reading.regions, reading.detection)
+    ok, jpeg = cv2.imencode(".jpg", overlay, [cv2.IMWRITE_JPEG_QUALITY, 80])
     return jpeg.tobytes() if ok else b""
 
 
@@ -61,12 +92,15 @@ class CameraHub:
                  default_regions: GateRegions | None = None, camera_only: bool = False,
                  settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
                  beams_idle: Callable[[], bool] = lambda: True,
-                 round_empty: Callable[[], bool] = lambda: True) -> None:
+                 round_empty: Callable[[], bool] = lambda: True,
+                 marker_mm: float = DEFAULT_MARKER_MM, marble_mm: float = DEFAULT_MARBLE_MM,
+                 on_change: Callable[[], None] | None = None) -> None:
         self.service = service
         self.camera_only = camera_only
         self.settle_s = settle_s
         self.last_marble_settle_s = last_marble_settle_s
         self._on_reading = on_reading
+        self._on_change = on_change
         self._beams_idle = beams_idle
         self._round_empty = round_empty
         from hardware.camera.reference import ReferenceStore
@@ -74,6 +108,9 @@ class CameraHub:
         self._interval = 1.0 / vision_fps
         self.regions_path = data_dir / "gates.json"
         self.anchor_path = data_dir / "markers.json"
+        self.marble_path = data_dir / "marble.json"
+        self.marker_mm = marker_mm
+        self.marble_mm = marble_mm
         # Refreshed at most every 5 minutes: light drifts slowly, and the SD card is spared.
         self.reference = ReferenceStore(data_dir / "empty-reference.png", min_interval=300.0)
         self._lock = threading.RLock()
@@ -85,11 +122,15 @@ class CameraHub:
         self._moved: GateRegions | None = None  # the regions moved by the last marker check
         self._reference_regions: GateRegions | None = None  # where they were when the reference was taken
         self._detector: MarbleDetector | None = None
-        self._detector_inputs: tuple[Any, Any] = (None, None)  # the regions and reference it was built from
+        self._detector_inputs: tuple[Any, Any, Any] = (None, None, None)  # regions, reference, radius
+        self._marble: MarbleSize | None = None
+        self._marble_error: str | None = None
+        self._guess_warned = False
+        self.last_reading: ReadingFrame | None = None  # the frame of the last reading sent to `on_reading`
         self._last: Detection | None = None
         #: What the preview draws (the frame, its regions, its detection), and the preview once drawn: the
         #: overlay and its JPEG are made when a page asks for them, not for every frame the vision reads.
-        self._seen: tuple[np.ndarray, GateRegions, Detection] | None = None
+        self._seen: ReadingFrame | None = None
         self._preview: bytes | None = None
         self._error: str | None = None
         self._timer: threading.Timer | None = None
@@ -126,6 +167,38 @@ class CameraHub:
         except (RegionsError, MarkerError, OSError) as err:
             self._error = f"calibration could not be read: {err}; calibrate again on the camera page"
             log.error("%s", self._error)
+        try:
+            if self.marble_path.exists():
+                self._marble = MarbleSize.load(self.marble_path)
+            elif self._anchor is not None:  # anchored before the marble's size was kept: measure it now
+                self._save_marble(self._size_from_anchor(self._anchor))
+        except (MarbleSizeError, OSError) as err:
+            self._marble_error = f"{err}; anchor to the markers or tap a marble again"
+            log.error("%s", self._marble_error)
+
+    def _changed(self) -> None:
+        """Tell the pages that what they show changed (the empty reference, the marble's size)."""
+        if self._on_change is not None:
+            try:
+                self._on_change()
+            except Exception:
+                log.exception("camera on_change callback failed")
+
+    def _size_from_anchor(self, anchor: MarkerAnchor) -> MarbleSize:
+        return size_from_markers(anchor.markers, marker_mm=self.marker_mm, marble_mm=self.marble_mm)
+
+    def _save_marble(self, size: MarbleSize) -> None:
+        size.save(self.marble_path)
+        with self._lock:
+            self._marble, self._marble_error = size, None
+        log.info("marble radius %.1f px (from the %s)", size.radius_px, size.source)
+        self._changed()
+
+    @property
+    def marble_radius(self) -> float | None:
+        """The saved marble radius in frame pixels, None when it was never measured."""
+        size = self._marble
+        return None if size is None else size.radius_px
 
     def set_regions(self, data: Any) -> GateRegions:
         """Save gate polygons tapped on a snapshot; RegionsError names what is wrong."""
@@ -148,8 +221,34 @@ class CameraHub:
         anchor.save(self.anchor_path)
         with self._lock:
             self._anchor, self._regions_source, self._moved = anchor, "markers", None
+        try:  # the markers' printed size gives the scale: the marble's size follows from its diameter
+            self._save_marble(self._size_from_anchor(anchor))
+        except MarbleSizeError as err:
+            self._marble_error = str(err)
         self.current_regions(frame)
-        return self._marker_check or {}
+        return {**(self._marker_check or {}), "marble": self.marble_status()}
+
+    def measure_marble(self, x: float, y: float) -> dict[str, Any]:
+        """Measure the marble under a tap at (x, y) (frame pixels) in the current picture and save its radius.
+
+        NoPicture without a picture, MarbleSizeError without an empty reference, NoMarble when the tap hit
+        nothing marble-sized, ValueError for a point outside the picture."""
+        frame = self.service.latest()
+        if frame is None:
+            raise NoPicture("the camera has no picture yet")
+        size = measure_radius_at(frame, x, y, self.reference.get())
+        if size is None:
+            raise NoMarble(f"no marble found at ({x:.0f}, {y:.0f}): tap the middle of one resting marble")
+        self._save_marble(size)
+        return self.marble_status()
+
+    def marble_status(self) -> dict[str, Any]:
+        """The marble's size as the page shows it: radius, how it was measured, or the guess in use."""
+        size = self._marble
+        if size is not None:
+            return {**size.to_dict(), "error": self._marble_error}
+        return {"radius_px": None, "source": "guess", "measured_at": None, "px_per_mm": None,
+                "error": self._marble_error}
 
     def capture_reference(self) -> dict[str, Any]:
         """Take the current picture as the empty reference (a person says the gates are empty)."""
@@ -159,6 +258,7 @@ class CameraHub:
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions = self._moved
+        self._changed()
         return self.reference.status()
 
     def current_regions(self, frame: np.ndarray | None = None, *, recheck: bool = True) -> GateRegions | None:
@@ -183,24 +283,37 @@ class CameraHub:
         return moved
 
     # detection
-    def _detector_for(self, regions: GateRegions) -> MarbleDetector:
-        """A detector for these regions and the current reference, rebuilt only when either changes."""
+    def _detector_for(self, regions: GateRegions) -> tuple[MarbleDetector, np.ndarray | None, float | None]:
+        """A detector for these regions, the current reference and the saved marble radius, rebuilt only when
+        one of them changes; with the reference and the radius it uses."""
         from hardware.vision.detect import MarbleDetector
 
         reference = self.reference.get()
+        radius = self.marble_radius
         with self._lock:
+            inputs = (regions, reference, radius)
             built_for = self._detector_inputs
-            if self._detector is None or built_for[0] is not regions or built_for[1] is not reference:
-                self._detector = MarbleDetector(regions, reference)
-                self._detector_inputs = (regions, reference)
-            return self._detector
+            if self._detector is None or any(a is not b for a, b in zip(inputs, built_for)):
+                if radius is None and not self._guess_warned:
+                    self._guess_warned = True
+                    log.warning("the marble's size is not measured: guessed from the gate regions, which is often "
+                                "far off; anchor to the markers or tap a resting marble on the Camera page")
+                self._detector = MarbleDetector(regions, reference, marble_radius_px=radius)
+                self._detector_inputs = inputs
+            return self._detector, reference, radius
 
-    def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> tuple[Detection, GateRegions] | None:
-        """Count the marbles in `frame`; returns the detection and the regions it used (None: no calibration)."""
+    def detect(self, frame: np.ndarray, *, recheck_markers: bool = True) -> ReadingFrame | None:
+        """Count the marbles in `frame`: the detection with what it was made from; None when not calibrated."""
         regions = self.current_regions(frame, recheck=recheck_markers)
         if regions is None:
             return None
-        return self._detector_for(regions).detect(frame), regions
+        detector, reference, radius = self._detector_for(regions)
+        return ReadingFrame(frame, reference, regions, radius, detector.detect(frame))
+
+    def _report(self, reading: ReadingFrame) -> None:
+        """Send a reading, with its photo (the frame with the overlay), to `on_reading`."""
+        self.last_reading = reading  # before the callback, which may keep the frame of a confirmed round
+        self._on_reading(reading.detection, _overlay_jpeg(reading))
 
     def marble_seen(self, marbles_in_round: int) -> None:
         """A gate saw a marble: take a confirmation frame once the marbles have settled."""
@@ -220,9 +333,8 @@ class CameraHub:
         result = self.detect(frame)
         if result is None or self._stop.is_set():  # closed meanwhile: the table may be gone
             return None
-        detection, regions = result
-        self._on_reading(detection, _overlay_jpeg(frame, regions, detection))
-        return detection
+        self._report(result)
+        return result.detection
 
     def _loop(self) -> None:
         reference_checked = markers_checked = 0.0
@@ -239,24 +351,27 @@ class CameraHub:
                 self._error = f"vision failed on a frame: {err}"
                 log.exception("vision failed")
                 continue
-            if result is None:
+            if result is None:  # not calibrated yet: the empty reference may be taken all the same
+                if now_checked := self._refresh_reference(frame, None, reference_checked):
+                    reference_checked = now_checked
                 continue
-            detection, regions = result
+            detection = result.detection
             with self._lock:
                 self._last, self._error = detection, None
-                self._seen, self._preview = (frame, regions, detection), None
+                self._seen, self._preview = result, None
             if now_checked := self._refresh_reference(frame, detection, reference_checked):
                 reference_checked = now_checked
             if self.camera_only:
                 resting = self._rest.update(tuple(detection.counts), detection.outside, time.monotonic())
                 if resting is not None:
-                    self._on_reading(detection, _overlay_jpeg(frame, regions, detection))
+                    self._report(result)
 
-    def _refresh_reference(self, frame: np.ndarray, detection: Detection, last_check: float) -> float | None:
+    def _refresh_reference(self, frame: np.ndarray, detection: Detection | None, last_check: float) -> float | None:
         """Take or refresh the empty reference; returns the time of this check, None if not due.
 
-        Taken when the beams are idle and the round has no marbles; refreshed only when the picture
-        agrees it is empty. Without one the game state alone decides, since detection without a
+        Taken as early as it may be: the first moment the beams are idle and the round has no marbles, from
+        the first picture on, before the gates are calibrated too (`detection` None); refreshed only when the
+        picture agrees it is empty. Without one the game state alone decides, since detection without a
         reference is less sure. When the markers show that the camera moved, the old reference no longer
         lines up with the picture: it is dropped and taken again.
         """
@@ -267,13 +382,16 @@ class CameraHub:
             log.info("the camera moved: the empty reference will be taken again")
             self.reference.clear()
             self._reference_regions = None
+            self._changed()
         has_reference = self.reference.get() is not None
-        looks_empty = detection.total == 0 and detection.outside == 0
+        looks_empty = detection is not None and detection.total == 0 and detection.outside == 0
         if not (looks_empty or not has_reference) or now - last_check <= (5 if has_reference else 0.5):
             return None
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
             self._reference_regions = moved
             log.info("empty reference %s", "refreshed" if has_reference else "taken")
+            if not has_reference:
+                self._changed()  # the counts are no longer unsure
         return now
 
     # what the page shows
@@ -281,7 +399,7 @@ class CameraHub:
         """The last frame the vision read, with its regions and counts drawn on it (drawn once per frame)."""
         with self._lock:
             if self._preview is None and self._seen is not None:
-                self._preview = _overlay_jpeg(*self._seen)
+                self._preview = _overlay_jpeg(self._seen)
             return self._preview
 
     def status(self) -> dict[str, Any]:
@@ -295,6 +413,8 @@ class CameraHub:
                 "regions": regions,
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
+                "unsure": None if self.reference.get() is not None else UNSURE_WITHOUT_REFERENCE,
+                "marble": self.marble_status(),
                 "camera_only": self.camera_only,
                 "last_detection": last,
                 "error": self._error,

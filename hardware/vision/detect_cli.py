@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gates", required=True, metavar="GATES.json", help="gate regions file")
     parser.add_argument("--reference", metavar="EMPTY.jpg", help="empty scene (same camera, no marbles)")
     parser.add_argument("--marble-radius", type=float, metavar="PX",
-                        help="marble radius in pixels (default: inferred from the region size)")
+                        help="marble radius in pixels (default: the one saved with the table's calibration in "
+                             "DATA/camera/marble.json; only without one, guessed from the region size)")
+    parser.add_argument("--data", default=os.environ.get("COMPANION_DATA", "data"),
+                        help="data folder whose saved calibration gives the marble radius "
+                             "(default $COMPANION_DATA or ./data)")
+
+
+def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
+    """The marble radius to use and where it comes from: --marble-radius, else the saved calibration, else None
+    (the detector guesses it from the gate regions, a last resort). ValueError for a bad --marble-radius."""
+    from hardware.camera.marble_size import MarbleSize, MarbleSizeError
+
+    radius = getattr(args, "marble_radius", None)
+    if radius is not None:
+        if not radius > 0:
+            raise ValueError(f"--marble-radius must be positive, got {radius}")
+        return radius, f"marble radius {radius:g} px from --marble-radius"
+    path = Path(getattr(args, "data", None) or "data") / "camera" / "marble.json"
+    try:
+        size = MarbleSize.load(path)
+    except MarbleSizeError as exc:
+        why = "none saved" if not path.exists() else str(exc)
+        return None, (f"warning: marble radius guessed from the gate regions ({why} at {path}); the guess is "
+                      "often far off: pass --marble-radius PX or measure it on the Camera page")
+    how = "the markers" if size.source == "markers" else "a tap on a marble"
+    return size.radius_px, f"marble radius {size.radius_px:.1f} px from the saved calibration {path} ({how})"
 
 
 def _read(path: str) -> np.ndarray | None:
@@ -51,10 +77,12 @@ def run(args: argparse.Namespace) -> int:
         if reference is None:
             print(f"companion detect: cannot read reference image {args.reference}", file=sys.stderr)
             return 2
-    radius = getattr(args, "marble_radius", None)
-    if radius is not None and not radius > 0:
-        print(f"companion detect: --marble-radius must be positive, got {radius}", file=sys.stderr)
+    try:
+        radius, radius_note = marble_radius(args)
+    except ValueError as exc:
+        print(f"companion detect: {exc}", file=sys.stderr)
         return 2
+    print(f"companion detect: {radius_note}", file=sys.stderr)
     try:
         detector = MarbleDetector(regions, reference, marble_radius_px=radius)
     except ValueError as exc:

@@ -1,4 +1,6 @@
-// Camera page: live preview, calibration by tapping the corners of each gate, reference and markers.
+// Camera page: live preview, calibration by tapping the corners of each gate, reference and markers, the marble's
+// size by a tap on one resting marble, photo keeping (off until the table switches it on), and a plain warning
+// while counts are unsure (no empty reference yet).
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
@@ -14,7 +16,8 @@ const preview = $("preview");
 const canvas = $("calib");
 const box = $("preview-box");
 let status = JSON.parse($("camera-data").textContent);
-let calibrating = false;   // tapping corners on a frozen snapshot
+let calibrating = false;   // tapping corners (or one marble) on a frozen snapshot
+let measuring = false;     // the frozen snapshot is for a tap on one marble, not for corners
 let calibratedAt = -Infinity; // when the last calibration step was taken (performance.now())
 let pictureTimer = null;
 let loading = false;       // a preview request is under way: the next is scheduled when it ends
@@ -34,6 +37,10 @@ function facts(s) {
     h("li", { class: s.calibrated ? "" : "warn" }, s.calibrated ? `Gates calibrated (${s.calibration})` : "Gates not calibrated: tap the corners"),
     h("li", { class: ref.captured ? "" : "warn" }, ref.captured ? `Empty reference: ${Math.round(ref.age)} s old` : "No empty reference yet"),
   ];
+  const marble = s.marble;
+  if (marble) items.push(h("li", { class: marble.radius_px ? "" : "warn" }, marble.radius_px
+    ? `Marble radius ${marble.radius_px.toFixed(1)} px (${marble.source === "tap" ? "measured by a tap" : "from the markers"})`
+    : "Marble size not measured: guessed from the gates (often far off)"));
   if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
   if (s.last_detection) items.push(h("li", {}, `Seen: ${s.last_detection.counts.join(" · ")} · outside ${s.last_detection.outside}`));
   if (s.camera_only) items.push(h("li", {}, "No beams: the camera fills in the rounds"));
@@ -41,10 +48,42 @@ function facts(s) {
   return items;
 }
 
+function renderUnsure(s) {
+  $("unsure").hidden = !s?.unsure;
+  $("unsure-text").textContent = s?.unsure || "";
+}
+
+function renderMarble(s) {
+  const marble = s?.marble;
+  $("marble-size").textContent = !marble ? "" : marble.radius_px
+    ? `Radius ${marble.radius_px.toFixed(1)} px, ${marble.source === "tap" ? "measured by a tap" : "from the markers' printed size"}.`
+    : "Not measured: anchor to the markers or tap one resting marble.";
+  if (marble?.error) $("marble-size").textContent += ` ${marble.error}`;
+}
+
+function renderKeeping(s) {
+  const keeping = s?.keeping;
+  const button = $("keeping");
+  button.hidden = !keeping;
+  if (!keeping) { $("keeping-state").textContent = ""; return; }
+  button.setAttribute("aria-pressed", String(keeping.enabled));
+  button.textContent = keeping.enabled ? "Keeping confirmed rounds' photos: on" : "Keep confirmed rounds' photos: off";
+  $("keeping-state").textContent = `${keeping.count} of at most ${keeping.limit} kept in ${keeping.folder}` +
+    (keeping.enabled ? "." : " (none are added while off).") + (keeping.error ? ` Problem: ${keeping.error}` : "");
+  $("keeping-state").classList.toggle("warn", Boolean(keeping.error));
+}
+
+function renderStatus() {
+  $("facts").replaceChildren(...facts(status));
+  renderUnsure(status);
+  renderMarble(status);
+  renderKeeping(status);
+}
+
 async function refreshStatus() {
   const result = await fetch("/api/camera").then((r) => r.json()).catch(() => null);
   if (result) status = result;
-  $("facts").replaceChildren(...facts(status));
+  renderStatus();
 }
 
 function previewInterval() {
@@ -112,39 +151,52 @@ function draw() {
   }
 }
 
-async function startCalibration() {
+function freeze(forMarble) {
   const img = new Image();
   img.onload = () => {
     snapshot = img;
     canvas.width = img.naturalWidth;
     canvas.height = img.naturalHeight;
     calibrating = true;
+    measuring = forMarble;
     polygons = {};
-    for (const g of status.regions?.gates || []) polygons[g.gate] = g.polygon.map((p) => [...p]);
+    if (!forMarble) for (const g of status.regions?.gates || []) polygons[g.gate] = g.polygon.map((p) => [...p]);
     gate = 1;
     fresh = true;
     canvas.hidden = false;
     preview.hidden = true;
-    $("calib-tools").hidden = false;
-    draw();
+    $(forMarble ? "measure-tools" : "calib-tools").hidden = false;
+    if (forMarble) canvas.getContext("2d").drawImage(snapshot, 0, 0); else draw();
     calibrationStep(); // the picture is frozen for tapping: no preview until it ends
   };
-  img.onerror = () => toast("The camera has no picture to calibrate on yet.", "error");
+  img.onerror = () => toast("The camera has no picture to tap on yet.", "error");
   img.src = `/camera/snapshot.jpg?t=${Date.now()}`;
 }
 
+const startCalibration = () => freeze(false);
+
 function stopCalibration() {
-  calibrating = false;
+  calibrating = measuring = false;
   canvas.hidden = true;
   $("calib-tools").hidden = true;
+  $("measure-tools").hidden = true;
   calibrationStep();
   refreshPicture();
+}
+
+async function measureAt(x, y) {
+  const result = await api("/api/camera/marble", { x, y });
+  if (!result.ok) return; // the toast says why: no marble there, no reference yet
+  toast(`Marble radius ${result.data.marble.radius_px.toFixed(1)} px saved.`);
+  stopCalibration();
+  refreshStatus();
 }
 
 canvas.addEventListener("pointerdown", (e) => {
   const rect = canvas.getBoundingClientRect();
   const x = ((e.clientX - rect.left) / rect.width) * canvas.width;
   const y = ((e.clientY - rect.top) / rect.height) * canvas.height;
+  if (measuring) { measureAt(Math.round(x), Math.round(y)); return; }
   if (fresh) { polygons[gate] = []; fresh = false; }
   polygons[gate].push([Math.round(x), Math.round(y)]);
   draw();
@@ -154,6 +206,13 @@ $("calib-gates").replaceChildren(...[1, 2, 3, 4, 5, 6].map((g) =>
   h("button", { class: "btn gate", dataset: { gate: g }, onclick: () => { gate = g; fresh = true; draw(); } },
     `Gate ${g}`)));
 $("calibrate").addEventListener("click", startCalibration);
+$("measure").addEventListener("click", () => freeze(true));
+$("measure-cancel").addEventListener("click", stopCalibration);
+$("keeping").addEventListener("click", async () => {
+  const enabled = $("keeping").getAttribute("aria-pressed") !== "true";
+  const result = await api("/api/camera/keeping", { enabled });
+  if (result.ok) { status = { ...status, keeping: result.data.keeping }; renderKeeping(status); }
+});
 $("calib-cancel").addEventListener("click", stopCalibration);
 $("calib-undo").addEventListener("click", () => { if (!fresh) (polygons[gate] || []).pop(); draw(); });
 $("calib-save").addEventListener("click", async () => {
@@ -184,7 +243,7 @@ document.addEventListener("visibilitychange", () => {
   scheduleStatus();
 });
 
-$("facts").replaceChildren(...facts(status));
+renderStatus();
 refreshPicture();
 schedulePicture();
 scheduleStatus();

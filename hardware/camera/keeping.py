@@ -1,0 +1,225 @@
+"""Photo keeping, with the table's consent: every confirmed round's frame, its empty reference and the
+confirmed counts, kept as a labelled sample in DATA/photos/ (the format ``companion detect --eval`` reads).
+
+Off by default. The switch is saved in ``choice_path`` (the Camera page's choice survives a restart and
+wins over the config file's default). Samples are written by one background thread, so a tap that
+confirms a round never waits for the SD card; a failed write is logged and shown in ``status()``, never
+raised. At most ``limit`` samples are kept: the oldest go first.
+
+Importing this module loads neither cv2 nor numpy.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LIMIT = 500
+LABEL = "label.json"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One confirmed round: the frame its count was read from and what the table confirmed."""
+
+    frame: np.ndarray
+    reference: np.ndarray | None
+    gates: dict[str, Any]
+    counts: tuple[int, ...]
+    camera_counts: tuple[int, ...] | None
+    marble_radius: float | None
+    session: int | None
+    round: int | None
+    confirmed_at: float
+
+    def name(self) -> str:
+        stamp = datetime.fromtimestamp(self.confirmed_at, UTC).strftime("%Y%m%dT%H%M%SZ")
+        return f"{stamp}{_suffix(self.session, self.round)}"
+
+    def label(self) -> dict[str, Any]:
+        """label.json's content."""
+        return {
+            "counts": [int(c) for c in self.counts],
+            "camera_counts": None if self.camera_counts is None else [int(c) for c in self.camera_counts],
+            "gates": self.gates,
+            "marble_radius": None if self.marble_radius is None else round(float(self.marble_radius), 2),
+            "confirmed_at": datetime.fromtimestamp(self.confirmed_at, UTC).isoformat(timespec="seconds")
+            .replace("+00:00", "Z"),
+            "session": self.session,
+            "round": self.round,
+        }
+
+
+def _suffix(session: int | None, round_number: int | None) -> str:
+    return (f"-s{session}" if session is not None else "") + (f"-r{round_number}" if round_number is not None else "")
+
+
+def write_sample(folder: Path, sample: Sample) -> Path:
+    """Write one sample folder (frame.png, reference.png when there is one, label.json); a sample of the same
+    session and round written before (the round was revealed again after an undo) is replaced."""
+    import cv2
+
+    folder.mkdir(parents=True, exist_ok=True)
+    suffix = _suffix(sample.session, sample.round)
+    if suffix:
+        for old in folder.glob(f"*{suffix}"):
+            if old.is_dir() and old.name[:16].endswith("Z") and old.name[16:] == suffix:
+                shutil.rmtree(old, ignore_errors=True)
+    target = folder / sample.name()
+    tmp = folder / f".{sample.name()}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    for name, image in (("frame.png", sample.frame), ("reference.png", sample.reference)):
+        if image is None:
+            continue
+        ok, data = cv2.imencode(".png", image)
+        if not ok:
+            raise ValueError(f"cannot encode {name} of shape {image.shape}")
+        (tmp / name).write_bytes(data.tobytes())
+    (tmp / LABEL).write_text(json.dumps(sample.label(), indent=1) + "\n", encoding="utf-8")
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.replace(target)
+    return target
+
+
+def kept_samples(folder: Path) -> list[Path]:
+    """The sample folders, oldest first (their names start with the UTC time)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / LABEL).exists())
+
+
+class PhotoKeeper:
+    """Keeps confirmed rounds' photos in ``folder`` while switched on; writes in a background thread."""
+
+    def __init__(self, folder: str | Path, choice_path: str | Path, *, enabled: bool = False,
+                 limit: int = DEFAULT_LIMIT) -> None:
+        if limit < 1:
+            raise ValueError(f"the photo limit must be at least 1, got {limit}")
+        self.folder = Path(folder)
+        self.choice_path = Path(choice_path)
+        self.limit = limit
+        self._default = enabled
+        self._enabled: bool | None = None  # read from choice_path when first needed
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[Sample | None] = queue.Queue(maxsize=8)
+        self._thread: threading.Thread | None = None
+        self._count: int | None = None
+        self._last: str | None = None
+        self._error: str | None = None
+
+    # the switch
+    @property
+    def enabled(self) -> bool:
+        with self._lock:
+            if self._enabled is None:
+                self._enabled = self._read_choice()
+            return self._enabled
+
+    def _read_choice(self) -> bool:
+        try:
+            value = json.loads(self.choice_path.read_text(encoding="utf-8")).get("enabled")
+        except FileNotFoundError:
+            return self._default
+        except (OSError, ValueError, AttributeError) as err:
+            self._error = f"cannot read the photo keeping choice {self.choice_path}: {err}"
+            log.warning("%s", self._error)
+            return self._default
+        return value if isinstance(value, bool) else self._default
+
+    def set_enabled(self, enabled: bool) -> dict[str, Any]:
+        """Switch keeping on or off and save the choice; an error saving it is shown, not raised."""
+        with self._lock:
+            self._enabled = bool(enabled)
+        try:
+            self.choice_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.choice_path.with_name(self.choice_path.name + ".tmp")
+            tmp.write_text(json.dumps({"enabled": bool(enabled)}) + "\n", encoding="utf-8")
+            tmp.replace(self.choice_path)
+        except OSError as err:
+            self._error = f"the choice could not be saved ({err}); it holds until the companion restarts"
+            log.error("photo keeping: %s", self._error)
+        return self.status()
+
+    # keeping
+    def keep(self, sample: Sample) -> bool:
+        """Queue ``sample`` for writing when keeping is on; False when off (nothing is written) or when the
+        writer is behind (the sample is dropped and that is shown). Never raises, never waits."""
+        if not self.enabled:
+            return False
+        self._start()
+        try:
+            self._queue.put_nowait(sample)
+        except queue.Full:
+            self._error = "photos come faster than the card takes them: one was not kept"
+            log.warning("photo keeping: %s", self._error)
+            return False
+        return True
+
+    def flush(self, timeout: float = 10.0) -> bool:
+        """Wait until every queued sample is written (for tests and shutdown); False on time-out."""
+        deadline = time.monotonic() + timeout
+        while self._queue.unfinished_tasks:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    def close(self) -> None:
+        thread = self._thread
+        if thread is not None:
+            self.flush(timeout=5.0)
+            self._queue.put(None)
+            thread.join(timeout=5.0)
+            self._thread = None
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="photo-keeping", daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            sample = self._queue.get()
+            try:
+                if sample is None:
+                    return
+                self._write(sample)
+            finally:
+                self._queue.task_done()
+
+    def _write(self, sample: Sample) -> None:
+        try:
+            path = write_sample(self.folder, sample)
+            samples = kept_samples(self.folder)
+            for old in samples[:max(0, len(samples) - self.limit)]:
+                shutil.rmtree(old, ignore_errors=True)
+            self._count = min(len(samples), self.limit)
+            self._last, self._error = path.name, None
+        except Exception as err:  # a full or read-only card must not stop the table
+            self._error = f"a photo could not be kept in {self.folder}: {err}"
+            log.exception("photo keeping failed")
+
+    def status(self) -> dict[str, Any]:
+        """``{"enabled", "count", "limit", "folder", "last", "error"}`` for the Camera page."""
+        if self._count is None:
+            try:
+                self._count = len(kept_samples(self.folder))
+            except OSError as err:
+                self._error = f"cannot list {self.folder}: {err}"
+                self._count = 0
+        return {"enabled": self.enabled, "count": self._count, "limit": self.limit, "folder": str(self.folder),
+                "last": self._last, "error": self._error}

@@ -1,0 +1,101 @@
+"""The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
+reference, the marble measured by a tap on the picture, photo keeping switched on with its count and folder."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+
+from tests.browser import WAIT_MS, open_game, start_game
+from tests.servers import call, serving
+from tests.waiting import wait_for
+from web.app import create_app, shutdown
+
+
+@pytest.fixture
+def sim_app(app_config: dict[str, Any]) -> Iterator[Flask]:
+    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "simulation"})
+    try:
+        camera = application.extensions["sensors"].camera
+        wait_for(lambda: camera.preview_jpeg() is not None and camera.reference.get() is not None)
+        yield application
+    finally:
+        shutdown(application)
+
+
+@pytest.fixture
+def base(sim_app: Flask) -> Iterator[str]:
+    with serving(sim_app) as url:
+        yield url
+
+
+def _without_reference(app: Flask) -> None:
+    """No empty reference, and none taken by itself (as while a round with marbles is played)."""
+    sensors = app.extensions["sensors"]
+    sensors.camera._round_empty = lambda: False
+    sensors.camera.reference.clear()
+    sensors.publish_status()
+
+
+def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
+        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+    _without_reference(sim_app)
+    page = open_page()
+    page.goto(f"{base}/camera")
+    expect(page.locator("#unsure")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#unsure")).to_contain_text("counts are unsure")
+    expect(page.locator("#unsure")).to_contain_text("any object resting on the table")
+    page.click("#reference")
+    expect(page.locator("#unsure")).to_be_hidden(timeout=WAIT_MS)
+
+
+def test_the_diego_sensor_panel_says_counts_are_unsure_without_a_reference(
+        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+    _without_reference(sim_app)
+    session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
+    page = open_game(open_page, base, session)
+    expect(page.locator("#camera-state")).to_contain_text("counts unsure", timeout=WAIT_MS)
+    assert call(f"{base}/api/camera/reference", {})[0] == 200
+    expect(page.locator("#camera-unsure")).to_have_count(0, timeout=WAIT_MS)
+    expect(page.locator("#camera-state")).to_contain_text("Camera: watching")
+
+
+def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., Any], base: str,
+                                                       sim_app: Flask) -> None:
+    sensors = sim_app.extensions["sensors"]
+    sensors.castle.add_marble(3)
+    empty = sensors.camera.reference.get().astype(int)
+    wait_for(lambda: np.abs(sensors.camera.service.latest().astype(int) - empty).max() > 100)
+    marble = sensors.castle.resting()[0]
+    page = open_page()
+    page.goto(f"{base}/camera")
+    expect(page.locator("#marble-size")).to_contain_text("Not measured", timeout=WAIT_MS)
+    page.click("#measure")
+    canvas = page.locator("#calib")
+    expect(canvas).to_be_visible(timeout=WAIT_MS)
+    box = canvas.bounding_box()
+    scale = box["width"] / 640
+    canvas.click(position={"x": 600 * scale, "y": 60 * scale})  # the sky above the castle: no marble
+    expect(page.locator("#toast")).to_contain_text("No marble found at (600, 60)", timeout=WAIT_MS)
+    expect(canvas).to_be_visible()  # still waiting for a tap on a marble
+    canvas.click(position={"x": marble.x * scale, "y": marble.y * scale})
+    expect(page.locator("#marble-size")).to_contain_text("measured by a tap", timeout=WAIT_MS)
+    expect(canvas).to_be_hidden()
+    assert sensors.camera.marble_radius == pytest.approx(marble.r, abs=1.5)
+
+
+def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[..., Any], base: str,
+                                                         sim_app: Flask) -> None:
+    page = open_page()
+    page.goto(f"{base}/camera")
+    toggle = page.locator("#keeping")
+    expect(toggle).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    expect(page.locator("#keeping-state")).to_contain_text("0 of at most 500 kept in")
+    expect(page.locator("#keeping-state")).to_contain_text("photos (none are added while off)")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
+    expect(toggle).to_contain_text("on")
+    assert sim_app.extensions["sensors"].keeper.enabled is True

@@ -1,0 +1,173 @@
+"""Photo keeping with the table's consent: off by default and then nothing is written; on, every round the
+table accepts is kept as a labelled sample in DATA/photos (the format `companion detect --eval` reads)."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import cv2
+import numpy as np
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples
+from tests.waiting import wait_for
+from web.app import create_app, shutdown
+
+LABEL_KEYS = {"counts", "camera_counts", "gates", "marble_radius", "confirmed_at", "session", "round"}
+
+
+@pytest.fixture
+def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
+    made: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 10.0, **config})
+        made.append(application)
+        camera = application.extensions["sensors"].camera
+        wait_for(lambda: camera.reference.get() is not None)  # the empty gates were seen
+        return application
+
+    yield make
+    for application in made:
+        shutdown(application)
+
+
+def _events(client: FlaskClient, session: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:
+    for event in events:
+        response = client.post(f"/api/sessions/{session['id']}/events", json=event)
+        assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def _current(client: FlaskClient, session: dict[str, Any]) -> dict[str, Any]:
+    return client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]
+
+
+def _round_seen_by_the_camera(app: Flask) -> tuple[FlaskClient, dict[str, Any]]:
+    """A game whose first round's three marbles (gates 2, 4, 5) the camera confirmed."""
+    client = app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    for gate in (2, 4, 5):  # one per gate: a beam takes two marbles back to back for one
+        client.post("/api/simulation/marble", json={"gate": gate, "width_ms": 15})
+    wait_for(lambda: (c := _current(client, session))["camera"] and c["confirmed"])
+    return client, session
+
+
+def test_off_by_default_nothing_is_written(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client, session = _round_seen_by_the_camera(app)
+    keeper = app.extensions["sensors"].keeper
+    assert keeper.enabled is False and client.get("/api/camera").get_json()["keeping"]["enabled"] is False
+    scored = _events(client, session, {"type": "guess", "player": "Ben", "gate": 2}, {"type": "reveal", "gate": 2})
+    assert scored["scores"] == {"Ada": 1, "Ben": 1}
+    assert keeper.flush()
+    photos = Path(app.config["DATA_DIR"]) / "photos"
+    assert not photos.exists()
+    assert keeper.status()["count"] == 0
+
+
+def test_on_a_confirmed_round_is_kept_in_the_eval_format(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client = app.test_client()
+    switched = client.post("/api/camera/keeping", json={"enabled": True})
+    assert switched.status_code == 200 and switched.get_json()["keeping"]["enabled"] is True
+    client, session = _round_seen_by_the_camera(app)
+    _events(client, session, {"type": "guess", "player": "Ben", "gate": 5}, {"type": "reveal", "gate": 2})
+    keeper = app.extensions["sensors"].keeper
+    assert keeper.flush()
+    samples = kept_samples(Path(app.config["DATA_DIR"]) / "photos")
+    assert [s.name.split("Z", 1)[1] for s in samples] == [f"-s{session['id']}-r1"]
+    sample = samples[0]
+    label = json.loads((sample / "label.json").read_text())
+    assert set(label) == LABEL_KEYS
+    assert label["counts"] == label["camera_counts"] == [0, 1, 0, 1, 1, 0]
+    assert label["session"] == session["id"] and label["round"] == 1 and label["confirmed_at"].endswith("Z")
+    assert [g["gate"] for g in label["gates"]["gates"]] == [1, 2, 3, 4, 5, 6]
+    frame = cv2.imread(str(sample / "frame.png"), cv2.IMREAD_COLOR)
+    reference = cv2.imread(str(sample / "reference.png"), cv2.IMREAD_COLOR)
+    assert frame is not None and reference is not None and frame.shape == reference.shape == (480, 640, 3)
+    assert np.abs(frame.astype(int) - reference.astype(int)).max() > 60  # the marbles are in the frame
+    status = client.get("/api/camera").get_json()["keeping"]
+    assert status["count"] == 1 and status["folder"].endswith("photos") and status["error"] is None
+
+
+def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Callable[..., Flask]) -> None:
+    app = make_app(CAMERA_SETTLE_S=0.3, CAMERA_KEEP_PHOTOS=True)  # on from the config file's setting
+    client = app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn",
+                                                 "players": ["Ada", "Ben", "Cleo"]}).get_json()
+    sensors = app.extensions["sensors"]
+    sensors.castle.add_marble(4)            # the marble rests in gate 4 ...
+    sensors.simulator.roll(3, width_ms=15)  # ... the beam of gate 3 saw it pass
+    wait_for(lambda: _current(client, session)["flag"])
+    # a person says the beam was right and the camera wrong (a label to learn from either way)
+    _events(client, session, {"type": "confirm", "marbles": [3]}, {"type": "guess", "player": "Ben", "gate": 3})
+    _events(client, session, {"type": "reveal", "gate": 3})  # kept now; Cleo turns her card over after
+    assert sensors.keeper.flush() and len(kept_samples(Path(app.config["DATA_DIR"]) / "photos")) == 1
+    _events(client, session, {"type": "turned", "player": "Cleo", "correct": False})
+    assert sensors.keeper.flush()
+    [sample] = kept_samples(Path(app.config["DATA_DIR"]) / "photos")  # once, not again when scored
+    label = json.loads((sample / "label.json").read_text())
+    assert label["counts"] == [0, 0, 1, 0, 0, 0] and label["camera_counts"] == [0, 0, 0, 1, 0, 0]
+
+
+def test_a_photo_that_cannot_be_kept_never_breaks_the_reveal(make_app: Callable[..., Flask]) -> None:
+    app = make_app(CAMERA_KEEP_PHOTOS=True)
+    (Path(app.config["DATA_DIR"]) / "photos").write_text("a file where the folder should be")
+    client, session = _round_seen_by_the_camera(app)
+    scored = _events(client, session, {"type": "guess", "player": "Ben", "gate": 4}, {"type": "reveal", "gate": 4})
+    assert scored["scores"] == {"Ada": 1, "Ben": 1}  # the tap went through
+    assert app.extensions["sensors"].keeper.flush()
+    keeping = client.get("/api/camera").get_json()["keeping"]
+    assert "could not be kept" in keeping["error"] and keeping["count"] == 0
+
+
+def test_the_choice_is_saved_and_bad_input_changes_nothing(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client = app.test_client()
+    for bad in ({"enabled": "yes"}, {}, {"enabled": True, "more": 1}):
+        response = client.post("/api/camera/keeping", json=bad)
+        assert response.status_code == 400 and response.get_json()["error"]["code"] == "malformed"
+    assert app.extensions["sensors"].keeper.enabled is False
+    client.post("/api/camera/keeping", json={"enabled": True})
+    keeper = app.extensions["sensors"].keeper
+    again = PhotoKeeper(keeper.folder, keeper.choice_path, enabled=False)
+    assert again.enabled is True  # the Camera page's choice survives a restart and wins over the default
+
+
+def _sample(at: float, session: int = 1, round_number: int = 1) -> Sample:
+    frame = np.full((48, 64, 3), 90, np.uint8)
+    return Sample(frame=frame, reference=None, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
+                  camera_counts=None, marble_radius=None, session=session, round=round_number, confirmed_at=at)
+
+
+def test_only_the_newest_samples_are_kept(tmp_path: Path) -> None:
+    keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json", enabled=True, limit=2)
+    start = time.time()
+    for number in range(1, 4):
+        assert keeper.keep(_sample(start + number, round_number=number))
+    assert keeper.flush()
+    names = [p.name for p in kept_samples(tmp_path / "photos")]
+    assert [n[16:] for n in names] == ["-s1-r2", "-s1-r3"]  # the oldest went
+    assert not (tmp_path / "photos" / names[0] / "reference.png").exists()  # no reference: none kept
+    assert keeper.status()["count"] == 2
+    keeper.close()
+
+
+def test_a_failing_write_is_shown_never_raised(tmp_path: Path) -> None:
+    (tmp_path / "photos").write_text("a file where the folder should be")
+    keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json", enabled=True)
+    assert keeper.keep(_sample(time.time()))  # queued: the tap goes on at once
+    assert keeper.flush()
+    assert "could not be kept" in keeper.status()["error"]
+    keeper.close()
+
+
+def test_switched_off_keep_writes_nothing(tmp_path: Path) -> None:
+    keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json")
+    assert keeper.keep(_sample(time.time())) is False
+    assert not (tmp_path / "photos").exists() and not (tmp_path / "choice.json").exists()
