@@ -62,7 +62,7 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
         following = "initiative"
     fight = Fight(enemy=enemy.id, enemy_lives=enemy.lives, members=seats, weapons=tuple(weapons),
                   started_by=seats, next=following)
-    return replace(state, fight=fight, last_dart=None)
+    return replace(state, fight=fight, last_dart=None, last_treasure=None)
 
 
 def running(state: HradState) -> Fight:
@@ -355,7 +355,7 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
         hero = replace(hero, lives=max(0, hero.lives - 1), poisoned=True)
     state = state.with_hero(seat, hero)
     record = Dart(hero.player, attack_die, defence_die, attack, defence, pierced)
-    return end_move(replace(state, last_dart=record, last_fight=None))
+    return end_move(replace(state, last_dart=record, last_fight=None, last_treasure=None))
 
 
 __all__ = ["start", "initiative", "strike", "end_fight", "skunk", "cloak", "dart", "dice_needed", "who_strikes",

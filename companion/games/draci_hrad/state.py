@@ -111,6 +111,17 @@ class Dart:
 
 
 @dataclass(frozen=True)
+class Found:
+    """The last treasure card and how it was shared (ruling H13): each hero's share, the remainder's keeper."""
+
+    player: str
+    value: int
+    shares: tuple[tuple[str, int], ...]
+    remainder: int
+    remainder_to: str
+
+
+@dataclass(frozen=True)
 class Override:
     """A number a person set by hand (ruling H1), with what the rules had."""
 
@@ -131,6 +142,7 @@ class HradState:
     fight: Fight | None = None
     last_fight: Fight | None = None
     last_dart: Dart | None = None
+    last_treasure: Found | None = None  # the latest of last_fight, last_dart and last_treasure is the one set
     overrides: tuple[Override, ...] = ()
     finished: bool = False
     reinitiative: bool = False     # option (ruling H5)
