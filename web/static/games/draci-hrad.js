@@ -156,13 +156,13 @@ function renderTabs(view, s) {
     local.enemy = null; local.weapons = {}; local.group = []; local.treasureGroup = []; local.targets = [];
   }
   const busy = fighting ? "A fight is running: finish it first (Roll, or End the fight…)." : null;
-  const tab = (pane, label) => ruled(label, {
-    cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane),
+  const tab = (pane, label, full = label) => ruled(label, {
+    cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane), "aria-label": full,
     reason: pane === "city" || pane === "castle" ? busy : null, rule: "H5",
     onTap: () => { local.pane = pane; game.render(); } });
   const [why, rule] = whyNot(s, hero);
   const nextReason = fighting ? "The fight ends the move when it is over." : hero?.waiting ? null : hero ? null : why;
-  $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle card"), tab("fight", "Fight"), tab("bank", "Bank"),
+  $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle", "Castle card"), tab("fight", "Fight"), tab("bank", "Bank"),
     ruled(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
       cls: "primary hr-next", id: "hr-next", reason: nextReason, rule: fighting ? "H5" : rule,
       onTap: () => send({ type: "end_turn", player: view.turn }) }));
@@ -265,7 +265,7 @@ async function editStock(item) {
 function renderBank(view, s) {
   const pay = s.heroes.map((hero) => {
     const [reason, rule] = exchangeReason(hero);
-    return ruled([who(view, hero.player), h("small", {}, `${hero.treasure} treasure → gold`)], {
+    return ruled([who(view, hero.player), h("small", {}, `${hero.treasure} treasure`)], {
       cls: "hr-exchange", dataset: { exchange: hero.player }, "aria-label": `${hero.player}: treasure to gold`,
       style: { "--c": colourOf(view, hero.player) }, reason, rule, onTap: () => exchange(hero) });
   });
@@ -408,7 +408,7 @@ function weaponRow(view, s, player, label) {
   const owned = ownedWeapons(heroOf(s, player));
   return h("div", { class: "hr-row hr-weapons", dataset: { weaponsOf: player } },
     h("span", { class: "hr-row-label" }, label),
-    ...[null, ...owned].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "No weapon", {
+    ...[null, ...owned].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "None", {
       cls: "hr-weapon", dataset: { weapon: w || "none", for: player }, "aria-pressed": String(chosen === w),
       "aria-label": `${player}: ${w ? SHORT[w] : "no weapon"}`,
       onTap: () => { local.weapons[player] = w; game.render(); } })),
@@ -443,11 +443,11 @@ function renderFightSetup(view, s) {
   const spoils = enemy?.treasure && fighters.length > 1 ? split(enemy.treasure, fighters.length) : null;
   return [h("div", { class: "hr-enemies", id: "hr-enemies" }, ...enemies),
     group.length ? h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "With"), ...group) : null,
-    ...weapons,
-    h("div", { class: "hr-row end" },
-      spoils ? h("small", { class: "muted", id: "hr-spoils" }, `victory: ${enemy.treasure} treasure, ${spoils.each} each` +
-        (spoils.rest ? `, ${spoils.rest} more to ${hero.player}` : "")) : null,
-      start)];
+    h("div", { class: "hr-arm" }, h("div", { class: "hr-arm-weapons" }, ...weapons),
+      h("div", { class: "hr-arm-start" },
+        spoils ? h("small", { class: "muted", id: "hr-spoils" }, `victory: ${enemy.treasure} treasure, ${spoils.each} each` +
+          (spoils.rest ? `, ${spoils.rest} more to ${hero.player}` : "")) : null,
+        start))];
 }
 
 const STEP = {
@@ -470,21 +470,25 @@ function attackLabel(f, i) {
   return f.enemy_attacks.length > 1 ? `attack ${i + 1}` : "";
 }
 
-/** The rows that pick whom the enemy attacks, when it strikes next and more than one hero stands. */
-function targetRows(view, f) {
-  if (!f.dice_needed.enemy_dice || f.standing.length < 2) return [];
+/** Whether the table picks whom the enemy attacks now: it strikes next and more than one hero stands. */
+const choosingTargets = (f) => Boolean(f.dice_needed.enemy_dice) && f.standing.length > 1;
+
+/** Beside a hero of the fight: the buttons that make them the enemy's target (the Dragon: one per attack). */
+function targetButtons(view, f, player) {
+  if (!choosingTargets(f) || !f.standing.includes(player)) return [];
   const targets = targetsOf(f);
-  const rows = f.enemy === "dragon" ? f.enemy_attacks.map((_, i) => i) : [null];
-  return rows.map((i) => h("div", { class: "hr-row hr-targets", dataset: { attack: i ?? "all" } },
-    h("span", { class: "hr-row-label" }, i == null ? `The ${f.name} attacks` : `${attackLabel(f, i)} at`),
-    ...f.standing.map((p) => ruled(who(view, p), {
-      cls: "hr-target", dataset: { target: p }, "aria-pressed": String(targets[i ?? 0] === p),
-      "aria-label": `The ${f.name}${i == null ? "" : `'s ${attackLabel(f, i)}`} attacks ${p}`,
-      style: { "--c": colourOf(view, p) },
+  const attacks = f.enemy === "dragon" ? f.enemy_attacks.map((_, i) => i) : [null];
+  return attacks.map((i) => {
+    const on = targets[i ?? 0] === player;
+    return ruled(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
+      cls: "hr-target", dataset: { target: player, attack: i ?? "all" }, "aria-pressed": String(on),
+      "aria-label": `The ${f.name}${i == null ? "" : `'s ${attackLabel(f, i)}`} attacks ${player}`,
+      style: { "--c": colourOf(view, player) },
       onTap: () => {
-        local.targets = i == null ? targets.map(() => p) : targets.map((t, k) => (k === i ? p : t));
+        local.targets = i == null ? targets.map(() => player) : targets.map((t, k) => (k === i ? player : t));
         game.render();
-      } }))));
+      } });
+  });
 }
 
 /** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
@@ -579,13 +583,15 @@ function renderFightRunning(view, s) {
       h("small", {}, ` attack ${f.enemy_attacks.join("/")} · defence ${f.enemy_defence} · treasure ${f.treasure}`),
       h("span", { class: "hr-foe-bar", "aria-hidden": "true" },
         h("span", { style: { width: `${Math.min(100, (100 * f.enemy_lives) / f.enemy_max_lives)}%` } }))),
-    h("div", { class: "hr-members" }, ...f.members.map((m) => h("span", {
+    h("div", { class: `hr-members${choosingTargets(f) ? " choosing" : ""}` }, ...f.members.map((m) => h("div", {
       class: `hr-member${m.in_fight ? "" : " gone"}`, dataset: { member: m.player, lives: m.lives } },
-      who(view, m.player), heroOf(s, m.player) ? pips(heroOf(s, m.player)) : null,
-      ` ♥ ${m.lives} · ${m.weapon ? SHORT[m.weapon] : "no weapon"}`,
-      m.in_fight && !m.can_attack ? h("small", { class: "hr-warn" }, " no attack") : null))),
-    h("p", { class: "hr-step", id: "hr-step" }, ...step.flat()),
-    ...targetRows(view, f),
+      h("span", { class: "hr-member-who" }, who(view, m.player), heroOf(s, m.player) ? pips(heroOf(s, m.player)) : null,
+        ` ♥ ${m.lives} · ${m.weapon ? SHORT[m.weapon] : "no weapon"}`,
+        m.in_fight && !m.can_attack ? h("small", { class: "hr-warn" }, " no attack") : null),
+      ...targetButtons(view, f, m.player)))),
+    h("p", { class: "hr-step", id: "hr-step" }, ...step.flat(),
+      choosingTargets(f) ? h("small", { class: "muted" }, f.enemy === "dragon" ? " · tap whom each attack strikes"
+        : " · tap whom it strikes") : null),
     h("div", { class: "hr-row fight-buttons" },
       button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative"
         ? { type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
