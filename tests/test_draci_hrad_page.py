@@ -92,6 +92,16 @@ def test_the_card_stock_is_edited_by_tap_and_keypad_with_a_reason(open_page: Cal
     page.click("#hr-stock-add", force=True)
     expect(page.locator("#toast")).to_contain_text("At most 12 copies")
     expect(page.locator("#toast .rule-tag")).to_have_text("rule H4")
+    # an edit made while a torch was sold on another device is refused, not saved over the sale
+    page.click("#overlays .btn.ghost")
+    page.click("[data-stock='torch']")
+    post(base, session, {"type": "buy", "player": "Ada", "item": "torch"})
+    expect(page.locator("[data-stock='torch'] .hr-price")).to_have_text("6, 8", timeout=WAIT_MS)
+    page.click("#hr-stock-prices [data-price='8']")
+    page.click("#hr-stock-save")
+    page.click(".hr-pick [data-why='A card lost']")
+    expect(page.locator("#toast")).to_contain_text("Someone changed the game", timeout=WAIT_MS)
+    assert state(base, session)["state"]["shop"][2]["items"][1]["stock"] == [6, 8]
 
 
 # ---- a treasure shared by a group -------------------------------------------------------------------------------

@@ -229,6 +229,7 @@ async function exchange(hero) {
 
 /** The stock of one card kind edited in a dialog: copies taken out by tap, added by keypad; then why. */
 async function editStock(item) {
+  const seen = game.view.seq;
   const prices = [...item.stock];
   const same = () => prices.join() === item.stock.join();
   const edited = await dialog((close) => {
@@ -259,7 +260,8 @@ async function editStock(item) {
   if (!edited) return;
   const change = `${item.stock.join(", ") || "none"} → ${edited.join(", ") || "none"}`;
   const reason = await pick(`${item.name}: ${change}. Why?`, STOCK_REASONS.map((r) => [r, r, { dataset: { why: r } }]));
-  if (reason) send({ type: "stock", item: item.item, prices: edited, reason });
+  // against the game this edit started from: a purchase made meanwhile refuses it instead of being undone
+  if (reason) send({ type: "stock", item: item.item, prices: edited, reason, expected_seq: seen });
 }
 
 function renderBank(view, s) {
