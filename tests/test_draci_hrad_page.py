@@ -174,6 +174,26 @@ def test_each_hero_of_a_group_picks_their_own_weapon(open_page: Callable[..., An
     expect(last).to_contain_text("Ada +15 treasure, Ben +15 treasure")
 
 
+def test_the_table_names_who_keeps_what_a_group_victory_leaves_over(open_page: Callable[..., Any],
+                                                                    base: str) -> None:
+    session = group_fight_ready(base)
+    page = open_game(open_page, base, session)
+    other = open_game(open_page, base, session, 800, 480)
+    page.click("[data-pane='fight']")
+    page.click("[data-join='Ben']")
+    page.click("#hr-enemies [data-enemy='harpies']")  # 25 treasure: 12 each, 1 left over
+    expect(page.locator("#hr-spoils")).to_have_text("victory: 25 treasure, 12 each")
+    expect(page.locator("#hr-keeper")).to_have_text("1 left over to Ada")
+    page.click("#hr-keeper")
+    expect(page.locator("#hr-keeper")).to_have_text("1 left over to Ben")
+    page.click("#hr-start")
+    expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 12/12", timeout=WAIT_MS)
+    post(base, session, {"type": "override", "field": "enemy_lives", "value": 1, "reason": "t"},
+         {"type": "initiative", "hero_die": 6, "enemy_die": 1},
+         {"type": "strike", "hero_dice": [6, 6], "enemy_defence_die": 1})
+    expect(other.locator("#hr-last")).to_contain_text("Ada +12 treasure, Ben +13 treasure", timeout=WAIT_MS)
+
+
 def test_a_weapon_lost_meanwhile_is_refused_with_its_rule(open_page: Callable[..., Any], base: str) -> None:
     session = group_fight_ready(base)
     deaf = deaf_page(open_page, base, session)
@@ -254,14 +274,14 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
     post(base, fighting, {"type": "fight", "players": ["Ada", "Ben", "Cleo"], "enemy": "dragon",
                           "weapons": [None, None, None]})
     page = open_page(width, height)
-    shots = (("bank", moving, "bank", None), ("share", moving, "castle", "[data-share='Cleo']"),
-             ("group", moving, "fight", "[data-join='Ada']"), ("targets", fighting, None, None))
-    for name, session, pane, tap in shots:
+    shots = (("bank", moving, "bank", ()), ("share", moving, "castle", ("[data-share='Cleo']",)),
+             ("group", moving, "fight", ("[data-join='Ada']", "[data-enemy='harpies']")), ("targets", fighting, None, ()))
+    for name, session, pane, taps in shots:
         page.goto(f"{base}/play/{session['id']}")
         page.wait_for_selector("body[data-ready='yes']")
         if pane:
             page.click(f"[data-pane='{pane}']")
-        if tap:
+        for tap in taps:
             page.click(tap)
         page.wait_for_selector(f"#hr-{pane or 'fight'}:not([hidden])")
         page.screenshot(path=f"/work/notes/shots/draci-{name}-{width}x{height}.png")
@@ -273,7 +293,7 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
         if width == 800:
             controls = {"bank": ("[data-exchange='Dan']", "[data-stock='cloak']", "[data-pane='bank']"),
                         "share": ("[data-treasure='35']", "[data-share='Dan']", "#hr-next"),
-                        "group": ("#hr-start", "[data-weapon='hammer'][data-for='Ben']",
+                        "group": ("#hr-start", "#hr-keeper", "[data-weapon='hammer'][data-for='Ben']",
                                   "[data-weapon='sword'][data-for='Ada']"),
                         "targets": ("#hr-roll", "#hr-dice", "[data-target='Cleo'][data-attack='2']")}
             for selector in controls[name]:

@@ -572,6 +572,19 @@ def test_h13_the_view_keeps_how_the_last_treasure_was_shared() -> None:
     assert GAME.view(state)["last_treasure"] is None
 
 
+def test_h13_a_group_victory_gives_the_remainder_to_the_hero_named_at_the_fight() -> None:
+    # ruling H13: the Harpies' 25 shared by two; the indivisible 1 is assigned at the table
+    won = ({"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"}, initiative(6, 1),
+           heroes_strike(6, 6, enemy_die=1))
+    state = play(new(("A", "B", "C")), {**fight(["A", "B"], "harpies", [None, None]), "remainder_to": "B"}, *won)
+    assert GAME.view(state)["last_fight"]["shares"] == {"A": 12, "B": 13}
+    assert GAME.view(state)["last_fight"]["remainder_to"] == "B"
+    state = play(new(("A", "B", "C")), fight(["A", "B"], "harpies", [None, None]), *won)
+    assert GAME.view(state)["last_fight"]["shares"] == {"A": 13, "B": 12}  # by default, the mover
+    refused(new(("A", "B", "C")), {**fight(["A", "B"], "harpies", [None, None]), "remainder_to": "C"},
+            IllegalEventError, "H13")
+
+
 def test_h13_victory_pays_the_enemys_treasure_and_the_exchange_keeps_the_score() -> None:
     # ruling H13
     state = play(new(), fight(["Ada"], "black_knight", [None]),

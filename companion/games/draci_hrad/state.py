@@ -95,6 +95,7 @@ class Fight:
     outcome: str | None = None         # "won" | "escaped" | "lost" | "ended" (by hand) once over
     defended: tuple[int, ...] = ()     # seats that have defended in this fight (ruling H12)
     shares: tuple[tuple[str, int], ...] = ()  # treasure paid on victory (ruling H13)
+    remainder_to: int | None = None    # who keeps a share's indivisible remainder (ruling H13); None: the mover
 
     def weapon_of(self, seat: int) -> str | None:
         return self.weapons[self.started_by.index(seat)]

@@ -155,6 +155,7 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
         "exchanges": [_exchange(e) for e in fight.exchanges], "exchange_count": fight.exchange_count,
         "dice_needed": {} if over else dice_needed(state),
         "outcome": fight.outcome, "shares": dict(fight.shares),
+        "remainder_to": state.heroes[fight.remainder_to].player if fight.remainder_to is not None else None,
         # rulebook: a defeated enemy's card stays turned (neutral); otherwise it turns face down, active again
         "card_face_down": fight.outcome in ("escaped", "lost", "ended"),
     }

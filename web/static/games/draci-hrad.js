@@ -28,7 +28,8 @@ const MAX_COPIES = 12; // copies of one card kind in the stock (the rules check 
 const MAX_PRICE = 99;
 
 /** Page-local choices (never events): the pane shown, the fight being set up. */
-const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup: [], targets: [], paneFor: null };
+const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup: [], targets: [], keeper: null,
+                paneFor: null };
 
 let game = null;
 
@@ -154,6 +155,7 @@ function renderTabs(view, s) {
     local.paneFor = `${view.turn}|${fighting}`;
     local.pane = fighting ? "fight" : "city";
     local.enemy = null; local.weapons = {}; local.group = []; local.treasureGroup = []; local.targets = [];
+    local.keeper = null;
   }
   const busy = fighting ? "A fight is running: finish it first (Roll, or End the fight…)." : null;
   const tab = (pane, label, full = label) => ruled(label, {
@@ -436,19 +438,25 @@ function renderFightSetup(view, s) {
       local.group = local.group.includes(x.player) ? local.group.filter((n) => n !== x.player) : [...local.group, x.player];
       game.render();
     } }));
+  // a victory's treasure shared by the group (ruling H13): what is left over goes to the hero the table names
+  const keeper = fighters.includes(local.keeper) ? local.keeper : hero?.player;
   const enemy = s.enemies.find((e) => e.id === local.enemy);
   const start = ruled(enemy ? `Fight the ${enemy.name}` : "Pick the enemy", {
     cls: "primary hr-start", id: "hr-start", reason: why || (enemy ? null : "Pick the enemy on the card first."),
     rule: why ? rule : null,
     onTap: () => send({ type: "fight", players: fighters, enemy: local.enemy,
-                        weapons: fighters.map((p) => weaponOf(s, p)) }) });
+                        weapons: fighters.map((p) => weaponOf(s, p)),
+                        remainder_to: fighters.length > 1 ? keeper : undefined }) });
   const spoils = enemy?.treasure && fighters.length > 1 ? split(enemy.treasure, fighters.length) : null;
   return [h("div", { class: "hr-enemies", id: "hr-enemies" }, ...enemies),
     group.length ? h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "With"), ...group) : null,
     h("div", { class: "hr-arm" }, h("div", { class: "hr-arm-weapons" }, ...weapons),
       h("div", { class: "hr-arm-start" },
-        spoils ? h("small", { class: "muted", id: "hr-spoils" }, `victory: ${enemy.treasure} treasure, ${spoils.each} each` +
-          (spoils.rest ? `, ${spoils.rest} more to ${hero.player}` : "")) : null,
+        spoils ? h("small", { class: "muted", id: "hr-spoils" }, `victory: ${enemy.treasure} treasure, ${spoils.each} each`) : null,
+        spoils?.rest ? button([`${spoils.rest} left over to `, who(view, keeper)], {
+          cls: "hr-keeper", id: "hr-keeper", "aria-label": `The ${spoils.rest} left over goes to ${keeper}: tap to change`,
+          onTap: () => { local.keeper = fighters[(fighters.indexOf(keeper) + 1) % fighters.length]; game.render(); } })
+          : null,
         start))];
 }
 
