@@ -121,7 +121,8 @@ def test_a_group_shares_a_treasure_with_the_remainder_assigned(open_page: Callab
     page.click("[data-remainder='Ben']")
     expect(hero(other, "Ben").locator(".hr-treasure")).to_have_text("18 treasure", timeout=WAIT_MS)
     expect(hero(other, "Ada").locator(".hr-treasure")).to_have_text("17 treasure")
-    expect(other.locator("#hr-last")).to_have_text("Last treasure: 35 shared: Ada +17, Ben +18 (the 1 left over to Ben).")
+    expect(other.locator("#hr-last")).to_have_text(
+        "Last treasure: 35 shared: Ada +17, Ben +18 (the 1 left over to Ben).")
     assert state(base, session)["state"]["last_treasure"]["remainder_to"] == "Ben"
     # Ben's move: Cleo is made to wait on another device; this page has not heard and offers her still
     deaf = deaf_page(open_page, base, session)
@@ -275,7 +276,8 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
                           "weapons": [None, None, None]})
     page = open_page(width, height)
     shots = (("bank", moving, "bank", ()), ("share", moving, "castle", ("[data-share='Cleo']",)),
-             ("group", moving, "fight", ("[data-join='Ada']", "[data-enemy='harpies']")), ("targets", fighting, None, ()))
+             ("group", moving, "fight", ("[data-join='Ada']", "[data-enemy='harpies']")),
+             ("targets", fighting, None, ()))
     for name, session, pane, taps in shots:
         page.goto(f"{base}/play/{session['id']}")
         page.wait_for_selector("body[data-ready='yes']")
@@ -287,7 +289,8 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
         page.screenshot(path=f"/work/notes/shots/draci-{name}-{width}x{height}.png")
         where = f"{name} at {width}x{height}"
         assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, f"{where} scrolls sideways"
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{where} scrolls sideways"
         bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
         assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
         if width == 800:

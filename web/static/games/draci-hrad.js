@@ -282,7 +282,7 @@ function renderBank(view, s) {
     h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Treasure to gold"), ...pay),
     h("p", { class: "hr-note" }, "Paid out in gold, treasure keeps its points and can be spent in the city."),
     h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Card stock"),
-      h("small", { class: "muted" }, "the prices left, sold cheapest first: tap a card to change them")),
+      h("small", { class: "muted" }, "· the prices left, sold cheapest first. Tap a card to change them.")),
     h("div", { class: "hr-shop", id: "hr-stock" }, ...stock));
 }
 
