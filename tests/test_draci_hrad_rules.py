@@ -556,6 +556,35 @@ def test_h13_a_group_shares_equally_and_the_remainder_is_assigned() -> None:
             IllegalEventError, "H13")
 
 
+def test_h13_the_view_keeps_how_the_last_treasure_was_shared() -> None:
+    # ruling H13: each hero's share and the remainder's keeper, shown after the treasure is paid
+    state = play(new(("A", "B", "C")), {"type": "treasure", "player": "A", "value": 35, "group": ["B", "C"],
+                                         "remainder_to": "B"})
+    assert GAME.view(state)["last_treasure"] == {"player": "A", "value": 35, "shares": {"A": 11, "B": 13, "C": 11},
+                                                 "remainder": 2, "remainder_to": "B"}
+    state = play(state, {"type": "dart", "player": "B", "attack_die": 1, "defence_die": 6})
+    assert GAME.view(state)["last_treasure"] is None and GAME.view(state)["last_dart"] is not None
+    state = play(state, {"type": "treasure", "player": "C", "value": 10})
+    shown = GAME.view(state)
+    assert shown["last_treasure"]["shares"] == {"C": 10} and shown["last_treasure"]["remainder"] == 0
+    assert shown["last_dart"] is None and shown["last_fight"] is None
+    state = play(state, fight(["A"], "skeleton", [None]))
+    assert GAME.view(state)["last_treasure"] is None
+
+
+def test_h13_a_group_victory_gives_the_remainder_to_the_hero_named_at_the_fight() -> None:
+    # ruling H13: the Harpies' 25 shared by two; the indivisible 1 is assigned at the table
+    won = ({"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"}, initiative(6, 1),
+           heroes_strike(6, 6, enemy_die=1))
+    state = play(new(("A", "B", "C")), {**fight(["A", "B"], "harpies", [None, None]), "remainder_to": "B"}, *won)
+    assert GAME.view(state)["last_fight"]["shares"] == {"A": 12, "B": 13}
+    assert GAME.view(state)["last_fight"]["remainder_to"] == "B"
+    state = play(new(("A", "B", "C")), fight(["A", "B"], "harpies", [None, None]), *won)
+    assert GAME.view(state)["last_fight"]["shares"] == {"A": 13, "B": 12}  # by default, the mover
+    refused(new(("A", "B", "C")), {**fight(["A", "B"], "harpies", [None, None]), "remainder_to": "C"},
+            IllegalEventError, "H13")
+
+
 def test_h13_victory_pays_the_enemys_treasure_and_the_exchange_keeps_the_score() -> None:
     # ruling H13
     state = play(new(), fight(["Ada"], "black_knight", [None]),

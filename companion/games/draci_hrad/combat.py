@@ -54,6 +54,10 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
             raise IllegalEventError("H5", f"{hero.player}'s hero has no {CHIP[weapon].name.lower()}")
         if not may_use(hero.card, weapon):
             raise IllegalEventError("H2", f"{hero.player}'s hero may not use the {CHIP[weapon].name.lower()}")
+    keeper = event.get("remainder_to")
+    remainder_to = None if keeper is None else seat_of(state, keeper, "H13")
+    if remainder_to is not None and remainder_to not in seats:
+        raise IllegalEventError("H13", f"{keeper} is not in the fight to share its treasure")
     if enemy.first:
         bow = any(w == "bow" and state.heroes[s].hero in BOW_AGAINST_DRAGON
                   for s, w in zip(seats, weapons, strict=True))
@@ -61,8 +65,8 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
     else:
         following = "initiative"
     fight = Fight(enemy=enemy.id, enemy_lives=enemy.lives, members=seats, weapons=tuple(weapons),
-                  started_by=seats, next=following)
-    return replace(state, fight=fight, last_dart=None)
+                  started_by=seats, next=following, remainder_to=remainder_to)
+    return replace(state, fight=fight, last_dart=None, last_treasure=None)
 
 
 def running(state: HradState) -> Fight:
@@ -282,7 +286,8 @@ def finish(state: HradState, fight: Fight, outcome: str) -> HradState:
     shares: tuple[tuple[str, int], ...] = ()
     if outcome == "won":
         sharers = standing(state, fight) or fight.members or fight.started_by
-        state, shares = share(state, sharers, ENEMY[fight.enemy].treasure, sharers[0])
+        keeper = fight.remainder_to if fight.remainder_to in sharers else sharers[0]
+        state, shares = share(state, sharers, ENEMY[fight.enemy].treasure, keeper)
     done = replace(fight, outcome=outcome, shares=shares, skunk_pending=False)
     return end_move(replace(state, fight=None, last_fight=done))
 
@@ -355,7 +360,7 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
         hero = replace(hero, lives=max(0, hero.lives - 1), poisoned=True)
     state = state.with_hero(seat, hero)
     record = Dart(hero.player, attack_die, defence_die, attack, defence, pierced)
-    return end_move(replace(state, last_dart=record, last_fight=None))
+    return end_move(replace(state, last_dart=record, last_fight=None, last_treasure=None))
 
 
 __all__ = ["start", "initiative", "strike", "end_fight", "skunk", "cloak", "dart", "dice_needed", "who_strikes",

@@ -73,11 +73,13 @@ EVENT_TYPES = (
               {"player": _NAME, "item": {"type": "string", "enum": list(CARD_IDS)}, "group": _NAMES,
                "hero_die": _OPT_DIE, "enemy_die": _OPT_DIE}, ("player", "item"),
               {"type": "use", "player": "Ada", "item": "torch"}, rule="H15"),
-    EventType("fight", "A fight begins: the heroes (the mover first, a group together), the enemy and each "
-              "hero's weapon for the whole fight (H5, H16).",
+    EventType("fight", "A fight begins: the heroes (the mover first, a group together), the enemy, each "
+              "hero's weapon for the whole fight, and who keeps what does not share evenly of a victory's "
+              "treasure (H5, H13, H16).",
               {"players": {**_NAMES, "minItems": 1}, "enemy": {"type": "string", "enum": [e.id for e in ENEMIES]},
                "weapons": {"type": "array", "maxItems": 6,
-                           "items": {"type": "string", "enum": list(WEAPONS), "nullable": True}}},
+                           "items": {"type": "string", "enum": list(WEAPONS), "nullable": True}},
+               "remainder_to": {**_NAME, "nullable": True}},
               ("players", "enemy"),
               {"type": "fight", "players": ["Ben"], "enemy": "black_knight", "weapons": ["bow"]}, rule="H5"),
     EventType("initiative", "The initiative roll: heroes' die against the enemy's; left out, the companion rolls "

@@ -31,7 +31,7 @@ from .catalogue import (
     may_use,
 )
 from .checks import MAX_WAIT, able, acting, end_move, seat_of, settle
-from .state import Hero, HradState, Override
+from .state import Found, Hero, HradState, Override
 
 MAX_GOLD = 9999
 #: What `override` may set, with its bounds (ruling H1); item ids set equipment counts.
@@ -197,8 +197,10 @@ def _treasure(state: HradState, event: Mapping[str, Any]) -> HradState:
     remainder = seat if to is None else seat_of(state, to, "H13")
     if remainder not in seats:
         raise IllegalEventError("H13", f"{to} is not in the group sharing the treasure")
-    state, _ = combat.share(state, seats, int(value), remainder)
-    return end_move(state)
+    state, shares = combat.share(state, seats, int(value), remainder)
+    found = Found(state.heroes[seat].player, int(value), shares, int(value) % len(seats),
+                  state.heroes[remainder].player)
+    return end_move(replace(state, last_treasure=found, last_fight=None, last_dart=None))
 
 
 def _exchange(state: HradState, event: Mapping[str, Any]) -> HradState:

@@ -95,6 +95,7 @@ class Fight:
     outcome: str | None = None         # "won" | "escaped" | "lost" | "ended" (by hand) once over
     defended: tuple[int, ...] = ()     # seats that have defended in this fight (ruling H12)
     shares: tuple[tuple[str, int], ...] = ()  # treasure paid on victory (ruling H13)
+    remainder_to: int | None = None    # who keeps a share's indivisible remainder (ruling H13); None: the mover
 
     def weapon_of(self, seat: int) -> str | None:
         return self.weapons[self.started_by.index(seat)]
@@ -108,6 +109,17 @@ class Dart:
     attack_total: int
     defence_total: int
     pierced: bool
+
+
+@dataclass(frozen=True)
+class Found:
+    """The last treasure card and how it was shared (ruling H13): each hero's share, the remainder's keeper."""
+
+    player: str
+    value: int
+    shares: tuple[tuple[str, int], ...]
+    remainder: int
+    remainder_to: str
 
 
 @dataclass(frozen=True)
@@ -131,6 +143,7 @@ class HradState:
     fight: Fight | None = None
     last_fight: Fight | None = None
     last_dart: Dart | None = None
+    last_treasure: Found | None = None  # the latest of last_fight, last_dart and last_treasure is the one set
     overrides: tuple[Override, ...] = ()
     finished: bool = False
     reinitiative: bool = False     # option (ruling H5)

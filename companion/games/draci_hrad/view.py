@@ -24,7 +24,7 @@ from .catalogue import (
     may_use,
 )
 from .combat import armour_of, dice_needed, shield_of, standing, who_strikes
-from .state import Exchange, Fight, Hero, HradState
+from .state import Exchange, Fight, Found, Hero, HradState
 
 
 def view(state: HradState) -> dict[str, Any]:
@@ -63,6 +63,7 @@ def view(state: HradState) -> dict[str, Any]:
         "fight": _fight(state, state.fight) if state.fight else None,
         "last_fight": _fight(state, state.last_fight) if state.last_fight else None,
         "last_dart": vars(state.last_dart).copy() if state.last_dart else None,
+        "last_treasure": _found(state.last_treasure) if state.last_treasure else None,
         "overrides": [vars(o).copy() for o in state.overrides],
         "options": {"reinitiative": state.reinitiative, "one_die_per_charge": state.one_die_per_charge,
                     "locked_door_rounds": state.door_rounds},
@@ -154,9 +155,15 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
         "exchanges": [_exchange(e) for e in fight.exchanges], "exchange_count": fight.exchange_count,
         "dice_needed": {} if over else dice_needed(state),
         "outcome": fight.outcome, "shares": dict(fight.shares),
+        "remainder_to": state.heroes[fight.remainder_to].player if fight.remainder_to is not None else None,
         # rulebook: a defeated enemy's card stays turned (neutral); otherwise it turns face down, active again
         "card_face_down": fight.outcome in ("escaped", "lost", "ended"),
     }
+
+
+def _found(found: Found) -> dict[str, Any]:
+    return {"player": found.player, "value": found.value, "shares": dict(found.shares),
+            "remainder": found.remainder, "remainder_to": found.remainder_to}
 
 
 def _evaluation(state: HradState) -> list[dict[str, Any]]:

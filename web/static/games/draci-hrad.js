@@ -1,8 +1,10 @@
 // Dračí hrad on the page kit: the companion is the game manager. The heroes' cards show purse, lives (pips, the
 // red threshold marked), equipment and badges; the round is the city (shops, tavern, oracle), a castle card
 // (treasure, dart, obstacle, sceptre, a card used) or a fight, step by step: the enemy and the weapon, then
-// "Roll" (the companion rolls) or the dice entered by keypad, each exchange's sum shown. A number the rules got
-// wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
+// "Roll" (the companion rolls) or the dice entered by keypad, each exchange's sum shown; or the bank (treasure paid
+// out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
+// after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
+// the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
 import { button, colourOf, confirm, dialog, h, keypad, startGame, toast, who } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,9 +23,13 @@ const WAIT = { dark_corridor: "dark corridor", thick_fog: "thick fog", locked_do
                tavern: "tavern", oracle: "oracle", held: "held" };
 const REASONS = ["Corrected at the table", "Entered wrong", "From the hero card", "House rule"];
 const LONG_PRESS_MS = 600;
+const PANES = ["city", "castle", "fight", "bank"];
+const MAX_COPIES = 12; // copies of one card kind in the stock (the rules check again: H4)
+const MAX_PRICE = 99;
 
 /** Page-local choices (never events): the pane shown, the fight being set up. */
-const local = { pane: "city", enemy: null, weapon: undefined, group: [], paneFor: null };
+const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup: [], targets: [], keeper: null,
+                paneFor: null };
 
 let game = null;
 
@@ -148,20 +154,21 @@ function renderTabs(view, s) {
   if (local.paneFor !== `${view.turn}|${fighting}`) { // a new move starts in the city; a fight shows itself
     local.paneFor = `${view.turn}|${fighting}`;
     local.pane = fighting ? "fight" : "city";
-    local.enemy = null; local.weapon = undefined; local.group = [];
+    local.enemy = null; local.weapons = {}; local.group = []; local.treasureGroup = []; local.targets = [];
+    local.keeper = null;
   }
   const busy = fighting ? "A fight is running: finish it first (Roll, or End the fight…)." : null;
-  const tab = (pane, label) => ruled(label, {
-    cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane),
-    reason: pane !== "fight" ? busy : null, rule: "H5",
+  const tab = (pane, label, full = label) => ruled(label, {
+    cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane), "aria-label": full,
+    reason: pane === "city" || pane === "castle" ? busy : null, rule: "H5",
     onTap: () => { local.pane = pane; game.render(); } });
   const [why, rule] = whyNot(s, hero);
   const nextReason = fighting ? "The fight ends the move when it is over." : hero?.waiting ? null : hero ? null : why;
-  $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle card"), tab("fight", "Fight"),
+  $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle", "Castle card"), tab("fight", "Fight"), tab("bank", "Bank"),
     ruled(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
       cls: "primary hr-next", id: "hr-next", reason: nextReason, rule: fighting ? "H5" : rule,
       onTap: () => send({ type: "end_turn", player: view.turn }) }));
-  for (const pane of ["city", "castle", "fight"]) $(`hr-${pane}`).hidden = local.pane !== pane;
+  for (const pane of PANES) $(`hr-${pane}`).hidden = local.pane !== pane;
 }
 
 // ---- the city -----------------------------------------------------------------------------------------------------
@@ -205,6 +212,139 @@ function renderCity(view, s) {
   $("hr-city").replaceChildren(h("div", { class: "hr-shop", id: "hr-shop" }, ...cells));
 }
 
+// ---- the bank: treasure paid out in gold, the card stock ----------------------------------------------------------
+
+const MAX_GOLD = 9999; // a purse's bound in the rules (H3)
+const STOCK_REASONS = ["A second box", "A card lost", "Corrected at the table", "House rule"];
+
+function exchangeReason(hero) {
+  if (!hero.treasure) return [`${hero.player} holds no treasure to pay out in gold.`, "H13"];
+  if (hero.gold >= MAX_GOLD) return [`${hero.player}'s purse is full (${MAX_GOLD} gold).`, "H3"];
+  return [null, null];
+}
+
+async function exchange(hero) {
+  const most = Math.min(hero.treasure, MAX_GOLD - hero.gold);
+  const amount = await keypad(`${hero.player}: treasure paid in gold`, { value: most, min: 1, max: most });
+  if (amount != null) send({ type: "exchange", player: hero.player, amount });
+}
+
+/** The stock of one card kind edited in a dialog: copies taken out by tap, added by keypad; then why. */
+async function editStock(item) {
+  const seen = game.view.seq;
+  const prices = [...item.stock];
+  const same = () => prices.join() === item.stock.join();
+  const edited = await dialog((close) => {
+    const body = h("div", { class: "hr-stock-edit" });
+    const draw = () => {
+      const full = prices.length >= MAX_COPIES;
+      body.replaceChildren(
+        h("p", { class: "big" }, `${item.name}: the prices left`),
+        h("p", { class: "muted" }, prices.length ? "Sold cheapest first. Tap a price to take that copy out." : "None left: sold out."),
+        h("div", { class: "hr-row", id: "hr-stock-prices" }, ...prices.map((price, i) => button(`${price} gold ✕`, {
+          cls: "hr-price-chip", dataset: { price }, "aria-label": `Take out the copy at ${price} gold`,
+          onTap: () => { prices.splice(i, 1); draw(); } })),
+        ruled("+ Add a copy…", { id: "hr-stock-add", reason: full ? `At most ${MAX_COPIES} copies of a card.` : null,
+          rule: "H4", onTap: async () => {
+            const price = await keypad(`${item.name}: the new copy's price`, { min: 0, max: MAX_PRICE });
+            if (price == null) return;
+            prices.push(price);
+            prices.sort((a, b) => a - b);
+            draw();
+          } })),
+        h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) }),
+          ruled("Save", { cls: "primary", id: "hr-stock-save", reason: same() ? "Nothing changed yet." : null,
+                          onTap: () => close([...prices]) })));
+    };
+    draw();
+    return body;
+  }, { cls: "hr-pick" });
+  if (!edited) return;
+  const change = `${item.stock.join(", ") || "none"} → ${edited.join(", ") || "none"}`;
+  const reason = await pick(`${item.name}: ${change}. Why?`, STOCK_REASONS.map((r) => [r, r, { dataset: { why: r } }]));
+  // against the game this edit started from: a purchase made meanwhile refuses it instead of being undone
+  if (reason) send({ type: "stock", item: item.item, prices: edited, reason, expected_seq: seen });
+}
+
+function renderBank(view, s) {
+  const pay = s.heroes.map((hero) => {
+    const [reason, rule] = exchangeReason(hero);
+    return ruled([who(view, hero.player), h("small", {}, `${hero.treasure} treasure`)], {
+      cls: "hr-exchange", dataset: { exchange: hero.player }, "aria-label": `${hero.player}: treasure to gold`,
+      style: { "--c": colourOf(view, hero.player) }, reason, rule, onTap: () => exchange(hero) });
+  });
+  const cards = s.shop.flatMap((q) => q.items).filter((i) => i.kind === "card");
+  const stock = cards.map((item) => button([h("span", { class: "hr-item" }, SHORT[item.item]),
+    h("small", { class: "hr-price" }, item.stock.length ? item.stock.join(", ") : "sold out")], {
+    cls: "hr-buy hr-card hr-stock", dataset: { stock: item.item }, "aria-label": `Edit the ${item.name} stock`,
+    onTap: () => editStock(item) }));
+  $("hr-bank").replaceChildren(
+    h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Treasure to gold"), ...pay),
+    h("p", { class: "hr-note" }, "Paid out in gold, treasure keeps its points and can be spent in the city."),
+    h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Card stock"),
+      h("small", { class: "muted" }, "· the prices left, sold cheapest first. Tap a card to change them.")),
+    h("div", { class: "hr-shop", id: "hr-stock" }, ...stock));
+}
+
+// ---- a treasure shared by a group (ruling H13) --------------------------------------------------------------------
+
+/** Each sharer's part of `value` and what is left over (the rules split the same way). */
+function split(value, count) {
+  return { each: Math.floor(value / count), rest: value % count };
+}
+
+function standingOthers(s, hero) {
+  return s.heroes.filter((x) => hero && x.player !== hero.player && !x.out && !x.waiting);
+}
+
+/** Before paying: each share and, when it does not split evenly, who keeps the remainder. */
+async function shareTreasure(view, hero, group, value) {
+  const sharers = [hero.player, ...group];
+  const { each, rest } = split(value, sharers.length);
+  const keeper = await dialog((close) => [
+    h("p", { class: "big" }, `Treasure ${value} shared by `, ...names(view, sharers)),
+    h("ul", { class: "hr-shares", id: "hr-share-preview" }, ...sharers.map((p) => h("li", { dataset: { share: p } },
+      who(view, p), ` ${each}`))),
+    rest ? h("p", { id: "hr-share-rest" }, `${rest} left over: who keeps it?`) : null,
+    h("div", { class: "hr-picks" }, ...(rest
+      ? sharers.map((p) => button([who(view, p), ` gets ${each + rest}`], { dataset: { remainder: p },
+        style: { "--c": colourOf(view, p) }, onTap: () => close(p) }))
+      : [button("Pay the shares", { cls: "primary", id: "hr-share-pay", onTap: () => close(hero.player) })])),
+    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+  ], { cls: "hr-pick" });
+  if (keeper) send({ type: "treasure", player: hero.player, value, group, remainder_to: keeper });
+}
+
+function treasureRows(view, s, hero, why, rule) {
+  const others = standingOthers(s, hero);
+  const group = local.treasureGroup.filter((n) => others.some((x) => x.player === n));
+  const count = 1 + group.length;
+  const values = s.treasures.map((value) => {
+    const { each, rest } = split(value, count);
+    return ruled([h("span", {}, String(value)), group.length ? h("small", {}, `${each} each${rest ? ` +${rest}` : ""}`) : null], {
+      cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
+      onTap: () => (group.length ? shareTreasure(view, hero, group, value)
+        : send({ type: "treasure", player: hero.player, value })) });
+  });
+  const row = (label, ...buttons) => h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, label), ...buttons);
+  return [row("Treasure", ...values),
+    others.length && !why ? row("Shared with", ...others.map((x) => ruled(who(view, x.player), {
+      cls: "hr-join", dataset: { share: x.player }, "aria-pressed": String(group.includes(x.player)),
+      "aria-label": `${x.player} shares the treasure`, style: { "--c": colourOf(view, x.player) },
+      onTap: () => {
+        local.treasureGroup = group.includes(x.player) ? group.filter((n) => n !== x.player) : [...group, x.player];
+        game.render();
+      } }))) : null];
+}
+
+function treasureText(view, t) {
+  const shares = Object.entries(t.shares);
+  if (shares.length < 2) return [h("strong", {}, "Last treasure: "), who(view, t.player), ` +${t.value}.`];
+  return [h("strong", {}, `Last treasure: ${t.value} shared: `),
+    ...shares.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n}`]),
+    t.remainder ? [` (the ${t.remainder} left over to `, who(view, t.remainder_to), ")"] : "", "."];
+}
+
 // ---- a castle card ------------------------------------------------------------------------------------------------
 
 function renderCastle(view, s) {
@@ -233,9 +373,7 @@ function renderCastle(view, s) {
       onTap: () => send({ type: "obstacle", player: p, obstacle: id }) });
   });
   $("hr-castle").replaceChildren(...[
-    row("Treasure", ...s.treasures.map((value) => ruled(String(value), {
-      cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
-      onTap: () => send({ type: "treasure", player: p, value }) }))),
+    ...treasureRows(view, s, hero, why, rule),
     row("Trap", ruled([h("span", {}, "Poisoned dart"), h("small", {}, `${s.dart.attack} + die`)], {
       id: "hr-dart", reason: why, rule, onTap: () => send({ type: "dart", player: p }) }),
     ruled("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: async () => {
@@ -263,39 +401,63 @@ function bestWeapon(s, hero) {
   return owned.sort((a, b) => weaponAttack(s, b) - weaponAttack(s, a))[0] || null;
 }
 
+/** The weapon `player` takes into the fight: the one picked, else the best one owned (ruling H5: for the whole fight). */
+function weaponOf(s, player) {
+  if (!(player in local.weapons)) local.weapons[player] = bestWeapon(s, heroOf(s, player));
+  return local.weapons[player];
+}
+
+function weaponRow(view, s, player, label) {
+  const chosen = weaponOf(s, player);
+  const owned = ownedWeapons(heroOf(s, player));
+  return h("div", { class: "hr-row hr-weapons", dataset: { weaponsOf: player } },
+    h("span", { class: "hr-row-label" }, label),
+    ...[null, ...owned].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "None", {
+      cls: "hr-weapon", dataset: { weapon: w || "none", for: player }, "aria-pressed": String(chosen === w),
+      "aria-label": `${player}: ${w ? SHORT[w] : "no weapon"}`,
+      onTap: () => { local.weapons[player] = w; game.render(); } })),
+    owned.length ? null : h("small", { class: "muted" }, "owns no weapon"));
+}
+
 function renderFightSetup(view, s) {
   const hero = mover(s);
   const [why, rule] = whyNot(s, hero);
-  if (local.weapon === undefined && hero) local.weapon = bestWeapon(s, hero);
   const enemies = s.enemies.map((e) => ruled([h("span", { class: "hr-item" }, e.name),
     h("small", {}, `att ${e.attacks.join("/")} · def ${e.defence} · ♥${e.lives}`),
     h("small", {}, e.treasure ? `treasure ${e.treasure}` : "no treasure")], {
     cls: "hr-enemy", dataset: { enemy: e.id }, "aria-pressed": String(local.enemy === e.id),
     onTap: () => { local.enemy = e.id; game.render(); } }));
-  const weapons = hero ? [null, ...ownedWeapons(hero)].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "No weapon", {
-    cls: "hr-weapon", dataset: { weapon: w || "none" }, "aria-pressed": String(local.weapon === w),
-    onTap: () => { local.weapon = w; game.render(); } })) : [];
-  const others = s.heroes.filter((x) => hero && x.player !== hero.player && !x.out && !x.waiting);
+  const others = standingOthers(s, hero);
+  local.group = local.group.filter((n) => others.some((x) => x.player === n));
+  const fighters = hero ? [hero.player, ...local.group] : [];
+  const weapons = fighters.map((p) => weaponRow(view, s, p, fighters.length > 1 ? who(view, p) : "Weapon"));
   const group = others.map((x) => ruled(who(view, x.player), {
     cls: "hr-join", dataset: { join: x.player }, "aria-pressed": String(local.group.includes(x.player)),
-    "aria-label": `${x.player} fights too`,
+    "aria-label": `${x.player} fights too`, style: { "--c": colourOf(view, x.player) },
     onTap: () => {
       local.group = local.group.includes(x.player) ? local.group.filter((n) => n !== x.player) : [...local.group, x.player];
       game.render();
     } }));
+  // a victory's treasure shared by the group (ruling H13): what is left over goes to the hero the table names
+  const keeper = fighters.includes(local.keeper) ? local.keeper : hero?.player;
   const enemy = s.enemies.find((e) => e.id === local.enemy);
   const start = ruled(enemy ? `Fight the ${enemy.name}` : "Pick the enemy", {
     cls: "primary hr-start", id: "hr-start", reason: why || (enemy ? null : "Pick the enemy on the card first."),
     rule: why ? rule : null,
-    onTap: () => {
-      const players = [hero.player, ...local.group];
-      const weapons = [local.weapon, ...local.group.map((n) => bestWeapon(s, heroOf(s, n)))];
-      send({ type: "fight", players, enemy: local.enemy, weapons });
-    } });
+    onTap: () => send({ type: "fight", players: fighters, enemy: local.enemy,
+                        weapons: fighters.map((p) => weaponOf(s, p)),
+                        remainder_to: fighters.length > 1 ? keeper : undefined }) });
+  const spoils = enemy?.treasure && fighters.length > 1 ? split(enemy.treasure, fighters.length) : null;
   return [h("div", { class: "hr-enemies", id: "hr-enemies" }, ...enemies),
-    h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Weapon"), ...weapons),
     group.length ? h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "With"), ...group) : null,
-    h("div", { class: "hr-row end" }, start)];
+    h("div", { class: "hr-arm" }, h("div", { class: "hr-arm-weapons" }, ...weapons),
+      h("div", { class: "hr-arm-start" },
+        spoils ? h("small", { class: "muted", id: "hr-spoils" }, `victory: ${enemy.treasure} treasure, ${spoils.each} each`) : null,
+        spoils?.rest ? button([`${spoils.rest} left over to `, who(view, keeper)], {
+          cls: "hr-keeper", id: "hr-keeper", "aria-label": `The ${spoils.rest} left over goes to ${keeper}: tap to change`,
+          onTap: () => { local.keeper = fighters[(fighters.indexOf(keeper) + 1) % fighters.length]; game.render(); } })
+          : null,
+        start))];
 }
 
 const STEP = {
@@ -303,6 +465,41 @@ const STEP = {
   enemy: (f) => [`The ${f.name} attacks`],
   simultaneous: (f) => [`Both strike at once: the heroes and the ${f.name}`],
 };
+
+const DRAGON_ATTACKS = ["claw", "claw", "teeth"];
+
+/** Whom each attack of the enemy's next charge strikes (ruling H16: chosen at the table; the Dragon's three
+ *  attacks each at a hero of their own, ruling H6), from the page's choice, else the first hero standing. */
+function targetsOf(f) {
+  const chosen = f.enemy_attacks.map((_, i) => (f.standing.includes(local.targets[i]) ? local.targets[i] : f.standing[0]));
+  return f.enemy === "dragon" ? chosen : chosen.map(() => chosen[0]);
+}
+
+function attackLabel(f, i) {
+  if (f.enemy === "dragon") return `${DRAGON_ATTACKS[i]} ${f.enemy_attacks[i]}`;
+  return f.enemy_attacks.length > 1 ? `attack ${i + 1}` : "";
+}
+
+/** Whether the table picks whom the enemy attacks now: it strikes next and more than one hero stands. */
+const choosingTargets = (f) => Boolean(f.dice_needed.enemy_dice) && f.standing.length > 1;
+
+/** Beside a hero of the fight: the buttons that make them the enemy's target (the Dragon: one per attack). */
+function targetButtons(view, f, player) {
+  if (!choosingTargets(f) || !f.standing.includes(player)) return [];
+  const targets = targetsOf(f);
+  const attacks = f.enemy === "dragon" ? f.enemy_attacks.map((_, i) => i) : [null];
+  return attacks.map((i) => {
+    const on = targets[i ?? 0] === player;
+    return ruled(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
+      cls: "hr-target", dataset: { target: player, attack: i ?? "all" }, "aria-pressed": String(on),
+      "aria-label": `The ${f.name}${i == null ? "" : `'s ${attackLabel(f, i)}`} attacks ${player}`,
+      style: { "--c": colourOf(view, player) },
+      onTap: () => {
+        local.targets = i == null ? targets.map(() => player) : targets.map((t, k) => (k === i ? player : t));
+        game.render();
+      } });
+  });
+}
 
 /** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
 async function enterDice(s) {
@@ -330,13 +527,16 @@ async function enterDice(s) {
     event.enemy_defence_die = d;
   }
   if (need.enemy_dice) {
-    event.enemy_dice = []; event.defence_dice = [];
+    const targets = targetsOf(f);
+    event.enemy_dice = []; event.defence_dice = []; event.targets = targets;
+    const oneDie = need.enemy_dice < f.enemy_attacks.length; // ruling H6: one die for the whole charge
     for (let i = 0; i < need.enemy_dice; i++) {
-      const n = need.enemy_dice > 1 ? ` (attack ${i + 1})` : "";
-      const a = await ask(`The ${f.name}'s attack die${n}`);
+      const what = oneDie ? "one die for the charge" : attackLabel(f, i);
+      const n = what ? ` (${what})` : "";
+      const a = await ask(`The ${f.name}'s attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
       if (a == null) return null;
-      const target = f.standing[0];
-      const d = await ask(`${target}'s defence die${n}`);
+      const guard = oneDie ? [...new Set(targets)].join(" and ") : targets[i];
+      const d = await ask(`${guard}'s defence die${n}`);
       if (d == null) return null;
       event.enemy_dice.push(a); event.defence_dice.push(d);
     }
@@ -393,15 +593,18 @@ function renderFightRunning(view, s) {
       h("small", {}, ` attack ${f.enemy_attacks.join("/")} · defence ${f.enemy_defence} · treasure ${f.treasure}`),
       h("span", { class: "hr-foe-bar", "aria-hidden": "true" },
         h("span", { style: { width: `${Math.min(100, (100 * f.enemy_lives) / f.enemy_max_lives)}%` } }))),
-    h("div", { class: "hr-members" }, ...f.members.map((m) => h("span", {
+    h("div", { class: `hr-members${choosingTargets(f) ? " choosing" : ""}` }, ...f.members.map((m) => h("div", {
       class: `hr-member${m.in_fight ? "" : " gone"}`, dataset: { member: m.player, lives: m.lives } },
-      who(view, m.player), heroOf(s, m.player) ? pips(heroOf(s, m.player)) : null,
-      ` ♥ ${m.lives} · ${m.weapon ? SHORT[m.weapon] : "no weapon"}`,
-      m.in_fight && !m.can_attack ? h("small", { class: "hr-warn" }, " no attack") : null))),
-    h("p", { class: "hr-step", id: "hr-step" }, ...step.flat()),
+      h("span", { class: "hr-member-who" }, who(view, m.player), heroOf(s, m.player) ? pips(heroOf(s, m.player)) : null,
+        ` ♥ ${m.lives} · ${m.weapon ? SHORT[m.weapon] : "no weapon"}`,
+        m.in_fight && !m.can_attack ? h("small", { class: "hr-warn" }, " no attack") : null),
+      ...targetButtons(view, f, m.player)))),
+    h("p", { class: "hr-step", id: "hr-step" }, ...step.flat(),
+      choosingTargets(f) ? h("small", { class: "muted" }, f.enemy === "dragon" ? " · tap whom each attack strikes"
+        : " · tap whom it strikes") : null),
     h("div", { class: "hr-row fight-buttons" },
-      button("Roll", { cls: "primary hr-roll", id: "hr-roll",
-                       onTap: () => send({ type: f.next === "initiative" ? "initiative" : "strike" }) }),
+      button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative"
+        ? { type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
       button("Enter dice…", { id: "hr-dice", onTap: async () => {
         const event = await enterDice(game.view.state);
         if (event) send(event);
@@ -418,8 +621,9 @@ function renderFight(view, s) {
 function renderLast(view, s) {
   const box = $("hr-last");
   const f = s.last_fight;
-  box.hidden = !f || Boolean(s.fight);
+  box.hidden = (!f && !s.last_treasure) || Boolean(s.fight);
   if (box.hidden) return;
+  if (!f) { box.replaceChildren(...treasureText(view, s.last_treasure).flat()); return; }
   const heroes = f.members.map((m) => m.player);
   const paid = Object.entries(f.shares);
   const last = f.exchanges.at(-1)?.strikes.at(-1);
@@ -507,6 +711,7 @@ function render(view, g) {
   if (local.pane === "city") renderCity(view, s);
   if (local.pane === "castle") renderCastle(view, s);
   if (local.pane === "fight") renderFight(view, s);
+  if (local.pane === "bank") renderBank(view, s);
 }
 
 game = startGame({ render, phrase });
