@@ -136,3 +136,29 @@ def test_the_hero_cards_page_fits(open_page: Callable[..., Any], base: str, widt
     expect(page.locator("#opt-heroes [data-seat-option='1']")).to_be_visible()
     assert page.evaluate(SMALL_TARGETS) == [], f"home with Dračí hrad at {width}x{height}"
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+def test_play_again_takes_the_cards_as_stored_now_and_the_game_links_to_them(open_page: Callable[..., Any],
+                                                                              base: str) -> None:
+    """ruling H2: the cards are kept beside the players, not in one game: a game played again after an edit
+    plays with the edited card (the game before keeps its own copy), and the game page's menu leads to them."""
+    status, game = call(f"{base}/api/sessions", {"game": "draci-hrad", "players": ["Ada", "Ben"],
+                                                 "options": {"heroes": ["fist", "arcana"]}})
+    assert status == 201
+    for event in ({"type": "treasure", "player": "Ada", "value": 35}, {"type": "sceptre", "player": "Ben"}):
+        assert call(f"{base}/api/sessions/{game['id']}/events", event)[0] == 200
+    assert call(f"{base}/api/hero-cards/fist", {"lives": 15}, method="PUT")[0] == 200
+    page = open_page(1024, 600)
+    page.goto(f"{base}/play/{game['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.click("#again")
+    page.wait_for_url(lambda url: not url.endswith(f"/play/{game['id']}"))
+    page.wait_for_selector("body[data-ready='yes']")
+    again = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")[1]
+    assert again["options"]["heroes"] == ["fist", "arcana"]  # the other options as they were
+    assert again["options"]["hero_cards"]["fist"]["lives"] == 15
+    assert call(f"{base}/api/sessions/{game['id']}")[1]["options"]["hero_cards"]["fist"]["lives"] != 15
+    page.click("#menu-button")
+    page.click("#menu a[href='/heroes']")
+    page.wait_for_url("**/heroes")
+    page.wait_for_selector("body[data-ready='yes']")
