@@ -68,14 +68,18 @@ def measure_one(job: tuple[int, str | None]) -> tuple[str | None, bool, bool, bo
     sc = make_scene(seed, case=case)
     with_ref = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
     noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
-    unsure = bool(getattr(with_ref, "unsure_any", False))
+    unsure = bool(with_ref.is_unsure)
     ok = with_ref.counts == sc.counts
     return case, ok, noref.counts == sc.counts, unsure, not ok and not unsure, len(sc.marbles)
 
 
 def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
-    """Print the exact six-count rate per hard case on held-out seeds first..first+n-1."""
-    assert range(first, first + n) in HELD_OUT_SEEDS or set(range(first, first + n)) <= set(seeds(HELD_OUT_SEEDS))
+    """Print the exact six-count rate per hard case on seeds first..first+n-1: held-out seeds by
+    default (for the figures), training seeds (``first`` 50000) while tuning."""
+    chosen = set(range(first, first + n))
+    held_out = chosen <= set(seeds(HELD_OUT_SEEDS))
+    assert held_out or chosen <= set(seeds(TRAINING_SEEDS)), "seeds neither all held out nor all training"
+    print(f"{'held-out' if held_out else 'training'} seeds {first}..{first + n - 1}")
     jobs = [(s, c) for c in CASES for s in range(first, first + n)]
     with Pool(2) as pool:
         rows = pool.map(measure_one, jobs, chunksize=10)
@@ -110,6 +114,6 @@ if __name__ == "__main__":
     import sys
 
     if sys.argv[1:2] == ["measure"]:
-        measure(*(int(a) for a in sys.argv[2:]))
+        measure(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
     else:
         main()
