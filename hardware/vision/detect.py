@@ -43,7 +43,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
    (score or highlight within ``NEAR_MISS`` of its threshold), a candidate the review model kept
-   or rejected by a small margin (``REVIEW_MARGIN``). Without a reference every gate is unsure.
+   or rejected by a small margin (``REVIEW_MARGIN``), or (with a reference) a changed blob the size
+   of a marble that no marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a
+   faint one, a new object). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
@@ -210,17 +212,27 @@ TWO_MAX_DARKENING = -0.12
 """Median brightness change (log units) of that part must be above this (a shadow darkens more)."""
 
 
-NEAR_MISS = 0.75
+NEAR_MISS = 0.92
 """A rejected peak whose score reaches this fraction of ``min_score`` and whose highlight reaches
 this fraction of the one it needed (or the reverse) makes its gate unsure."""
 
 NEAR_SAME = 1.0
 """A near miss closer than this many radii to a kept marble is a second peak of that marble."""
 
-SURE_SCORE = 1.25
+SURE_SCORE = 1.1
 """A kept marble below this many times ``min_score`` makes its gate unsure."""
 
-REVIEW_MARGIN = 1.0
+UNEXPLAINED_AREA = 0.6
+"""A changed blob farther than ``EXPLAINED_RADII`` from every marble found, of at least this many
+marble discs' area, makes its gate unsure."""
+
+UNEXPLAINED_CHANGE = 0.6
+"""Fraction of the disc fill's change threshold above which a pixel belongs to a changed blob."""
+
+EXPLAINED_RADII = 2.0
+"""Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
+
+REVIEW_MARGIN = 0.5
 """A reviewed candidate whose logistic score (log-odds) lies within this of 0 makes its gate unsure."""
 
 
@@ -253,6 +265,7 @@ class MarbleDetector:
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
         self._near: list[tuple[int, int]] = []  # close decisions of the last frame (working pixels)
+        self._frame_r = self._work_r  # the marble radius measured in the last frame (working pixels)
         self.set_reference(reference)
 
     # ----------------------------------------------------------------- set-up
@@ -352,7 +365,10 @@ class MarbleDetector:
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
         self._near = []
+        self._frame_r = self._work_r
         centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
+        if self._reference is not None:
+            self._near += _unexplained(change > UNEXPLAINED_CHANGE * t_fill, centres, self._frame_r)
         x0, y0, _, _ = self._roi(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
@@ -408,6 +424,7 @@ class MarbleDetector:
                           float(xa + k % win.shape[1] - x), float(ya + k // win.shape[1] - y)))
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
+        self._frame_r = radius
         light = _light_direction(self._suppress(cands, radius, None), radius)
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
@@ -535,6 +552,18 @@ class MarbleDetector:
             if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
                 return True
         return False
+
+
+def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
+    """Centres of the changed blobs (``changed``: bool mask) that no marble in ``kept`` explains:
+    farther than ``EXPLAINED_RADII`` from each, at least ``UNEXPLAINED_AREA`` marble discs large."""
+    mask = changed.astype(np.uint8)
+    for k in kept:
+        cv2.circle(mask, (int(k[0]), int(k[1])), int(round(EXPLAINED_RADII * radius)), 0, -1)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    least = UNEXPLAINED_AREA * math.pi * radius * radius
+    return [(int(centroids[i][0]), int(centroids[i][1])) for i in range(1, n) if stats[i][4] >= least]
 
 
 def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:
