@@ -130,7 +130,8 @@ def main() -> None:
     photos, radius = load_photos(root)
     r = evaluate(photos, radius)
     print(f"vision on real photos (marble-unet, no reference, radius {radius:.1f} px): {r['photos']} photos, "
-          f"gates exact {r['gates_exact']:.3f}, all six exact {r['six_exact']:.3f}, total exact {r['total_exact']:.3f}, "
+          f"gates exact {r['gates_exact']:.3f}, all six exact {r['six_exact']:.3f}, "
+          f"total exact {r['total_exact']:.3f}, "
           f"flagged unsure {r['unsure']:.3f}; median {r['ms']:.2f} ms/photo")
 
 

@@ -560,8 +560,8 @@ def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[
     mask = changed.astype(np.uint8)
     for k in kept:
         cv2.circle(mask, (int(k[0]), int(k[1])), int(round(EXPLAINED_RADII * radius)), 0, -1)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
     least = UNEXPLAINED_AREA * math.pi * radius * radius
     return [(int(centroids[i][0]), int(centroids[i][1])) for i in range(1, n) if stats[i][4] >= least]
 

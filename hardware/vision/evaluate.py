@@ -129,7 +129,8 @@ def detect_sample(sample: Sample) -> Result:
     from hardware.vision.detect import MarbleDetector
 
     try:
-        det = MarbleDetector(sample.regions, sample.reference, marble_radius_px=sample.marble_radius).detect(sample.frame)
+        detector = MarbleDetector(sample.regions, sample.reference, marble_radius_px=sample.marble_radius)
+        det = detector.detect(sample.frame)
     except ValueError as exc:
         raise SampleError(str(exc)) from None
     return Result(sample.name, sample.counts, det.counts, det.unsure, sample.camera_counts)
