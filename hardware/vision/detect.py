@@ -43,7 +43,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
    (score or highlight within ``NEAR_MISS`` of its threshold), a candidate the review model kept
-   or rejected by a small margin (``REVIEW_MARGIN``), or (with a reference) a changed blob the size
+   or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR``
+   radii (a touching pair or one rolling marble), or (with a reference) a changed blob the size
    of a marble that no marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a
    faint one, a new object). Without a reference every gate is unsure.
 """
@@ -231,6 +232,10 @@ UNEXPLAINED_CHANGE = 0.6
 
 EXPLAINED_RADII = 2.0
 """Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
+
+CLOSE_PAIR = 1.8
+"""Two marbles kept closer than this many radii make their gate unsure (a touching pair read as
+one smeared marble, or one marble read as two)."""
 
 REVIEW_MARGIN = 0.5
 """A reviewed candidate whose logistic score (log-odds) lies within this of 0 makes its gate unsure."""
@@ -434,6 +439,9 @@ class MarbleDetector:
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
         self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
         self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
+        close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
+        self._near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
+                       if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
         return kept
 
     def _review(self, cands: list[_Peak], kept: list[_Peak], diff: np.ndarray, spot: np.ndarray,
