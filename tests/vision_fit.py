@@ -1,4 +1,8 @@
-"""How the weights in hardware/vision/candidates.py were obtained (run by hand, not by pytest).
+"""How the weights in hardware/vision/candidates.py were obtained, and the accuracy figures (run by
+hand, not by pytest).
+
+``python -m tests.vision_fit measure [N]`` prints the exact rates per hard case on the first N
+held-out hard seeds (``HELD_OUT_SEEDS``; default 500), with and without reference.
 
 ``python -m tests.vision_fit`` collects the reviewed candidates of the training seeds
 (``TRAINING_SEEDS``: never those of tests/test_vision.py or of the figures reported), labels each
@@ -16,7 +20,7 @@ import numpy as np
 
 from hardware.vision import candidates
 from hardware.vision.detect import MarbleDetector
-from tests.scenes import make_scene
+from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, make_scene, seeds
 
 
 def collect(seed: int) -> list[tuple[np.ndarray, int, int]]:
@@ -52,10 +56,45 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 30
     return w
 
 
-TRAINING_SEEDS = [*range(0, 3000), *range(40000, 48000)]
+ORDINARY_TRAINING_SEEDS = [*range(0, 3000), *range(40000, 48000)]
+"""The weights' training seeds (a part of tests/scenes.py's TRAINING_SEEDS)."""
+assert set(ORDINARY_TRAINING_SEEDS) <= set(seeds(TRAINING_SEEDS))
 
 
-def main(seeds: list[int] = TRAINING_SEEDS) -> None:
+def measure_one(job: tuple[int, str | None]) -> tuple[str | None, bool, bool, bool, bool, int]:
+    """(case, six counts exact with reference, and without, flagged unsure with reference, and
+    wrong but not flagged, marbles) for one scene."""
+    seed, case = job
+    sc = make_scene(seed, case=case)
+    with_ref = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+    noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+    unsure = bool(getattr(with_ref, "is_unsure", False))  # (a detector without the flag: never)
+    ok = with_ref.counts == sc.counts
+    return case, ok, noref.counts == sc.counts, unsure, not ok and not unsure, len(sc.marbles)
+
+
+def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
+    """Print the exact six-count rate per hard case on seeds first..first+n-1: held-out seeds by
+    default (for the figures), training seeds (``first`` 50000) while tuning."""
+    chosen = set(range(first, first + n))
+    held_out = chosen <= set(seeds(HELD_OUT_SEEDS))
+    assert held_out or chosen <= set(seeds(TRAINING_SEEDS)), "seeds neither all held out nor all training"
+    print(f"{'held-out' if held_out else 'training'} seeds {first}..{first + n - 1}")
+    jobs = [(s, c) for c in CASES for s in range(first, first + n)]
+    with Pool(2) as pool:
+        rows = pool.map(measure_one, jobs, chunksize=10)
+    for case in CASES:
+        got = [r for r in rows if r[0] == case]
+        k = len(got)
+        print(f"{case:9s} n={k} exact with reference {sum(r[1] for r in got) / k:.3f}, "
+              f"without {sum(r[2] for r in got) / k:.3f}; unsure {sum(r[3] for r in got) / k:.3f}, "
+              f"wrong and not unsure {sum(r[4] for r in got) / k:.3f}")
+    k = len(rows)
+    print(f"all       n={k} exact with reference {sum(r[1] for r in rows) / k:.3f}, "
+          f"wrong and not unsure {sum(r[4] for r in rows) / k:.3f}")
+
+
+def main(seeds: list[int] = ORDINARY_TRAINING_SEEDS) -> None:
     """Collect with the current WEIGHTS active (the decisions shape which candidates are
     reviewed; the stored weights come from the second round), fit, print."""
     with Pool(2) as pool:
@@ -72,4 +111,9 @@ def main(seeds: list[int] = TRAINING_SEEDS) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:2] == ["measure"]:
+        measure(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
+    else:
+        main()

@@ -78,6 +78,11 @@ def own_part(c: tuple, k: tuple, diff: np.ndarray, radius: float, fill_change: f
     return float((change > fill_change).mean()), float(np.median(chroma)), float(np.median(lum))
 
 
+def log_odds(f: np.ndarray) -> float:
+    """The model's log-odds that the candidate of feature vector ``f`` is a marble."""
+    return float(f @ WEIGHTS)
+
+
 def keep(f: np.ndarray) -> bool:
     """The model's decision for one feature vector."""
-    return float(f @ WEIGHTS) > 0.0
+    return log_odds(f) > 0.0

@@ -40,6 +40,13 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    touching marble or a shadow with a caustic) is kept or rejected by a small logistic model of a
    few relative measurements (``hardware.vision.candidates``, fitted on training seeds only).
 7. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
+8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
+   decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
+   (score or highlight within ``NEAR_MISS`` of its threshold), a candidate the review model kept
+   or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR``
+   radii (a touching pair or one rolling marble), or (with a reference) a changed blob the size
+   of a marble that no marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a
+   faint one, a new object). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
@@ -86,21 +93,35 @@ class Marble:
         return {"x": round(self.x, 1), "y": round(self.y, 1), "r": round(self.r, 1), "gate": self.gate}
 
 
+NOT_UNSURE = (False,) * 6
+
+
 @dataclass(frozen=True)
 class Detection:
-    """Counts per gate (gate 1 first), marbles outside every region, and the marbles found."""
+    """Counts per gate (gate 1 first), marbles outside every region, and the marbles found;
+    ``unsure`` per gate (gate 1 first): its count rests on a close decision and needs a person's
+    confirmation (ruling D4); ``with_reference``: an empty reference scene was used (without one
+    every gate is unsure)."""
 
     counts: tuple[int, int, int, int, int, int]
     outside: int
     marbles: tuple[Marble, ...]
+    unsure: tuple[bool, bool, bool, bool, bool, bool] = NOT_UNSURE
+    with_reference: bool = True
 
     @property
     def total(self) -> int:
         return sum(self.counts) + self.outside
 
+    @property
+    def is_unsure(self) -> bool:
+        """True when any gate's count is unsure."""
+        return any(self.unsure)
+
     def to_json(self) -> dict:
         return {"counts": list(self.counts), "outside": self.outside,
-                "marbles": [m.to_json() for m in self.marbles]}
+                "marbles": [m.to_json() for m in self.marbles],
+                "unsure": list(self.unsure), "with_reference": self.with_reference}
 
 
 def estimate_marble_radius(regions: GateRegions) -> float:
@@ -192,6 +213,34 @@ TWO_MAX_DARKENING = -0.12
 """Median brightness change (log units) of that part must be above this (a shadow darkens more)."""
 
 
+NEAR_MISS = 0.92
+"""A rejected peak whose score reaches this fraction of ``min_score`` and whose highlight reaches
+this fraction of the one it needed (or the reverse) makes its gate unsure."""
+
+NEAR_SAME = 1.0
+"""A near miss closer than this many radii to a kept marble is a second peak of that marble."""
+
+SURE_SCORE = 1.1
+"""A kept marble below this many times ``min_score`` makes its gate unsure."""
+
+UNEXPLAINED_AREA = 0.6
+"""A changed blob farther than ``EXPLAINED_RADII`` from every marble found, of at least this many
+marble discs' area, makes its gate unsure."""
+
+UNEXPLAINED_CHANGE = 0.6
+"""Fraction of the disc fill's change threshold above which a pixel belongs to a changed blob."""
+
+EXPLAINED_RADII = 2.0
+"""Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
+
+CLOSE_PAIR = 1.8
+"""Two marbles kept closer than this many radii make their gate unsure (a touching pair read as
+one smeared marble, or one marble read as two)."""
+
+REVIEW_MARGIN = 0.5
+"""A reviewed candidate whose logistic score (log-odds) lies within this of 0 makes its gate unsure."""
+
+
 CLIPPED_VALUE = 250
 """A reference channel at or above this is over-exposed: only a lower bound of its true value."""
 
@@ -220,6 +269,8 @@ class MarbleDetector:
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
+        self._near: list[tuple[int, int]] = []  # close decisions of the last frame (working pixels)
+        self._frame_r = self._work_r  # the marble radius measured in the last frame (working pixels)
         self.set_reference(reference)
 
     # ----------------------------------------------------------------- set-up
@@ -317,21 +368,35 @@ class MarbleDetector:
         side = self._fill_side
         fill = cv2.boxFilter((change > t_fill).astype(np.float32), -1, (side, side), borderType=cv2.BORDER_CONSTANT)
         score = votes + FILL_WEIGHT * fill
-        xs, ys = local_maxima(score, tuning.min_score)
+        xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
+        self._near = []
+        self._frame_r = self._work_r
         centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
+        if self._reference is not None:
+            self._near += _unexplained(change > UNEXPLAINED_CHANGE * t_fill, centres, self._frame_r)
         x0, y0, _, _ = self._roi(h, w)
+
+        def frame_xy(cx: float, cy: float) -> tuple[float, float]:
+            return x0 + (cx + 0.5) / self.scale - 0.5, y0 + (cy + 0.5) / self.scale - 0.5
+
         marbles = []
         counts = [0] * 6
         outside = 0
+        unsure = [self._reference is None] * 6
+        for cx, cy in self._near:
+            gate = self.regions.gate_at(*frame_xy(cx, cy))
+            if gate is not None:
+                unsure[gate - 1] = True
         for cx, cy, r, *_ in centres:
-            fx, fy = x0 + (cx + 0.5) / self.scale - 0.5, y0 + (cy + 0.5) / self.scale - 0.5
+            fx, fy = frame_xy(cx, cy)
             gate = self.regions.gate_at(fx, fy)
             marbles.append(Marble(fx, fy, r / self.scale, gate))
             if gate is None:
                 outside += 1
             else:
                 counts[gate - 1] += 1
-        return Detection(tuple(counts), outside, tuple(marbles))  # type: ignore[arg-type]
+        return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
+                         self._reference is not None)
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray,
                 per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[_Peak]:
@@ -353,19 +418,30 @@ class MarbleDetector:
             yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
             masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
             k = int(np.argmax(masked))
-            needed = highlight * (strong if score[y, x] >= STRONG_SCORE else 1.0)
-            if masked.flat[k] < needed and not lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM:
+            s = float(score[y, x])
+            needed = highlight * (strong if s >= STRONG_SCORE else 1.0)
+            lit = masked.flat[k] >= needed or lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM
+            if s < tuning.min_score or not lit:
+                if (s >= tuning.min_score or lit) and masked.flat[k] >= NEAR_MISS * needed:
+                    self._near.append((x, y))  # nearly a marble: its gate is unsure
                 continue
-            cands.append((x, y, self._work_r * RADIUS_FACTORS[best], float(score[y, x]),
+            cands.append((x, y, self._work_r * RADIUS_FACTORS[best], s,
                           float(xa + k % win.shape[1] - x), float(ya + k // win.shape[1] - y)))
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
+        self._frame_r = radius
         light = _light_direction(self._suppress(cands, radius, None), radius)
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
             lum_change = cv2.transform(diff, MEAN3)
             kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight)
             kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight)
+        same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
+        self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
+        self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
+        close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
+        self._near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
+                       if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
         return kept
 
     def _review(self, cands: list[_Peak], kept: list[_Peak], diff: np.ndarray, spot: np.ndarray,
@@ -392,7 +468,10 @@ class MarbleDetector:
                     if self.candidate_log is not None:
                         self.candidate_log.append((f, c, list(final), verdict))
                     if review.WEIGHTS.any():
-                        verdict = review.keep(f)
+                        margin = review.log_odds(f)
+                        verdict = margin > 0.0
+                        if abs(margin) < REVIEW_MARGIN:
+                            self._near.append((c[0], c[1]))
             if verdict:
                 final.append(c)
         return final
@@ -481,6 +560,18 @@ class MarbleDetector:
             if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
                 return True
         return False
+
+
+def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
+    """Centres of the changed blobs (``changed``: bool mask) that no marble in ``kept`` explains:
+    farther than ``EXPLAINED_RADII`` from each, at least ``UNEXPLAINED_AREA`` marble discs large."""
+    mask = changed.astype(np.uint8)
+    for k in kept:
+        cv2.circle(mask, (int(k[0]), int(k[1])), int(round(EXPLAINED_RADII * radius)), 0, -1)
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, _, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    least = UNEXPLAINED_AREA * math.pi * radius * radius
+    return [(int(centroids[i][0]), int(centroids[i][1])) for i in range(1, n) if stats[i][4] >= least]
 
 
 def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:

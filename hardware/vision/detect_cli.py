@@ -1,4 +1,7 @@
-"""`companion detect IMAGE... --gates GATES.json [--reference EMPTY.jpg]`: one JSON line per image."""
+"""`companion detect IMAGE... --gates GATES.json [--reference EMPTY.jpg]`: one JSON line per image.
+
+`companion detect --eval DIR [--json]`: exact rates on a labelled photo folder (see
+``hardware.vision.evaluate``)."""
 
 from __future__ import annotations
 
@@ -17,8 +20,8 @@ if TYPE_CHECKING:  # cv2, numpy and the detector load when the command runs, not
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the detect command's arguments to ``parser``."""
-    parser.add_argument("images", nargs="+", metavar="IMAGE", help="camera image(s) to read")
-    parser.add_argument("--gates", required=True, metavar="GATES.json", help="gate regions file")
+    parser.add_argument("images", nargs="*", metavar="IMAGE", help="camera image(s) to read")
+    parser.add_argument("--gates", metavar="GATES.json", help="gate regions file (required with IMAGE)")
     parser.add_argument("--reference", metavar="EMPTY.jpg", help="empty scene (same camera, no marbles)")
     parser.add_argument("--marble-radius", type=float, metavar="PX",
                         help="marble radius in pixels (default: the one saved with the table's calibration in "
@@ -26,6 +29,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", default=os.environ.get("COMPANION_DATA", "data"),
                         help="data folder whose saved calibration gives the marble radius "
                              "(default $COMPANION_DATA or ./data)")
+    add_eval_arguments(parser)
+
+
+def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
+    """The --eval part: a labelled photo folder instead of images."""
+    parser.add_argument("--eval", metavar="DIR", dest="eval_dir",
+                        help="report exact rates on a labelled photo folder (DIR/<sample>/label.json, frame.png, "
+                             "reference.png); each sample's own gates and radius are used")
+    parser.add_argument("--json", action="store_true", help="with --eval: print the report as one JSON object")
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Print the --eval report; 0 when at least one sample was evaluated, 2 when none."""
+    from hardware.vision.evaluate import evaluate, format_report
+
+    root = Path(args.eval_dir)
+    if args.images or args.gates:
+        print("companion detect: --eval reads its images and gates from DIR; give no IMAGE or --gates",
+              file=sys.stderr)
+        return 2
+    if not root.is_dir():
+        print(f"companion detect: --eval {root}: not a folder", file=sys.stderr)
+        return 2
+    rep = evaluate(root)
+    if args.json:
+        print(json.dumps(rep), flush=True)
+    else:
+        print(format_report(rep), flush=True)
+    if not rep["samples"]:
+        print(f"companion detect: no sample of {root} could be evaluated", file=sys.stderr)
+        return 2
+    return 0
 
 
 def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
@@ -63,9 +98,14 @@ def _read(path: str) -> np.ndarray | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print {"image", "counts", "outside"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
+    """Print {"image", "counts", "outside", "unsure"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
     from hardware.vision.detect import MarbleDetector
 
+    if getattr(args, "eval_dir", None):
+        return run_eval(args)
+    if not args.images or not args.gates:
+        print("companion detect: give IMAGE... and --gates GATES.json (or --eval DIR)", file=sys.stderr)
+        return 2
     try:
         regions = load_regions(args.gates)
     except RegionsError as exc:
@@ -102,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             print(json.dumps({"image": path, "error": str(exc)}), flush=True)
             continue
-        print(json.dumps({"image": path, "counts": list(det.counts), "outside": det.outside}), flush=True)
+        print(json.dumps({"image": path, "counts": list(det.counts), "outside": det.outside,
+                          "unsure": list(det.unsure)}), flush=True)
     return 1 if failed else 0
 
 

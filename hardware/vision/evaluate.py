@@ -1,0 +1,196 @@
+"""Exact rates of the marble detector on a labelled photo folder (`companion detect --eval DIR`).
+
+The folder format (written by the table's opt-in photo keeping):
+
+    DIR/<sample>/frame.png        the frame the round's count was read from
+    DIR/<sample>/reference.png    the empty scene of that round (absent when there was none)
+    DIR/<sample>/label.json       {"counts": [6 ints], "camera_counts": [6 ints] | null,
+                                   "gates": <GateRegions JSON>, "marble_radius": px | null, ...}
+
+Each sample is detected with its own gates, reference and marble radius. The report: samples read,
+the samples skipped (and why), the exact rate per gate and over all gates, the rate of samples
+with all six counts exact, how many were flagged unsure (and the exact rate of the others), the
+exact rate of what the camera read at the time (``camera_counts``, when recorded), and the worst
+samples by name.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hardware.vision.regions import GateRegions, RegionsError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+WORST_SHOWN = 10
+"""How many of the worst samples the report names."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One labelled round: its name, images, gates, radius and the confirmed counts."""
+
+    name: str
+    frame: np.ndarray
+    reference: np.ndarray | None
+    regions: GateRegions
+    marble_radius: float | None
+    counts: tuple[int, ...]
+    camera_counts: tuple[int, ...] | None
+
+
+@dataclass(frozen=True)
+class Result:
+    """The detector's reading of one sample."""
+
+    name: str
+    expected: tuple[int, ...]
+    counts: tuple[int, ...]
+    unsure: tuple[bool, ...]
+    camera_counts: tuple[int, ...] | None
+
+    @property
+    def wrong_gates(self) -> int:
+        return sum(a != b for a, b in zip(self.counts, self.expected))
+
+    @property
+    def error(self) -> int:
+        """Marbles miscounted over the six gates (sum of absolute differences)."""
+        return sum(abs(a - b) for a, b in zip(self.counts, self.expected))
+
+
+class SampleError(ValueError):
+    """A sample that cannot be read; the message says why."""
+
+
+def read_image(path: Path) -> np.ndarray | None:
+    """The image at ``path`` as BGR uint8, or None when it is missing or unreadable."""
+    import cv2
+    import numpy as np
+
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError:
+        return None
+    if data.size == 0:
+        return None
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def _six_counts(value: object, field: str) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) != 6 or \
+            not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value):
+        raise SampleError(f"label.json: {field} must be a list of 6 whole numbers >= 0")
+    return tuple(value)
+
+
+def read_sample(folder: Path) -> Sample:
+    """Read one sample folder; raises SampleError naming what is wrong."""
+    try:
+        label = json.loads((folder / "label.json").read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SampleError(f"cannot read label.json: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise SampleError("label.json is not valid JSON") from None
+    if not isinstance(label, dict):
+        raise SampleError("label.json must hold a JSON object")
+    counts = _six_counts(label.get("counts"), "counts")
+    camera = label.get("camera_counts")
+    camera_counts = None if camera is None else _six_counts(camera, "camera_counts")
+    try:
+        regions = GateRegions.from_json(label.get("gates"))
+    except RegionsError as exc:
+        raise SampleError(f"label.json: gates: {exc}") from None
+    radius = label.get("marble_radius")
+    if radius is not None and (isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius > 0):
+        raise SampleError("label.json: marble_radius must be a positive number of pixels or null")
+    frame = read_image(folder / "frame.png")
+    if frame is None:
+        raise SampleError("frame.png is missing or not a readable image")
+    reference = None
+    if (folder / "reference.png").exists():
+        reference = read_image(folder / "reference.png")
+        if reference is None:
+            raise SampleError("reference.png is not a readable image")
+    return Sample(folder.name, frame, reference, regions, float(radius) if radius else None, counts, camera_counts)
+
+
+def sample_folders(root: Path) -> list[Path]:
+    """The sample folders of ``root`` (those holding a label.json), by name."""
+    return sorted(p.parent for p in root.glob("*/label.json"))
+
+
+def detect_sample(sample: Sample) -> Result:
+    """Run the detector on one sample with its own gates, reference and radius."""
+    from hardware.vision.detect import MarbleDetector
+
+    try:
+        detector = MarbleDetector(sample.regions, sample.reference, marble_radius_px=sample.marble_radius)
+        det = detector.detect(sample.frame)
+    except ValueError as exc:
+        raise SampleError(str(exc)) from None
+    return Result(sample.name, sample.counts, det.counts, det.unsure, sample.camera_counts)
+
+
+def evaluate(root: Path) -> dict[str, Any]:
+    """Detect every sample of ``root`` and return the report (see ``report``)."""
+    results: list[Result] = []
+    skipped: list[dict[str, str]] = []
+    for folder in sample_folders(root):
+        try:
+            results.append(detect_sample(read_sample(folder)))
+        except SampleError as exc:
+            skipped.append({"sample": folder.name, "error": str(exc)})
+    return report(results, skipped)
+
+
+def _rate(hits: int, total: int) -> float | None:
+    return round(hits / total, 4) if total else None
+
+
+def report(results: list[Result], skipped: list[dict[str, str]]) -> dict[str, Any]:
+    """The figures of ``results`` as one JSON-able object."""
+    n = len(results)
+    per_gate = [_rate(sum(r.counts[g] == r.expected[g] for r in results), n) for g in range(6)]
+    sure = [r for r in results if not any(r.unsure)]
+    recorded = [r for r in results if r.camera_counts is not None]
+    worst = sorted((r for r in results if r.wrong_gates), key=lambda r: (-r.wrong_gates, -r.error, r.name))
+    return {
+        "samples": n,
+        "skipped": skipped,
+        "gate_exact": _rate(sum(6 - r.wrong_gates for r in results), 6 * n),
+        "per_gate_exact": per_gate,
+        "six_exact": _rate(sum(r.wrong_gates == 0 for r in results), n),
+        "unsure": len(results) - len(sure),
+        "sure_six_exact": _rate(sum(r.wrong_gates == 0 for r in sure), len(sure)),
+        "unsure_wrong": sum(1 for r in results if r.wrong_gates and any(r.unsure)),
+        "camera_six_exact": _rate(sum(r.camera_counts == r.expected for r in recorded), len(recorded)),
+        "worst": [{"sample": r.name, "counts": list(r.counts), "expected": list(r.expected),
+                   "unsure": [g + 1 for g in range(6) if r.unsure[g]], "wrong_gates": r.wrong_gates}
+                  for r in worst[:WORST_SHOWN]],
+    }
+
+
+def format_report(rep: dict[str, Any]) -> str:
+    """The report as a few lines of text."""
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{v:.3f}"
+
+    lines = [f"samples: {rep['samples']} ({len(rep['skipped'])} skipped)"]
+    lines += [f"  skipped {s['sample']}: {s['error']}" for s in rep["skipped"]]
+    lines.append(f"gates exact: {pct(rep['gate_exact'])}  (per gate: "
+                 + " ".join(pct(v) for v in rep["per_gate_exact"]) + ")")
+    lines.append(f"all six gates exact: {pct(rep['six_exact'])}")
+    lines.append(f"flagged unsure: {rep['unsure']} (of them wrong: {rep['unsure_wrong']}); "
+                 f"all six exact when sure: {pct(rep['sure_six_exact'])}")
+    if rep["camera_six_exact"] is not None:
+        lines.append(f"all six exact as the camera read them then: {pct(rep['camera_six_exact'])}")
+    if rep["worst"]:
+        lines.append("worst samples:")
+        lines += [f"  {w['sample']}: read {w['counts']}, confirmed {w['expected']}"
+                  + (f", unsure gates {w['unsure']}" if w["unsure"] else "") for w in rep["worst"]]
+    return "\n".join(lines)

@@ -1,0 +1,115 @@
+"""`companion detect --eval DIR` on a small labelled folder written from rendered scenes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from hardware.vision import detect_cli
+from hardware.vision.detect import MarbleDetector
+from tests.scenes import make_scene
+
+
+def _cli(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    detect_cli.add_arguments(parser)
+    return detect_cli.run(parser.parse_args(argv))
+
+
+def _write_sample(root: Path, name: str, seed: int, *, counts: list[int] | None = None,
+                  reference: bool = True) -> list[int]:
+    """A sample folder as the table's photo keeping writes it; returns the label's counts."""
+    sc = make_scene(seed)
+    folder = root / name
+    folder.mkdir()
+    cv2.imwrite(str(folder / "frame.png"), sc.image)
+    if reference:
+        cv2.imwrite(str(folder / "reference.png"), sc.reference)
+    label = list(sc.counts) if counts is None else counts
+    (folder / "label.json").write_text(json.dumps({
+        "counts": label, "camera_counts": list(sc.counts), "gates": sc.regions.to_json(),
+        "marble_radius": sc.marble_radius_px, "confirmed_at": "2026-12-01T10:30:00Z", "session": 1, "round": seed}))
+    return label
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """Four rendered samples the detector reads exactly, one whose label says otherwise, one
+    without a reference, one unreadable and one with a broken label."""
+    root = tmp_path_factory.mktemp("photos")
+    good = []
+    for seed in range(40, 200):
+        sc = make_scene(seed)
+        det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+        if sum(sc.counts) >= 1 and det.counts == sc.counts:
+            good.append(seed)
+        if len(good) == 5:
+            break
+    for i, seed in enumerate(good[:4]):
+        _write_sample(root, f"20261201T10300{i}Z-s1-r{i}", seed)
+    wrong = list(make_scene(good[4]).counts)
+    wrong[0] += 2  # the person confirmed two more marbles in gate 1 than there are
+    _write_sample(root, "20261201T103009Z-s1-r9", good[4], counts=wrong)
+    _write_sample(root, "20261201T103010Z-s2-r1", 0, reference=False)
+    sc = make_scene(0)
+    noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+    (root / "noref_exact").write_text("1" if noref.counts == sc.counts else "0")
+    bad = root / "20261201T103011Z-s2-r2"
+    bad.mkdir()
+    (bad / "label.json").write_text("{not json")
+    noframe = root / "20261201T103012Z-s2-r3"
+    noframe.mkdir()
+    (noframe / "label.json").write_text(json.dumps({"counts": [0] * 6, "gates": make_scene(0).regions.to_json()}))
+    (root / "notes.txt").write_text("not a sample")
+    return root
+
+
+def test_eval_report_counts_exact_and_wrong_samples(folder, capsys) -> None:
+    assert _cli(["--eval", str(folder), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["samples"] == 6
+    assert {s["sample"] for s in rep["skipped"]} == {"20261201T103011Z-s2-r2", "20261201T103012Z-s2-r3"}
+    assert "not valid JSON" in next(s["error"] for s in rep["skipped"] if s["sample"].endswith("r2"))
+    assert "frame.png" in next(s["error"] for s in rep["skipped"] if s["sample"].endswith("r3"))
+    # four exact samples, the wrongly labelled one (one wrong gate), and the one without a
+    # reference (exact or not, as the detector reads it)
+    noref_exact = int((folder / "noref_exact").read_text())
+    worst = {w["sample"]: w for w in rep["worst"]}
+    assert worst["20261201T103009Z-s1-r9"]["wrong_gates"] == 1
+    assert worst["20261201T103009Z-s1-r9"]["expected"][0] == worst["20261201T103009Z-s1-r9"]["counts"][0] + 2
+    assert rep["six_exact"] == pytest.approx((4 + noref_exact) / 6, abs=1e-3)
+    assert rep["per_gate_exact"][0] <= 5 / 6
+    assert rep["gate_exact"] < 1.0
+    # the sample without a reference is unsure in every gate
+    assert rep["unsure"] >= 1
+    # the camera's recorded reading agrees with the truth, not with the wrong label
+    assert rep["camera_six_exact"] == pytest.approx(5 / 6, abs=1e-3)
+
+
+def test_eval_text_report(folder, capsys) -> None:
+    assert _cli(["--eval", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "samples: 6 (2 skipped)" in out and "all six gates exact:" in out
+    assert "20261201T103009Z-s1-r9" in out
+
+
+def test_eval_without_samples_exits_2(tmp_path, capsys) -> None:
+    assert _cli(["--eval", str(tmp_path), "--json"]) == 2
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["samples"] == 0 and rep["six_exact"] is None
+    assert _cli(["--eval", str(tmp_path / "missing")]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_eval_refuses_images_too(folder, capsys) -> None:
+    assert _cli(["x.png", "--eval", str(folder)]) == 2
+    assert "give no IMAGE" in capsys.readouterr().err
+
+
+def test_images_still_need_gates(capsys) -> None:
+    assert _cli(["x.png"]) == 2
+    assert "--gates" in capsys.readouterr().err
