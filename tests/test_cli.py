@@ -49,7 +49,8 @@ def test_detect_prints_one_json_line_per_image(tmp_path: Path, capsys: pytest.Ca
                  "--gates", str(tmp_path / "gates.json"), "--reference", str(tmp_path / "empty.png")])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert code == 1  # one image could not be read
-    assert lines[0] == {"image": str(tmp_path / "round.png"), "counts": [0, 2, 0, 0, 0, 0], "outside": 1}
+    assert lines[0] == {"image": str(tmp_path / "round.png"), "counts": [0, 2, 0, 0, 0, 0], "outside": 1,
+                        "unsure": [False] * 6}
     assert lines[1]["image"].endswith("missing.png") and "error" in lines[1]
 
 

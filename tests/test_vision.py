@@ -169,7 +169,8 @@ def test_cli_prints_json_lines(tmp_path, capsys) -> None:
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert code == 1 and len(lines) == 3
     expected = count_marbles(sc.image, sc.regions, sc.reference)
-    assert lines[0] == {"image": str(img), "counts": list(expected.counts), "outside": expected.outside}
+    assert lines[0] == {"image": str(img), "counts": list(expected.counts), "outside": expected.outside,
+                        "unsure": list(expected.unsure)}
     assert "error" in lines[1] and lines[2]["counts"] == lines[0]["counts"]
     assert _cli([str(img), "--gates", str(gates)]) == 0
 
