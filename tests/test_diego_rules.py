@@ -47,8 +47,9 @@ def reveal(gate: Any) -> dict[str, Any]:
     return {"type": "reveal", "gate": gate}
 
 
-def camera(counts: Any, outside: Any = 0) -> dict[str, Any]:
-    return {"type": "camera", "counts": counts, "outside": outside}
+def camera(counts: Any, outside: Any = 0, unsure: Any = None) -> dict[str, Any]:
+    event = {"type": "camera", "counts": counts, "outside": outside}
+    return event if unsure is None else {**event, "unsure": unsure}
 
 
 def confirm(marbles: Any) -> dict[str, Any]:
@@ -217,7 +218,7 @@ def test_d3_camera_alone_fills_the_round_when_no_marble_was_entered() -> None:
     assert state.current.flag is None and state.current.confirmed
     current = GAME.view(state)["current"]
     assert current["marbles"] == [2, 2, None]
-    assert current["camera"] == {"counts": [0, 2, 0, 0, 0, 0], "outside": 1}
+    assert current["camera"] == {"counts": [0, 2, 0, 0, 0, 0], "outside": 1, "unsure": []}
     state = play(state, *guesses_of(state, 4), reveal(2))
     assert state.scores == (2, 0, 0)
 
@@ -362,6 +363,38 @@ def test_d4_camera_disagreeing_with_the_gates_flags() -> None:
     # the person sides with the camera
     state = play(state, confirm([1, 2, 2]), reveal(1))
     assert state.scores == (1, 1, 1)
+
+
+def test_d4_a_camera_alone_that_is_unsure_of_a_gate_flags_the_round_for_a_tap() -> None:
+    # ruling D4: the camera filled in the round but is unsure of gates 2 and 5: not scored until a person taps
+    unsure = [False, True, False, False, True, False]
+    state = play(new(), camera([0, 2, 0, 0, 0, 0], outside=1, unsure=unsure))
+    assert state.current is not None
+    assert state.current.marbles == (2, 2, None)  # shown as read, for the person to check
+    assert state.current.flag == "the camera is unsure of gates 2, 5" and not state.current.confirmed
+    assert GAME.view(state)["current"]["camera"]["unsure"] == [2, 5]
+    state = play(state, *guesses_of(state, 4))
+    refused(state, reveal(2), IllegalEventError, "D4")
+    state = play(state, confirm([2, 5, None]), reveal(2))  # the person corrects it
+    assert state.scores == (1, 0, 0)
+    # a sure reading of the same round is scored as the camera read it
+    sure = play(new(), camera([0, 2, 0, 0, 0, 0], outside=1, unsure=[False] * 6))
+    assert sure.current is not None and sure.current.flag is None and sure.current.confirmed
+
+
+def test_d4_an_unsure_camera_that_agrees_with_the_beams_confirms_them() -> None:
+    # rulings D3, D4: the beams are the live signal; a camera agreeing with them is a second witness, sure or not
+    state = play(new(), marble(4), marble(4), marble(None))
+    state = play(state, camera([0, 0, 0, 2, 0, 0], outside=1, unsure=[True] * 6))
+    assert state.current is not None and state.current.flag is None and state.current.confirmed
+
+
+@pytest.mark.parametrize("unsure", [[True] * 5, [1, 0, 0, 0, 0, 0], "yes", [None] * 6])
+def test_d4_malformed_camera_unsure_is_refused(unsure: Any) -> None:
+    from companion.games.schema import validate_event
+
+    with pytest.raises(MalformedEventError):
+        validate_event(GAME, camera([0, 0, 0, 0, 0, 0], unsure=unsure))
 
 
 def test_d4_camera_seeing_fewer_in_a_gate_than_the_beams_flags() -> None:

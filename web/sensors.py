@@ -157,7 +157,8 @@ class Sensors:
 
     def on_camera_reading(self, detection: Any, photo: bytes) -> None:
         """Where the camera sees the marbles rest: a "camera" event in the running round (rulings D3, D4)."""
-        event = {"type": "camera", "counts": list(detection.counts), "outside": detection.outside}
+        event = {"type": "camera", "counts": list(detection.counts), "outside": detection.outside,
+                 "unsure": list(detection.unsure)}
         session_id = self.castle_owner.holder
         if session_id is not None and photo:
             self.photos[session_id] = photo  # before the event, so the page finds it when it asks

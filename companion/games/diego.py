@@ -36,6 +36,7 @@ class Round:
     marks: tuple[bool | None, ...] = ()  # "right"/"wrong" told after the reveal, without the symbol
     camera: tuple[int, ...] | None = None
     camera_outside: int = 0
+    camera_unsure: tuple[int, ...] = ()  # the gates whose count the camera is unsure of (ruling D4)
     flag: str | None = None
     confirmed: bool = False
     token: int | None = None
@@ -122,6 +123,10 @@ def _fused(current: Round) -> Round:
             flag = f"the camera sees {seen} marbles, more than {MARBLES}"
         elif current.marbles and _gate_counts(current.marbles) != current.camera:
             flag = "the camera and the gates disagree about where the marbles rest"
+        elif current.camera_unsure and all(s == "camera" for s in current.sources):
+            # the camera alone filled in the round, and is unsure of a gate: a person taps, nothing is scored
+            names = ", ".join(str(g) for g in current.camera_unsure)
+            flag = f"the camera is unsure of gate{'s' if len(current.camera_unsure) > 1 else ''} {names}"
     confirmed = flag is None and current.camera is not None
     return replace(current, flag=flag, confirmed=confirmed)
 
@@ -141,7 +146,7 @@ def _marble(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
                                 "undo one or confirm the reading to correct it")
     # A marble rolled after the confirmation photo needs a new one: drop the old camera reading.
     updated = replace(current, marbles=current.marbles + (gate,), sources=current.sources + (str(source),),
-                      camera=None, camera_outside=0)
+                      camera=None, camera_outside=0, camera_unsure=())
     return replace(state, current=_fused(updated))
 
 
@@ -162,7 +167,8 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
         raise MalformedEventError("D3", f"'counts' must list {GATES} numbers, gate 1 first")
     checked = tuple(require_int({"count": c}, "count", 0, MAX_CAMERA_COUNT, "D3") for c in counts)
     outside = require_int({"outside": event.get("outside", 0)}, "outside", 0, MAX_CAMERA_COUNT, "D4")
-    updated = replace(current, camera=checked, camera_outside=outside)
+    unsure = tuple(g for g, doubt in enumerate(event.get("unsure") or (), start=1) if doubt)
+    updated = replace(current, camera=checked, camera_outside=outside, camera_unsure=unsure)
     if all(s == "camera" for s in current.sources) and sum(checked) <= MARBLES:
         # No beam or tap entered a marble: the camera alone fills in the round (ruling D3); a later
         # reading, once another marble rests, replaces what the camera filled in before.
@@ -307,7 +313,8 @@ def view(state: DiegoState) -> dict[str, Any]:
             "token": current.token,
             "waiting_for_guesses": waiting,
             "camera": None if current.camera is None
-            else {"counts": list(current.camera), "outside": current.camera_outside},
+            else {"counts": list(current.camera), "outside": current.camera_outside,
+                  "unsure": list(current.camera_unsure)},
             "flag": current.flag,
             "confirmed": current.confirmed,
         },
@@ -352,11 +359,13 @@ EVENT_TYPES = (
               {"player": {"type": "string", "maxLength": 24}, "gate": _GATE}, ("player", "gate"),
               {"type": "guess", "player": "Ada", "gate": 3}, rule="D5"),
     EventType("camera", "Where the camera sees the marbles rest: counts per gate, gate 1 first, and outside "
-              "every gate. Confirms or flags the beams (D3, D4); alone, it fills in the round.",
+              "every gate, and per gate whether the camera is unsure of its count. Confirms or flags the beams "
+              "(D3, D4); alone, it fills in the round, flagged for a tap where it is unsure (D4).",
               {"counts": {"type": "array", "items": {"type": "integer", "minimum": 0,
                                                      "maximum": MAX_CAMERA_COUNT},
                           "minItems": GATES, "maxItems": GATES},
-               "outside": {"type": "integer", "minimum": 0, "maximum": MAX_CAMERA_COUNT}},
+               "outside": {"type": "integer", "minimum": 0, "maximum": MAX_CAMERA_COUNT},
+               "unsure": {"type": "array", "items": {"type": "boolean"}, "minItems": GATES, "maxItems": GATES}},
               ("counts",), {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}, rule="D3"),
     EventType("confirm", "A person confirms or corrects the round's marbles by tap (D4).",
               {"marbles": {"type": "array", "maxItems": MARBLES, "items": {**_GATE, "nullable": True}}},
