@@ -41,8 +41,10 @@ def browser() -> Iterator[Any]:
             pytest.fail(message)
         pytest.skip(message)
     if not _shared["users"]:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
 
+        # every `expect` as patient as a test's own waits (Playwright's default is 5 s): CI runs on a loaded machine
+        expect.set_options(timeout=WAIT_MS)
         _shared["playwright"] = sync_playwright().start()
         _shared["browser"] = _shared["playwright"].chromium.launch(executable_path=path, args=CHROMIUM_ARGS,
                                                                    headless=True)
