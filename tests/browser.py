@@ -132,6 +132,25 @@ def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any],
     return page
 
 
+def fits(page: Any, where: str, header: bool = True) -> None:
+    """The screen as a family at the table sees it: no tap target under 48 px, nothing scrolls sideways, and
+    the header (if the page has one) stays one row."""
+    assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"{where} scrolls sideways"
+    if header:
+        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
+        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+
+
+def shoot(page: Any, name: str, full_page: bool = False) -> None:
+    """Save a screenshot as NAME.png in the folder named by $COMPANION_SHOTS, to look at the page; nothing
+    without it."""
+    folder = os.environ.get("COMPANION_SHOTS")
+    if folder:
+        page.screenshot(path=os.path.join(folder, f"{name}.png"), full_page=full_page)
+
+
 def in_view(page: Any, selector: str) -> None:
     """The control is on the screen as it is, without scrolling."""
     box = page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return"

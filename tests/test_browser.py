@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, post_events, start_game
+from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, start_game
 from tests.servers import call, serving
 from web.kiosk import plain_ago
 
@@ -267,11 +267,7 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, width: int,
     for path in ("/", f"/play/{session['id']}", f"/play/{finished['id']}"):
         page.goto(base + path)
         page.wait_for_selector("#live:text-is('live')" if path != "/" else "#start")
-        assert page.evaluate(SMALL_TARGETS) == [], f"{path} at {width}x{height}: tap targets under 48 px"
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{path} scrolls sideways at {width}x{height}"
-        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
-        assert bar <= 64, f"the header wraps at {width}x{height} ({bar} px high)"
+        fits(page, f"{path} at {width}x{height}")
         if path != "/":
             assert page.locator("input").count() == 0  # numbers and names by tap, not text fields
             size = page.evaluate("parseFloat(getComputedStyle("

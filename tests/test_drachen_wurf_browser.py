@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import re
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -13,13 +12,12 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, start_game
+from tests.browser import WAIT_MS, fits, in_view, shoot, start_game
 from tests.servers import call
 from tests.test_browser import add_player
 
 WURF = "drachen-wurf"
 GAME = GAMES[WURF]
-SHOTS = Path("/work/notes/shots")
 
 
 def tile(colour: int, landscape: int) -> int:
@@ -190,8 +188,7 @@ def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., An
     target = page.locator("#row-targets [data-row='1']")
     expect(target).to_contain_text("+1 → 4")
     in_view(page, "#row-targets [data-row='1']")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{WURF}-move-800x480.png"))
+    shoot(page, f"{WURF}-move-800x480")
     target.click()
     expect(score(page, "Ada")).to_have_text("4", timeout=WAIT_MS)
     expect(page.locator("#move-button")).to_have_attribute("aria-disabled", "true")  # one move, then the end
@@ -271,14 +268,9 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask,
     for name, (game, controls) in screens.items():
         visit(page, base, game)
         page.wait_for_selector("#live:text-is('live')")
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{WURF}-{name}-{width}x{height}.png"), full_page=width < 600)
+        shoot(page, f"{WURF}-{name}-{width}x{height}", full_page=width < 600)
         where = f"{name} at {width}x{height}"
-        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{where} scrolls sideways"
-        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
-        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        fits(page, where)
         assert page.locator("input").count() == 0
         if width == 800:
             for control in controls:

@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, keypad, open_game, start_game
+from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, start_game
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -181,11 +181,7 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
         page.wait_for_selector("#live:text-is('live')")
         page.wait_for_selector("#final:not([hidden])" if name == "final" else f"body[data-phase='{name}']")
         where = f"{name} at {width}x{height}"
-        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{where} scrolls sideways"
-        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
-        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        fits(page, where)
         assert page.locator("input").count() == 0
         if name == "play" and width == 800:
             for selector in TURN_CONTROLS:

@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, keypad, open_game, start_game
+from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -169,13 +169,9 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
         if pane:
             page.click(f"[data-pane='{pane}']")
         page.wait_for_selector("#final:not([hidden])" if name == "final" else f"#hr-{pane or name}:not([hidden])")
-        page.screenshot(path=f"/work/notes/shots/draci-hrad-{name}-{width}x{height}.png")
+        shoot(page, f"draci-hrad-{name}-{width}x{height}")
         where = f"{name} at {width}x{height}"
-        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{where} scrolls sideways"
-        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
-        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        fits(page, where)
         assert page.locator("input").count() == 0
         if width == 800:
             for selector in {"city": CITY_CONTROLS, "castle": CASTLE_CONTROLS, "fight": FIGHT_CONTROLS}.get(name, ()):

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, in_view, keypad, open_game, start_game
+from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -286,13 +286,9 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
         for tap in taps:
             page.click(tap)
         page.wait_for_selector(f"#hr-{pane or 'fight'}:not([hidden])")
-        page.screenshot(path=f"/work/notes/shots/draci-{name}-{width}x{height}.png")
+        shoot(page, f"draci-{name}-{width}x{height}")
         where = f"{name} at {width}x{height}"
-        assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
-        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert overflow <= 0, f"{where} scrolls sideways"
-        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
-        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        fits(page, where)
         if width == 800:
             controls = {"bank": ("[data-exchange='Dan']", "[data-stock='cloak']", "[data-pane='bank']"),
                         "share": ("[data-treasure='35']", "[data-share='Dan']", "#hr-next"),
@@ -306,13 +302,13 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
     page.wait_for_selector("body[data-ready='yes']")
     page.click("[data-pane='bank']")
     page.click("[data-stock='torch']")
-    page.screenshot(path=f"/work/notes/shots/draci-stock-{width}x{height}.png")
+    shoot(page, f"draci-stock-{width}x{height}")
     assert page.evaluate(SMALL_TARGETS) == [], f"the stock editor at {width}x{height}: tap targets under 48 px"
     in_view(page, "#hr-stock-save")
     page.click("#overlays .btn.ghost")
     page.click("[data-pane='castle']")
     page.click("[data-share='Ada']")
     page.click("[data-treasure='35']")
-    page.screenshot(path=f"/work/notes/shots/draci-share-dialog-{width}x{height}.png")
+    shoot(page, f"draci-share-dialog-{width}x{height}")
     assert page.evaluate(SMALL_TARGETS) == [], f"the share dialog at {width}x{height}: tap targets under 48 px"
     in_view(page, "[data-remainder='Ada']")

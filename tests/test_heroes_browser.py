@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.games.draci_hrad.catalogue import HEROES
-from tests.browser import SMALL_TARGETS, WAIT_MS, keypad
+from tests.browser import WAIT_MS, fits, keypad
 from tests.servers import call
 
 SCREENS = [(800, 480), (390, 844), (1024, 600)]
@@ -124,18 +124,15 @@ def test_a_refusal_from_the_companion_is_explained(open_page: Callable[..., Any]
 @pytest.mark.parametrize("width, height", SCREENS)
 def test_the_hero_cards_page_fits(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
     page = open_heroes(open_page, base, width, height)
-    assert page.evaluate(SMALL_TARGETS) == [], f"tap targets under 48 px at {width}x{height}"
-    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    fits(page, f"the hero cards at {width}x{height}")
     assert page.locator("input").count() == 0  # numbers by keypad, never text fields
-    assert page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height") <= 64
     page.goto(f"{base}/")
     call(f"{base}/api/players", {"name": "Ada"})
     page.goto(f"{base}/")
     page.click("#game-choice [data-game='draci-hrad']")
     page.click("#player-pool [data-player='Ada']")
     expect(page.locator("#opt-heroes [data-seat-option='1']")).to_be_visible()
-    assert page.evaluate(SMALL_TARGETS) == [], f"home with Dračí hrad at {width}x{height}"
-    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    fits(page, f"home with Dračí hrad at {width}x{height}", header=False)
 
 
 def test_play_again_takes_the_cards_as_stored_now_and_the_game_links_to_them(open_page: Callable[..., Any],
