@@ -362,7 +362,7 @@ class MarbleDetector:
             background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
             diff = cur - to_log(background)
             tuning = WITHOUT_REFERENCE
-        change, _ = change_magnitude(diff, DARK_WEIGHT)
+        change, lum_change = change_magnitude(diff, DARK_WEIGHT)
         votes, per_radius = circle_votes(change, self._work_r, tuning.grad_min)
         t_fill = max(FILL_MIN_CHANGE, 3.0 * float(change[::2, ::2].mean()))
         side = self._fill_side
@@ -370,10 +370,14 @@ class MarbleDetector:
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
         self._near = []
+        self._blobs: list[tuple] = []
+        self._light: tuple[float, float] | None = None
         self._frame_r = self._work_r
         centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
         if self._reference is not None:
-            self._near += _unexplained(change > UNEXPLAINED_CHANGE * t_fill, centres, self._frame_r)
+            changed = change > UNEXPLAINED_CHANGE * t_fill
+            self._near += _unexplained(changed, centres, self._frame_r)
+            self._blobs = _blob_shapes(changed, centres, self._frame_r, change, lum_change, self._light)
         x0, y0, _, _ = self._roi(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
@@ -431,6 +435,7 @@ class MarbleDetector:
         radius = self._frame_radius(first, per_radius)
         self._frame_r = radius
         light = _light_direction(self._suppress(cands, radius, None), radius)
+        self._light = light
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
             lum_change = cv2.transform(diff, MEAN3)
@@ -572,6 +577,58 @@ def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[
     n, _, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
     least = UNEXPLAINED_AREA * math.pi * radius * radius
     return [(int(centroids[i][0]), int(centroids[i][1])) for i in range(1, n) if stats[i][4] >= least]
+
+
+def _blob_shapes(changed: np.ndarray, kept: list[_Peak], radius: float, change: np.ndarray,
+                 lum: np.ndarray, light: tuple[float, float] | None) -> list[tuple]:
+    """Per changed blob (``changed``: bool mask, opened 3x3) of at least half a marble disc:
+    (centroid x, y, area in marble discs, marbles of ``kept`` whose centre lies in it, elongation
+    (major / minor axis), major semi-axis in radii, minor semi-axis in radii)."""
+    opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    disc = math.pi * radius * radius
+    h, w = labels.shape
+    inside = np.zeros(n, np.int32)
+    owner: dict[int, _Peak] = {}
+    for k in kept:
+        lab = labels[min(h - 1, max(0, int(k[1]))), min(w - 1, max(0, int(k[0])))]
+        inside[lab] += 1
+        owner.setdefault(int(lab), k)
+    rest = opened.copy()
+    for k in kept:
+        cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(1.15 * radius)), 0, -1)
+    out = []
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if area < 0.5 * disc:
+            continue
+        sel = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
+        m = cv2.moments(sel, binaryImage=True)
+        ml = cv2.mean(lum[y:y + bh, x:x + bw], sel)[0]
+        mc = cv2.mean(change[y:y + bh, x:x + bw], sel)[0]
+        a, b, c = m["mu20"] / area, m["mu11"] / area, m["mu02"] / area
+        root = math.sqrt(max(0.0, 0.25 * (a - c) ** 2 + b * b))
+        l1, l2 = 0.5 * (a + c) + root, max(1e-6, 0.5 * (a + c) - root)
+        rsel = rest[y:y + bh, x:x + bw] * sel
+        ra = float(rsel.sum())
+        rl = rc = cos = dist = 0.0
+        if ra > 0 and i in owner:
+            rl = cv2.mean(lum[y:y + bh, x:x + bw], rsel)[0]
+            rc = cv2.mean(change[y:y + bh, x:x + bw], rsel)[0]
+            rm = cv2.moments(rsel, binaryImage=True)
+            k = owner[i]
+            vx, vy = x + rm["m10"] / ra - k[0], y + rm["m01"] / ra - k[1]
+            dist = math.hypot(vx, vy) / radius
+            if light is not None:
+                sx, sy = -light[0], -light[1]
+            else:
+                hl = math.hypot(k[4], k[5])
+                sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
+            cos = (vx * sx + vy * sy) / max(1e-6, math.hypot(vx, vy))
+        out.append((float(centroids[i][0]), float(centroids[i][1]), area / disc, int(inside[i]),
+                    math.sqrt(l1 / l2), 2 * math.sqrt(l1) / radius, 2 * math.sqrt(l2) / radius, ml, mc,
+                    ra / disc, rl, rc, cos, dist))
+    return out
 
 
 def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:
