@@ -233,6 +233,17 @@ UNEXPLAINED_CHANGE = 0.6
 EXPLAINED_RADII = 2.0
 """Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
 
+REST_AREA = 0.6
+"""Changed area (marble discs) of a blob outside the discs of the marbles found in it, off the
+shadow side, that makes its gate unsure (a touching neighbour missed, a smeared, rolling marble)."""
+
+REST_SHADOW_COS = 0.5
+"""Cosine (from the blob's marble to that leftover change, against the light) above which the
+leftover lies on the shadow side, where the marble's own shadow and caustic explain it."""
+
+REST_RADII = 1.15
+"""A marble found explains the change within this many radii of its centre."""
+
 CLOSE_PAIR = 1.8
 """Two marbles kept closer than this many radii make their gate unsure (a touching pair read as
 one smeared marble, or one marble read as two)."""
@@ -362,7 +373,7 @@ class MarbleDetector:
             background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
             diff = cur - to_log(background)
             tuning = WITHOUT_REFERENCE
-        change, lum_change = change_magnitude(diff, DARK_WEIGHT)
+        change, _ = change_magnitude(diff, DARK_WEIGHT)
         votes, per_radius = circle_votes(change, self._work_r, tuning.grad_min)
         t_fill = max(FILL_MIN_CHANGE, 3.0 * float(change[::2, ::2].mean()))
         side = self._fill_side
@@ -370,14 +381,13 @@ class MarbleDetector:
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
         self._near = []
-        self._blobs: list[tuple] = []
         self._light: tuple[float, float] | None = None
         self._frame_r = self._work_r
         centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
         if self._reference is not None:
             changed = change > UNEXPLAINED_CHANGE * t_fill
             self._near += _unexplained(changed, centres, self._frame_r)
-            self._blobs = _blob_shapes(changed, centres, self._frame_r, change, lum_change, self._light)
+            self._near += _leftover_change(changed, centres, self._frame_r, self._light)
         x0, y0, _, _ = self._roi(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
@@ -579,55 +589,46 @@ def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[
     return [(int(centroids[i][0]), int(centroids[i][1])) for i in range(1, n) if stats[i][4] >= least]
 
 
-def _blob_shapes(changed: np.ndarray, kept: list[_Peak], radius: float, change: np.ndarray,
-                 lum: np.ndarray, light: tuple[float, float] | None) -> list[tuple]:
-    """Per changed blob (``changed``: bool mask, opened 3x3) of at least half a marble disc:
-    (centroid x, y, area in marble discs, marbles of ``kept`` whose centre lies in it, elongation
-    (major / minor axis), major semi-axis in radii, minor semi-axis in radii)."""
+def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
+                     light: tuple[float, float] | None) -> list[tuple[int, int]]:
+    """Where a changed blob (``changed``: bool mask, opened 3x3) holds more change than the
+    marbles of ``kept`` found in it explain: outside their discs (``REST_RADII``), at least
+    ``REST_AREA`` marble discs of change whose centre lies off the shadow side of the blob's
+    (first) marble (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
+    missed, or a marble still rolling, smeared along its path. The light is ``light`` (the
+    frame's), else where that marble's highlight sits. Returns each leftover's centre and its marble's."""
     opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
-    disc = math.pi * radius * radius
-    h, w = labels.shape
-    inside = np.zeros(n, np.int32)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    least = REST_AREA * math.pi * radius * radius
     owner: dict[int, _Peak] = {}
+    reach = max(1, int(0.7 * radius))
+    for k in kept:  # a marble's blob: the most common one near its centre (clear glass: a ring)
+        x, y = int(k[0]), int(k[1])
+        near = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].ravel()
+        near = near[near > 0]
+        if len(near):
+            owner.setdefault(int(np.bincount(near).argmax()), k)
+    rest = opened
     for k in kept:
-        lab = labels[min(h - 1, max(0, int(k[1]))), min(w - 1, max(0, int(k[0])))]
-        inside[lab] += 1
-        owner.setdefault(int(lab), k)
-    rest = opened.copy()
-    for k in kept:
-        cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(1.15 * radius)), 0, -1)
+        cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(REST_RADII * radius)), 0, -1)
     out = []
-    for i in range(1, n):
+    for i, k in owner.items():
         x, y, bw, bh, area = stats[i]
-        if area < 0.5 * disc:
+        if area < least:
             continue
-        sel = (labels[y:y + bh, x:x + bw] == i).astype(np.uint8)
-        m = cv2.moments(sel, binaryImage=True)
-        ml = cv2.mean(lum[y:y + bh, x:x + bw], sel)[0]
-        mc = cv2.mean(change[y:y + bh, x:x + bw], sel)[0]
-        a, b, c = m["mu20"] / area, m["mu11"] / area, m["mu02"] / area
-        root = math.sqrt(max(0.0, 0.25 * (a - c) ** 2 + b * b))
-        l1, l2 = 0.5 * (a + c) + root, max(1e-6, 0.5 * (a + c) - root)
-        rsel = rest[y:y + bh, x:x + bw] * sel
-        ra = float(rsel.sum())
-        rl = rc = cos = dist = 0.0
-        if ra > 0 and i in owner:
-            rl = cv2.mean(lum[y:y + bh, x:x + bw], rsel)[0]
-            rc = cv2.mean(change[y:y + bh, x:x + bw], rsel)[0]
-            rm = cv2.moments(rsel, binaryImage=True)
-            k = owner[i]
-            vx, vy = x + rm["m10"] / ra - k[0], y + rm["m01"] / ra - k[1]
-            dist = math.hypot(vx, vy) / radius
-            if light is not None:
-                sx, sy = -light[0], -light[1]
-            else:
-                hl = math.hypot(k[4], k[5])
-                sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
-            cos = (vx * sx + vy * sy) / max(1e-6, math.hypot(vx, vy))
-        out.append((float(centroids[i][0]), float(centroids[i][1]), area / disc, int(inside[i]),
-                    math.sqrt(l1 / l2), 2 * math.sqrt(l1) / radius, 2 * math.sqrt(l2) / radius, ml, mc,
-                    ra / disc, rl, rc, cos, dist))
+        left = rest[y:y + bh, x:x + bw] * (labels[y:y + bh, x:x + bw] == i)
+        m = cv2.moments(left, binaryImage=True)
+        if m["m00"] < least:
+            continue
+        cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
+        vx, vy = cx - k[0], cy - k[1]
+        if light is not None:
+            sx, sy = -light[0], -light[1]
+        else:
+            hl = math.hypot(k[4], k[5])
+            sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
+        if vx * sx + vy * sy < REST_SHADOW_COS * math.hypot(vx, vy):
+            out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
     return out
 
 
