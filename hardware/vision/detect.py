@@ -46,7 +46,11 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR``
    radii (a touching pair or one rolling marble), or (with a reference) a changed blob the size
    of a marble that no marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a
-   faint one, a new object). Without a reference every gate is unsure.
+   faint one, a new object), or a changed blob holding more change than the marbles found in it
+   explain: ``REST_AREA`` marble discs outside their discs, off the shadow side (a touching
+   neighbour missed, a marble still rolling and smeared along its path: the gate waits for a
+   person rather than score it), or a blob with no marble in it that is no near marble's shadow.
+   Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
@@ -240,6 +244,13 @@ shadow side, that makes its gate unsure (a touching neighbour missed, a smeared,
 REST_SHADOW_COS = 0.5
 """Cosine (from the blob's marble to that leftover change, against the light) above which the
 leftover lies on the shadow side, where the marble's own shadow and caustic explain it."""
+
+LONE_AREA = 0.5
+"""A changed blob of this many marble discs with no marble found in it makes its gate unsure,
+unless it lies on the shadow side of a marble within ``LONE_REACH`` radii (its shadow)."""
+
+LONE_REACH = 3.0
+"""Farthest (radii) a marble's detached shadow lies from it."""
 
 REST_RADII = 1.15
 """A marble found explains the change within this many radii of its centre."""
@@ -596,9 +607,11 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
     ``REST_AREA`` marble discs of change whose centre lies off the shadow side of the blob's
     (first) marble (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
     missed, or a marble still rolling, smeared along its path. The light is ``light`` (the
-    frame's), else where that marble's highlight sits. Returns each leftover's centre and its marble's."""
+    frame's), else where that marble's highlight sits. A blob of ``LONE_AREA`` discs with no
+    marble found in it counts too, unless it lies on the shadow side of a marble within
+    ``LONE_REACH`` radii (a detached shadow). Returns each leftover's centre and its marble's."""
     opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
     least = REST_AREA * math.pi * radius * radius
     owner: dict[int, _Peak] = {}
     reach = max(1, int(0.7 * radius))
@@ -611,9 +624,29 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
     rest = opened
     for k in kept:
         cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(REST_RADII * radius)), 0, -1)
+    def off_shadow(k: _Peak, cx: float, cy: float) -> bool:
+        vx, vy = cx - k[0], cy - k[1]
+        if light is not None:
+            sx, sy = -light[0], -light[1]
+        else:
+            hl = math.hypot(k[4], k[5])
+            sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
+        return vx * sx + vy * sy < REST_SHADOW_COS * math.hypot(vx, vy)
+
     out = []
-    for i, k in owner.items():
+    lone = LONE_AREA * math.pi * radius * radius
+    for i in range(1, n):
         x, y, bw, bh, area = stats[i]
+        k = owner.get(i)
+        if k is None:  # no marble in it: a detached shadow of a near marble, or a marble missed
+            if area >= lone:
+                cx, cy = centroids[i]
+                d2 = [((cx - q[0]) ** 2 + (cy - q[1]) ** 2, q) for q in kept]
+                near_k = min(d2, key=lambda t: t[0])[1] if d2 else None
+                if near_k is None or (cx - near_k[0]) ** 2 + (cy - near_k[1]) ** 2 > (LONE_REACH * radius) ** 2 \
+                        or off_shadow(near_k, cx, cy):
+                    out.append((int(cx), int(cy)))
+            continue
         if area < least:
             continue
         left = rest[y:y + bh, x:x + bw] * (labels[y:y + bh, x:x + bw] == i)
@@ -621,13 +654,7 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
         if m["m00"] < least:
             continue
         cx, cy = x + m["m10"] / m["m00"], y + m["m01"] / m["m00"]
-        vx, vy = cx - k[0], cy - k[1]
-        if light is not None:
-            sx, sy = -light[0], -light[1]
-        else:
-            hl = math.hypot(k[4], k[5])
-            sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
-        if vx * sx + vy * sy < REST_SHADOW_COS * math.hypot(vx, vy):
+        if off_shadow(k, cx, cy):
             out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
     return out
 
