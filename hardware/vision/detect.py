@@ -610,8 +610,8 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
                      light: tuple[float, float] | None) -> list[tuple[int, int]]:
     """Where a changed blob (``changed``: bool mask, opened 3x3) holds more change than the
     marbles of ``kept`` found in it explain: outside their discs (``REST_RADII``), at least
-    ``REST_AREA`` marble discs of change whose centre lies off the shadow side of the blob's
-    (first) marble (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
+    ``REST_AREA`` marble discs of change nearest one of them whose centre lies off that marble's
+    shadow side (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
     missed, or a marble still rolling, smeared along its path. The light is ``light`` (the
     frame's), else where that marble's highlight sits. A blob of ``LONE_AREA`` discs with no
     marble found in it counts too, unless it lies on the shadow side of a marble within
@@ -624,14 +624,14 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
     lab = labels[ys, xs]
     areas = np.bincount(lab, minlength=n)
     disc = math.pi * radius * radius
-    owner: dict[int, _Peak] = {}
+    owner: dict[int, list[_Peak]] = {}
     reach = max(1, int(0.7 * radius))
     for k in kept:  # a marble's blob: the most common one near its centre (clear glass: a ring)
         x, y = int(k[0]), int(k[1])
         near = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].ravel()
         near = near[near > 0]
         if len(near):
-            owner.setdefault(int(np.bincount(near).argmax()), k)
+            owner.setdefault(int(np.bincount(near).argmax()), []).append(k)
     rest = opened
     for k in kept:
         cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(REST_RADII * radius)), 0, -1)
@@ -651,8 +651,8 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
         if i == 0:
             continue
         pick = lab == i
-        k = owner.get(i)
-        if k is None:  # no marble in it: a detached shadow of a near marble, or a marble missed
+        mine = owner.get(i)
+        if mine is None:  # no marble in it: a detached shadow of a near marble, or a marble missed
             if areas[i] >= LONE_AREA * disc:
                 cx, cy = float(xs[pick].mean()), float(ys[pick].mean())
                 near_k = min(kept, key=lambda q: (cx - q[0]) ** 2 + (cy - q[1]) ** 2) if kept else None
@@ -662,12 +662,18 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
             continue
         if areas[i] < REST_AREA * disc:
             continue
-        mine = pick & left
-        if mine.sum() < REST_AREA * disc:
+        px, py = xs[pick & left], ys[pick & left]
+        if len(px) < REST_AREA * disc:
             continue
-        cx, cy = float(xs[mine].mean()), float(ys[mine].mean())
-        if off_shadow(k, cx, cy):
-            out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
+        # each leftover pixel belongs to the nearest marble of the blob
+        d2 = np.stack([(px - k[0]) ** 2 + (py - k[1]) ** 2 for k in mine])
+        nearest = np.argmin(d2, axis=0)
+        for j, k in enumerate(mine):
+            sel = nearest == j
+            if sel.sum() >= REST_AREA * disc:
+                cx, cy = float(px[sel].mean()), float(py[sel].mean())
+                if off_shadow(k, cx, cy):
+                    out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
     return out
 
 
