@@ -23,11 +23,17 @@ FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
 EXACT_FLOOR = {"faint": 1.0, "touching": 1.0, "blur": 0.9, "clutter": 1.0, "clear": 1.0}
 """Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached.
 On 500 held-out scenes per case (70000..70499) the rates are faint 0.996, touching 0.988, blur
-0.948, clutter 0.994, clear 0.986 (2,500 scenes: 0.982); wrong and no gate flagged unsure 0.007
-(0.018 before the flag existed); flagged unsure 0.061."""
+0.948, clutter 0.994, clear 0.986; wrong and no gate flagged unsure: faint 0.000, touching 0.004,
+blur 0.014, clutter 0.002, clear 0.004 (0.002, 0.004, 0.022, 0.002, 0.006 before the changed-blob
+checks); flagged unsure: faint 0.048, touching 0.088, blur 0.204, clutter 0.074, clear 0.074."""
 
-WRONG_BUT_SURE_CEILING = 0.02
-"""Fraction of the test's 100 hard scenes read wrong without any gate flagged unsure (reached: 0.02)."""
+WRONG_BUT_SURE_CEILING = 0.0
+"""Fraction of the test's 100 hard scenes read wrong without any gate flagged unsure (reached: 0;
+0.02 before the changed-blob checks)."""
+
+WRONG_GATE_SURE_CEILING = 0.01
+"""Fraction of the test's 100 hard scenes with a gate read wrong and not flagged unsure, while
+another gate is (a flagged gate waits for a tap, the others are scored; reached: 0.01)."""
 
 
 def test_training_and_held_out_seeds_never_overlap() -> None:
@@ -56,9 +62,10 @@ def test_cases_render_what_they_name() -> None:
 
 
 @pytest.fixture(scope="module")
-def hard_results() -> dict[str, list[tuple[bool, bool, bool]]]:
-    """Per case: (six counts exact, any gate unsure, clutter scene without reference exact)."""
-    out: dict[str, list[tuple[bool, bool, bool]]] = {}
+def hard_results() -> dict[str, list[tuple[bool, bool, bool, bool]]]:
+    """Per case: (six counts exact, any gate unsure, clutter scene without reference exact, a gate
+    read wrong and not unsure)."""
+    out: dict[str, list[tuple[bool, bool, bool, bool]]] = {}
     for case in CASES:
         rows = []
         for seed in range(FIRST_SEED, FIRST_SEED + N_PER_CASE):
@@ -68,7 +75,9 @@ def hard_results() -> dict[str, list[tuple[bool, bool, bool]]]:
             if case == "clutter":
                 noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
                 assert noref.unsure == (True,) * 6 and not noref.with_reference  # never certain without one
-            rows.append((det.counts == sc.counts, det.is_unsure, noref is not None and noref.counts == sc.counts))
+            wrong_sure = any(c != t and not u for c, t, u in zip(det.counts, sc.counts, det.unsure))
+            rows.append((det.counts == sc.counts, det.is_unsure, noref is not None and noref.counts == sc.counts,
+                         wrong_sure))
         out[case] = rows
     return out
 
@@ -81,7 +90,28 @@ def test_hard_case_accuracy(hard_results, case) -> None:
 
 def test_wrong_readings_are_flagged_unsure(hard_results) -> None:
     rows = [r for rs in hard_results.values() for r in rs]
-    assert sum(not ok and not unsure for ok, unsure, _ in rows) / len(rows) <= WRONG_BUT_SURE_CEILING
+    assert sum(not ok and not unsure for ok, unsure, *_ in rows) / len(rows) <= WRONG_BUT_SURE_CEILING
+    assert sum(r[3] for r in rows) / len(rows) <= WRONG_GATE_SURE_CEILING
+
+
+def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> None:
+    """Two rolling marbles in gate 1 (held-out seed 72005) read as one: the change left over beside
+    the marble found flags gate 1 (only); without the changed-blob checks the wrong count is sure.
+    A lone rolling marble (72011) is read right but its gate waits for a tap (still rolling)."""
+    from hardware.vision import detect
+
+    def read(seed: int):
+        sc = make_scene(seed, case="blur")
+        return sc, MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+
+    sc, det = read(72005)
+    assert det.counts[0] < sc.counts[0] and det.unsure == (True,) + (False,) * 5
+    sc, det = read(72011)
+    assert det.counts == sc.counts and det.unsure[sc.counts.index(1)]
+    monkeypatch.setattr(detect, "REST_AREA", 100.0)
+    monkeypatch.setattr(detect, "LONE_AREA", 100.0)
+    sc, det = read(72005)
+    assert det.counts != sc.counts and not det.is_unsure
 
 
 def test_unsure_is_in_the_json_and_old_fields_stay() -> None:

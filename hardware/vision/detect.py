@@ -46,7 +46,11 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR``
    radii (a touching pair or one rolling marble), or (with a reference) a changed blob the size
    of a marble that no marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a
-   faint one, a new object). Without a reference every gate is unsure.
+   faint one, a new object), or a changed blob holding more change than the marbles found in it
+   explain: ``REST_AREA`` marble discs outside their discs, off the shadow side (a touching
+   neighbour missed, a marble still rolling and smeared along its path: the gate waits for a
+   person rather than score it), or a blob with no marble in it that is no near marble's shadow.
+   Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
@@ -233,6 +237,24 @@ UNEXPLAINED_CHANGE = 0.6
 EXPLAINED_RADII = 2.0
 """Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
 
+REST_AREA = 0.6
+"""Changed area (marble discs) of a blob outside the discs of the marbles found in it, off the
+shadow side, that makes its gate unsure (a touching neighbour missed, a smeared, rolling marble)."""
+
+REST_SHADOW_COS = 0.5
+"""Cosine (from the blob's marble to that leftover change, against the light) above which the
+leftover lies on the shadow side, where the marble's own shadow and caustic explain it."""
+
+LONE_AREA = 0.5
+"""A changed blob of this many marble discs with no marble found in it makes its gate unsure,
+unless it lies on the shadow side of a marble within ``LONE_REACH`` radii (its shadow)."""
+
+LONE_REACH = 3.0
+"""Farthest (radii) a marble's detached shadow lies from it."""
+
+REST_RADII = 1.15
+"""A marble found explains the change within this many radii of its centre."""
+
 CLOSE_PAIR = 1.8
 """Two marbles kept closer than this many radii make their gate unsure (a touching pair read as
 one smeared marble, or one marble read as two)."""
@@ -370,10 +392,13 @@ class MarbleDetector:
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
         self._near = []
+        self._light: tuple[float, float] | None = None
         self._frame_r = self._work_r
         centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
         if self._reference is not None:
-            self._near += _unexplained(change > UNEXPLAINED_CHANGE * t_fill, centres, self._frame_r)
+            changed = change > UNEXPLAINED_CHANGE * t_fill
+            self._near += _unexplained(changed, centres, self._frame_r)
+            self._near += _leftover_change(changed, centres, self._frame_r, self._light)
         x0, y0, _, _ = self._roi(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
@@ -431,6 +456,7 @@ class MarbleDetector:
         radius = self._frame_radius(first, per_radius)
         self._frame_r = radius
         light = _light_direction(self._suppress(cands, radius, None), radius)
+        self._light = light
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
             lum_change = cv2.transform(diff, MEAN3)
@@ -569,9 +595,86 @@ def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[
     for k in kept:
         cv2.circle(mask, (int(k[0]), int(k[1])), int(round(EXPLAINED_RADII * radius)), 0, -1)
     opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, _, stats, centroids = cv2.connectedComponentsWithStats(opened, connectivity=8)
+    n, labels = cv2.connectedComponents(opened, connectivity=8)  # (its stats cost 5 times more)
+    if n < 2:
+        return []
+    ys, xs = np.nonzero(opened)
+    lab = labels[ys, xs]
+    areas = np.bincount(lab, minlength=n)
+    sx, sy = np.bincount(lab, xs, n), np.bincount(lab, ys, n)
     least = UNEXPLAINED_AREA * math.pi * radius * radius
-    return [(int(centroids[i][0]), int(centroids[i][1])) for i in range(1, n) if stats[i][4] >= least]
+    return [(int(sx[i] / areas[i]), int(sy[i] / areas[i])) for i in range(1, n) if areas[i] >= least]
+
+
+def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
+                     light: tuple[float, float] | None) -> list[tuple[int, int]]:
+    """Where a changed blob (``changed``: bool mask, opened 3x3) holds more change than the
+    marbles of ``kept`` found in it explain: outside their discs (``REST_RADII``), at least
+    ``REST_AREA`` marble discs of change nearest one of them whose centre lies off that marble's
+    shadow side (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
+    missed, or a marble still rolling, smeared along its path. The light is ``light`` (the
+    frame's), else where that marble's highlight sits. A blob of ``LONE_AREA`` discs with no
+    marble found in it counts too, unless it lies on the shadow side of a marble within
+    ``LONE_REACH`` radii (a detached shadow). Returns each leftover's centre and its marble's."""
+    opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(opened, connectivity=8)
+    if n < 2:
+        return []
+    ys, xs = np.nonzero(opened)
+    lab = labels[ys, xs]
+    areas = np.bincount(lab, minlength=n)
+    disc = math.pi * radius * radius
+    owner: dict[int, list[_Peak]] = {}
+    reach = max(1, int(0.7 * radius))
+    for k in kept:  # a marble's blob: the most common one near its centre (clear glass: a ring)
+        x, y = int(k[0]), int(k[1])
+        near = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].ravel()
+        near = near[near > 0]
+        if len(near):
+            owner.setdefault(int(np.bincount(near).argmax()), []).append(k)
+    rest = opened
+    for k in kept:
+        cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(REST_RADII * radius)), 0, -1)
+    left = rest[ys, xs] > 0
+
+    def off_shadow(k: _Peak, cx: float, cy: float) -> bool:
+        vx, vy = cx - k[0], cy - k[1]
+        if light is not None:
+            sx, sy = -light[0], -light[1]
+        else:
+            hl = math.hypot(k[4], k[5])
+            sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
+        return vx * sx + vy * sy < REST_SHADOW_COS * math.hypot(vx, vy)
+
+    out = []
+    for i in (np.nonzero(areas >= min(REST_AREA, LONE_AREA) * disc)[0]).tolist():
+        if i == 0:
+            continue
+        pick = lab == i
+        mine = owner.get(i)
+        if mine is None:  # no marble in it: a detached shadow of a near marble, or a marble missed
+            if areas[i] >= LONE_AREA * disc:
+                cx, cy = float(xs[pick].mean()), float(ys[pick].mean())
+                near_k = min(kept, key=lambda q: (cx - q[0]) ** 2 + (cy - q[1]) ** 2) if kept else None
+                if near_k is None or (cx - near_k[0]) ** 2 + (cy - near_k[1]) ** 2 > (LONE_REACH * radius) ** 2 \
+                        or off_shadow(near_k, cx, cy):
+                    out.append((int(cx), int(cy)))
+            continue
+        if areas[i] < REST_AREA * disc:
+            continue
+        px, py = xs[pick & left], ys[pick & left]
+        if len(px) < REST_AREA * disc:
+            continue
+        # each leftover pixel belongs to the nearest marble of the blob
+        d2 = np.stack([(px - k[0]) ** 2 + (py - k[1]) ** 2 for k in mine])
+        nearest = np.argmin(d2, axis=0)
+        for j, k in enumerate(mine):
+            sel = nearest == j
+            if sel.sum() >= REST_AREA * disc:
+                cx, cy = float(px[sel].mean()), float(py[sel].mean())
+                if off_shadow(k, cx, cy):
+                    out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
+    return out
 
 
 def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:
