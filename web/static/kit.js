@@ -326,6 +326,13 @@ export function who(view, name, cls = "who") {
   return h("span", { class: cls, style: { "--c": colourOf(view, name) } }, name);
 }
 
+/** Players named in their colours, as a sentence says them: "Ada", "Ada and Ben", "Ada, Ben and Cleo". */
+export function whoList(view, list) {
+  const out = [];
+  list.forEach((p, i) => { if (i) out.push(i === list.length - 1 ? " and " : ", "); out.push(who(view, p)); });
+  return out;
+}
+
 // ---- a game page ------------------------------------------------------------------------------------------
 
 const $ = (id) => document.getElementById(id);

@@ -2,7 +2,7 @@
 // head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
 // of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
-import { button, colourOf, h, keypad, startGame, toast, who } from "../kit.js";
+import { button, colourOf, h, keypad, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -32,12 +32,6 @@ let game = null;
 const expects = (s, type) => s.expects?.includes(type);
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const send = (event) => game.send(event);
-
-function names(view, list) {
-  const out = [];
-  list.forEach((p, i) => { if (i) out.push(i === list.length - 1 ? " and " : ", "); out.push(who(view, p)); });
-  return out;
-}
 
 // ---- the turn line --------------------------------------------------------------------------------------------
 
@@ -220,8 +214,8 @@ function renderTrackers(view, s) {
       cls: "ds-five", dataset: { skip: n }, "aria-label": `${n} × 5 played`,
       reason: reasonFor(s, "skip"), onTap: () => send({ type: "skip", count: n }) }));
   tile($("ds-skips"), "Skips", String(s.skips),
-    s.skips ? [...names(view, s.skipping), s.skipping.length === 1 ? " skips" : " skip"]
-      : s.last_skipped.length ? [...names(view, s.last_skipped), " skipped"] : "5s played at once",
+    s.skips ? [...whoList(view, s.skipping), s.skipping.length === 1 ? " skips" : " skip"]
+      : s.last_skipped.length ? [...whoList(view, s.last_skipped), " skipped"] : "5s played at once",
     skipButtons, s.skips ? "alert" : "");
 
   const count = view.players.length;
@@ -346,7 +340,7 @@ function endCheck(view, s) {
   if (s.extra_round) {
     const fewest = Math.min(...view.players.map((p) => view.scores[p] ?? 0));
     const tied = view.players.filter((p) => view.scores[p] === fewest);
-    return [`Someone has ${s.limit} or more, but `, ...names(view, tied),
+    return [`Someone has ${s.limit} or more, but `, ...whoList(view, tied),
       ` tie for the fewest (${fewest}): one more round.`];
   }
   return top >= s.limit ? [] : [`Nobody has lost ${s.limit} yet (most: ${top}).`];

@@ -5,7 +5,7 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { button, colourOf, confirm, dialog, h, keypad, startGame, toast, who } from "../kit.js";
+import { button, colourOf, confirm, dialog, h, keypad, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -46,12 +46,6 @@ function ruled(content, { reason = null, rule = null, onTap, cls = "", ...props 
   if (reason) el.setAttribute("aria-disabled", "true");
   el.addEventListener("click", () => { if (reason) toast(reason, "info", rule); else onTap?.(); });
   return el;
-}
-
-function names(view, list) {
-  const out = [];
-  list.forEach((p, i) => { if (i) out.push(i === list.length - 1 ? " and " : ", "); out.push(who(view, p)); });
-  return out;
 }
 
 // ---- the turn line ------------------------------------------------------------------------------------------
@@ -302,7 +296,7 @@ async function shareTreasure(view, hero, group, value) {
   const sharers = [hero.player, ...group];
   const { each, rest } = split(value, sharers.length);
   const keeper = await dialog((close) => [
-    h("p", { class: "big" }, `Treasure ${value} shared by `, ...names(view, sharers)),
+    h("p", { class: "big" }, `Treasure ${value} shared by `, ...whoList(view, sharers)),
     h("ul", { class: "hr-shares", id: "hr-share-preview" }, ...sharers.map((p) => h("li", { dataset: { share: p } },
       who(view, p), ` ${each}`))),
     rest ? h("p", { id: "hr-share-rest" }, `${rest} left over: who keeps it?`) : null,
@@ -461,7 +455,7 @@ function renderFightSetup(view, s) {
 }
 
 const STEP = {
-  heroes: (f) => ["The heroes attack: ", names(game.view, f.members.filter((m) => m.can_attack).map((m) => m.player))],
+  heroes: (f) => ["The heroes attack: ", whoList(game.view, f.members.filter((m) => m.can_attack).map((m) => m.player))],
   enemy: (f) => [`The ${f.name} attacks`],
   simultaneous: (f) => [`Both strike at once: the heroes and the ${f.name}`],
 };
@@ -627,7 +621,7 @@ function renderLast(view, s) {
   const heroes = f.members.map((m) => m.player);
   const paid = Object.entries(f.shares);
   const last = f.exchanges.at(-1)?.strikes.at(-1);
-  box.replaceChildren(h("strong", {}, "Last fight: "), ...names(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
+  box.replaceChildren(h("strong", {}, "Last fight: "), ...whoList(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
     ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
     ...(last ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".");
 }
