@@ -21,6 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hardware.files import write_json
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -145,9 +147,7 @@ class PhotoKeeper:
             self._enabled = bool(enabled)
         try:
             self.choice_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.choice_path.with_name(self.choice_path.name + ".tmp")
-            tmp.write_text(json.dumps({"enabled": bool(enabled)}) + "\n", encoding="utf-8")
-            tmp.replace(self.choice_path)
+            write_json(self.choice_path, {"enabled": bool(enabled)}, indent=None)
         except OSError as err:
             self._error = f"the choice could not be saved ({err}); it holds until the companion restarts"
             log.error("photo keeping: %s", self._error)

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hardware.files import write_json
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -63,10 +65,7 @@ class MarbleSize:
 
     def save(self, path: str | Path) -> None:
         """Write atomically (temp file, then rename)."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
-        tmp.replace(path)
+        write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: str | Path) -> MarbleSize:

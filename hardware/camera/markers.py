@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hardware.files import write_json
+
 if TYPE_CHECKING:  # cv2 and numpy load when markers are first looked for or drawn, not on import
     import numpy as np
 
@@ -281,10 +283,7 @@ class MarkerAnchor:
         return cls(image_size=(width, height), markers=markers)
 
     def save(self, path: str | Path) -> None:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1), encoding="utf-8")
-        tmp.replace(path)
+        write_json(path, self.to_dict())
 
     @classmethod
     def load(cls, path: str | Path) -> MarkerAnchor:

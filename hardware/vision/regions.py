@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hardware.files import write_json
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -180,7 +182,4 @@ def load_regions(path: str | Path) -> GateRegions:
 
 def save_regions(regions: GateRegions, path: str | Path) -> None:
     """Write regions as JSON (atomically: temp file then rename)."""
-    p = Path(path)
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(json.dumps(regions.to_json(), indent=2) + "\n", encoding="utf-8")
-    tmp.replace(p)
+    write_json(path, regions.to_json(), indent=2)
