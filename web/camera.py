@@ -116,26 +116,20 @@ def keeping():
     return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(enabled)})
 
 
-@bp.errorhandler(RegionsError)
-def _bad_regions(err: RegionsError):
-    return error_response(400, "malformed", str(err))
+#: What the camera's own refusals answer: (status, error code) per exception, the message being the exception's.
+REFUSALS: dict[type[Exception], tuple[int, str]] = {
+    RegionsError: (400, "malformed"),
+    MarkerError: (422, "markers"),
+    NoMarble: (422, "no_marble"),
+    MarbleSizeError: (409, "no_reference"),
+    NoPicture: (409, "no_picture"),
+}
 
 
-@bp.errorhandler(MarkerError)
-def _markers(err: MarkerError):
-    return error_response(422, "markers", str(err))
+def _refused(err: Exception):
+    status, code = next(answer for kind, answer in REFUSALS.items() if isinstance(err, kind))
+    return error_response(status, code, str(err))
 
 
-@bp.errorhandler(NoMarble)
-def _no_marble(err: NoMarble):
-    return error_response(422, "no_marble", str(err))
-
-
-@bp.errorhandler(MarbleSizeError)
-def _no_reference(err: MarbleSizeError):
-    return error_response(409, "no_reference", str(err))
-
-
-@bp.errorhandler(NoPicture)
-def _no_picture(err: NoPicture):
-    return error_response(409, "no_picture", str(err))
+for _refusal in REFUSALS:
+    bp.register_error_handler(_refusal, _refused)
