@@ -6,6 +6,7 @@ Pure numpy/cv2 functions on small working images (float32); no state, no I/O.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -123,3 +124,30 @@ def local_maxima(score: np.ndarray, min_value: float) -> tuple[np.ndarray, np.nd
     ys, xs = np.nonzero((score >= dil) & (score >= min_value))
     order = np.argsort(-score[ys, xs], kind="stable")
     return xs[order], ys[order]
+
+
+@lru_cache(maxsize=8)
+def _disc(reach: int) -> np.ndarray:
+    yy, xx = np.ogrid[-reach:reach + 1, -reach:reach + 1]
+    return xx * xx + yy * yy <= reach * reach
+
+
+def disc_window(img: np.ndarray, x: int, y: int, reach: int) -> tuple[np.ndarray, int, int]:
+    """The pixels of the 2-D ``img`` within ``reach`` of (x, y), clipped to the image, as a window
+    whose pixels outside that disc are -1; and the window's top-left corner (xa, ya) in ``img``."""
+    h, w = img.shape
+    ya, xa = max(0, y - reach), max(0, x - reach)
+    win = img[ya:min(h, y + reach + 1), xa:min(w, x + reach + 1)]
+    dy, dx = ya - y + reach, xa - x + reach
+    return np.where(_disc(reach)[dy:dy + win.shape[0], dx:dx + win.shape[1]], win, -1.0), xa, ya
+
+
+def local_background(img_u8: np.ndarray, radius: float) -> np.ndarray:
+    """The background of a frame without a reference: a median about 4 marble radii wide, taken at
+    a quarter of the resolution (a sixteenth of the cost; the background varies over many radii)
+    and scaled back."""
+    h, w = img_u8.shape[:2]
+    if min(h, w) < 32:
+        return cv2.medianBlur(img_u8, int(4 * radius) | 1)
+    small = cv2.resize(img_u8, (w // 4, h // 4), interpolation=cv2.INTER_AREA)
+    return cv2.resize(cv2.medianBlur(small, int(radius) | 1), (w, h), interpolation=cv2.INTER_LINEAR)

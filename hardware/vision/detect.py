@@ -33,7 +33,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    highlight sits. A marble and its shadow can
    merge into one blob whose votes peak on the shadow side: then a peak on the light side that
    is nearly as strong replaces it. A clear circle (score ``STRONG_SCORE``) needs only a weaker
-   highlight (with a reference).
+   highlight (with a reference), and a very clear one (``VERY_STRONG_SCORE``) a faint one.
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
@@ -70,7 +70,9 @@ from hardware.vision.circles import (
     best_radius,
     change_magnitude,
     circle_votes,
+    disc_window,
     light_gain,
+    local_background,
     local_maxima,
     neighbourhood_votes,
     to_log,
@@ -171,6 +173,13 @@ usual highlight (the two evidences add up; a small glare is blurred away at the 
 CLIPPED_LUM = float(LOG_TABLE[245])
 """Mean log brightness of a clipped (over-exposed) pixel: there a highlight cannot stand out, so
 a clipped spot near the centre passes for one."""
+
+VERY_STRONG_SCORE = 0.75
+"""With a reference, a circle this clear needs only ``VERY_STRONG_HIGHLIGHT`` times the usual
+highlight: a rolling marble smears its glare into a faint streak, real glass under diffuse light
+shows a small one, but a changed disc of the marble's size with a clear outline is a marble."""
+
+VERY_STRONG_HIGHLIGHT = 0.4
 
 RADIUS_SCORE = 0.7
 """Score of the detections whose votes measure the frame's marble radius."""
@@ -381,8 +390,7 @@ class MarbleDetector:
             diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
             tuning = WITH_REFERENCE
         else:
-            background = cv2.medianBlur(work, int(4 * self._work_r) | 1)
-            diff = cur - to_log(background)
+            diff = cur - to_log(local_background(work, self._work_r))
             tuning = WITHOUT_REFERENCE
         change, _ = change_magnitude(diff, DARK_WEIGHT)
         votes, per_radius = circle_votes(change, self._work_r, tuning.grad_min)
@@ -438,20 +446,20 @@ class MarbleDetector:
         h, w = spot.shape
         cands: list[_Peak] = []
         for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
-            ya, xa = max(0, y - reach), max(0, x - reach)
-            win = spot[ya:min(h, y + reach + 1), xa:min(w, x + reach + 1)]
-            yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
-            masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
+            masked, xa, ya = disc_window(spot, x, y, reach)
             k = int(np.argmax(masked))
             s = float(score[y, x])
-            needed = highlight * (strong if s >= STRONG_SCORE else 1.0)
-            lit = masked.flat[k] >= needed or lum[ya:ya + win.shape[0], xa:xa + win.shape[1]].max() >= CLIPPED_LUM
+            if s >= VERY_STRONG_SCORE and self._reference is not None:
+                needed = highlight * VERY_STRONG_HIGHLIGHT
+            else:
+                needed = highlight * (strong if s >= STRONG_SCORE else 1.0)
+            lit = masked.flat[k] >= needed or lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
             if s < tuning.min_score or not lit:
                 if (s >= tuning.min_score or lit) and masked.flat[k] >= NEAR_MISS * needed:
                     self._near.append((x, y))  # nearly a marble: its gate is unsure
                 continue
             cands.append((x, y, self._work_r * RADIUS_FACTORS[best], s,
-                          float(xa + k % win.shape[1] - x), float(ya + k // win.shape[1] - y)))
+                          float(xa + k % masked.shape[1] - x), float(ya + k // masked.shape[1] - y)))
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
         self._frame_r = radius
@@ -712,14 +720,11 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
         found = kept + added
         if any((x - k[0]) ** 2 + (y - k[1]) ** 2 < (SEED_AWAY * radius) ** 2 for k in found):
             continue
-        ya, xa = max(0, y - reach), max(0, x - reach)
-        win = score[ya:min(h, y + reach + 1), xa:min(w, x + reach + 1)]
-        yy, xx = np.ogrid[ya - y:ya - y + win.shape[0], xa - x:xa - x + win.shape[1]]
-        masked = np.where(xx * xx + yy * yy <= reach * reach, win, -1.0)
+        masked, xa, ya = disc_window(score, x, y, reach)
         k = int(np.argmax(masked))
         if masked.flat[k] < SEED_SCORE:
             continue
-        cy, cx = ya + k // win.shape[1], xa + k % win.shape[1]
+        cy, cx = ya + k // masked.shape[1], xa + k % masked.shape[1]
         if any((cx - q[0]) ** 2 + (cy - q[1]) ** 2 < (PEAK_SEPARATION * radius) ** 2 for q in found):
             continue
         added.append((cx, cy, radius, float(masked.flat[k]), float(x - cx), float(y - cy)))
