@@ -11,7 +11,6 @@ Importing this module loads neither cv2 nor numpy.
 """
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Mapping
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hardware.files import write_json
+from hardware.files import read_json, write_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,13 +68,7 @@ class MarbleSize:
 
     @classmethod
     def load(cls, path: str | Path) -> MarbleSize:
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise MarbleSizeError(f"no marble size saved at {path}") from None
-        except (OSError, ValueError) as exc:
-            raise MarbleSizeError(f"cannot read marble size {path}: {exc}") from None
+        data = read_json(path, MarbleSizeError, "marble size", f"no marble size saved at {path}")
         return cls.from_dict(data, origin=str(path))
 
 

@@ -12,7 +12,6 @@ Importing this module loads neither cv2 nor numpy.
 from __future__ import annotations
 
 import argparse
-import json
 import struct
 import sys
 import zlib
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hardware.files import write_json
+from hardware.files import read_json, write_json
 
 if TYPE_CHECKING:  # cv2 and numpy load when markers are first looked for or drawn, not on import
     import numpy as np
@@ -287,13 +286,8 @@ class MarkerAnchor:
 
     @classmethod
     def load(cls, path: str | Path) -> MarkerAnchor:
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise MarkerError(f"no marker anchor at {path}: calibrate the regions with the markers first") from None
-        except (OSError, ValueError) as exc:
-            raise MarkerError(f"cannot read marker anchor {path}: {exc}") from exc
+        data = read_json(path, MarkerError, "marker anchor",
+                         f"no marker anchor at {path}: calibrate the regions with the markers first")
         return cls.from_dict(data, origin=str(path))
 
 
