@@ -81,6 +81,7 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     latest = other.locator("#hr-exchanges li").first
     expect(latest.locator(".sum")).to_have_text("12 + 5 + 4 = 21 vs 12 + 4 = 16: 5 damage", timeout=WAIT_MS)
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 15/20")
+    expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 15/20")  # the page that asks next has it too
     page.click("#hr-dice")
     keypad(page, 6, "Black Knight's attack die")
     keypad(page, 1, "Ada's defence die")  # 15 + 6 = 21 against 12 + 5 + 0 + 1 = 18
@@ -96,6 +97,7 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 1/20", timeout=WAIT_MS)
     expect(other.locator("#hr-overrides li").first).to_contain_text("enemy lives 15 → 1")
     expect(other.locator("#hr-overrides li").first).to_contain_text("Corrected at the table")
+    expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 1/20")
     page.click("#hr-dice")
     keypad(page, 6, "Ada's attack die")
     keypad(page, 1, "defence die")

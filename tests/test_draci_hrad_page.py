@@ -166,6 +166,7 @@ def test_each_hero_of_a_group_picks_their_own_weapon(open_page: Callable[..., An
     page.click("#hr-dice")
     keypad(page, 5, "the heroes' die")
     keypad(page, 1, "the Black Knight's die")
+    expect(page.locator("#hr-step")).not_to_contain_text("Initiative")  # this page has the initiative now
     page.click("#hr-dice")
     keypad(page, 3, "Ada's attack die")
     keypad(page, 2, "Ben's attack die")
