@@ -39,8 +39,6 @@ def main() -> None:
             print(f"vision: {label} {'with' if with_ref else 'without'} reference: "
                   f"median {statistics.median(med):.2f} ms/frame, worst scene median {max(med):.2f} ms "
                   f"({len(scenes)} scenes, 1 core)")
-    print("vision: without a reference every edge of the board's print votes (there is no empty scene to "
-          "subtract) and more candidates need a highlight check: over the 3 ms goal until a reference exists")
     for case in CASES:
         med = []
         for sc in make_scenes(10, 50000, case=case):
