@@ -1,8 +1,9 @@
-"""Shared fixtures: an app with a temporary database per test, its client, and a fresh table."""
+"""Shared fixtures: an app with a temporary database per test, its client, a fresh table, and apps with
+the simulated castle."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 from flask import Flask
@@ -11,6 +12,7 @@ from flask.testing import FlaskClient
 from companion.log import EventLog
 from companion.table import Table
 from tests.browser import base, browser, open_page  # noqa: F401  (fixtures for the browser tests)
+from tests.waiting import wait_for
 from web.app import create_app, shutdown
 
 
@@ -44,3 +46,22 @@ def new_diego(client: FlaskClient, players: list[str] | None = None, **options: 
                                                   "options": options})
     assert response.status_code == 201, response.get_json()
     return response.get_json()
+
+
+@pytest.fixture
+def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
+    """Build apps with the simulated castle (settings on top of ``app_config``); each is ready once its
+    simulated camera has seen the empty gates, and all are shut down after the test."""
+    made: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 0.3, **config})
+        made.append(application)
+        camera = application.extensions["sensors"].camera
+        if camera is not None and camera.service.status()["source"] == "simulation":
+            wait_for(lambda: camera.reference.get() is not None)  # set up: the empty gates were seen
+        return application
+
+    yield make
+    for application in made:
+        shutdown(application)

@@ -2,31 +2,12 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from tests.waiting import wait_for
-from web.app import create_app, shutdown
-
-
-@pytest.fixture
-def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
-    made: list[Flask] = []
-
-    def make(**config: Any) -> Flask:
-        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 0.3, **config})
-        made.append(application)
-        camera = application.extensions["sensors"].camera
-        if camera is not None and camera.service.status()["source"] == "simulation":
-            wait_for(lambda: camera.reference.get() is not None)  # set up: the empty gates were seen
-        return application
-
-    yield make
-    for application in made:
-        shutdown(application)
 
 
 def _start(client: FlaskClient) -> dict[str, Any]:

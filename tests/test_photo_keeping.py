@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -15,25 +15,14 @@ from flask.testing import FlaskClient
 
 from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples
 from tests.waiting import wait_for
-from web.app import create_app, shutdown
 
 LABEL_KEYS = {"counts", "camera_counts", "gates", "marble_radius", "confirmed_at", "session", "round"}
 
 
 @pytest.fixture
-def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
-    made: list[Flask] = []
-
-    def make(**config: Any) -> Flask:
-        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 10.0, **config})
-        made.append(application)
-        camera = application.extensions["sensors"].camera
-        wait_for(lambda: camera.reference.get() is not None)  # the empty gates were seen
-        return application
-
-    yield make
-    for application in made:
-        shutdown(application)
+def make_app(make_app: Callable[..., Flask]) -> Callable[..., Flask]:
+    """The shared simulated-castle apps, with a long settle: no round is read unless a test shortens it."""
+    return lambda **config: make_app(**{"CAMERA_SETTLE_S": 10.0, **config})
 
 
 def _events(client: FlaskClient, session: dict[str, Any], *events: dict[str, Any]) -> dict[str, Any]:

@@ -145,10 +145,13 @@ class _Tuning:
     min_score: float     # circle votes + FILL_WEIGHT * disc fill needed for a marble
     highlight: float     # brightest spot near the centre above its surroundings (log units)
     strong_highlight: float  # fraction of ``highlight`` enough at a peak of STRONG_SCORE or more
+    very_strong_highlight: float  # fraction enough at a peak of VERY_STRONG_SCORE or more
 
 
-WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.25, highlight=0.14, strong_highlight=0.7)
-WITHOUT_REFERENCE = _Tuning(grad_min=0.15, min_score=0.4, highlight=0.25, strong_highlight=1.0)
+WITH_REFERENCE = _Tuning(grad_min=0.03, min_score=0.25, highlight=0.14, strong_highlight=0.7,
+                         very_strong_highlight=0.4)
+WITHOUT_REFERENCE = _Tuning(grad_min=0.15, min_score=0.4, highlight=0.25, strong_highlight=1.0,
+                            very_strong_highlight=1.0)
 """Without a reference a printed symbol's circle is as strong as a marble's: no discount there.
 Only strong edges vote (the board's texture and print, compared with its own median, give many
 weak ones): chosen on rendered scenes, where 0.1..0.2 form a plateau (exact 0.36 against 0.31 at
@@ -178,11 +181,9 @@ CLIPPED_LUM = float(LOG_TABLE[245])
 a clipped spot near the centre passes for one."""
 
 VERY_STRONG_SCORE = 0.75
-"""With a reference, a circle this clear needs only ``VERY_STRONG_HIGHLIGHT`` times the usual
-highlight: a rolling marble smears its glare into a faint streak, real glass under diffuse light
-shows a small one, but a changed disc of the marble's size with a clear outline is a marble."""
-
-VERY_STRONG_HIGHLIGHT = 0.4
+"""A circle this clear needs only ``very_strong_highlight`` times the usual highlight (with a
+reference 0.4: a rolling marble smears its glare into a faint streak, real glass under diffuse light
+shows a small one, but a changed disc of the marble's size with a clear outline is a marble)."""
 
 RADIUS_SCORE = 0.7
 """Score of the detections whose votes measure the frame's marble radius."""
@@ -446,16 +447,13 @@ class MarbleDetector:
         spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
         radius_index = best_radius(per_radius, xs, ys).tolist()
         reach = int(HIGHLIGHT_REACH * self._work_r)
-        h, w = spot.shape
         cands: list[_Peak] = []
         for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
             masked, xa, ya = disc_window(spot, x, y, reach)
             k = int(np.argmax(masked))
             s = float(score[y, x])
-            if s >= VERY_STRONG_SCORE and self._reference is not None:
-                needed = highlight * VERY_STRONG_HIGHLIGHT
-            else:
-                needed = highlight * (strong if s >= STRONG_SCORE else 1.0)
+            needed = highlight * (tuning.very_strong_highlight if s >= VERY_STRONG_SCORE
+                                  else strong if s >= STRONG_SCORE else 1.0)
             lit = masked.flat[k] >= needed or lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
             if s < tuning.min_score or not lit:
                 if (s >= tuning.min_score or lit) and masked.flat[k] >= NEAR_MISS * needed:
@@ -717,7 +715,6 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
     new = np.where(lum_change > highlight, spot, 0.0).astype(np.float32)
     sx, sy = local_maxima(new, highlight)
     reach = int(math.ceil(HIGHLIGHT_REACH * radius))
-    h, w = score.shape
     added: list[_Peak] = []
     for x, y in zip(sx.tolist(), sy.tolist()):
         found = kept + added
