@@ -9,8 +9,11 @@ marbles) whose light differs slightly, and ground truth: counts per gate, outsid
 
 Hard cases (``make_scene(seed, case=...)``, see ``CASES``): faint translucent glass of a colour
 close to the board's, touching pairs and small clusters, marbles still rolling (motion blur along
-their path), static clutter on the table (a roll of tape, a cup; in the reference too), and clear
-and cat's-eye glass only. Without ``case`` a scene is exactly what it always was.
+their path), static clutter on the table (a roll of tape, a cup; in the reference too), clear
+and cat's-eye glass only, and "glass": clear, tinted and faint glass traced as spheres
+(tests/glass.py: refraction, Fresnel glare, shadows and caustics of a lamp, a room's light and
+sometimes a window's), half of the scenes in touching pairs and clusters. Without ``case`` a
+scene is exactly what it always was.
 
 Everything is derived from ``seed`` (and ``case``) alone (numpy PCG64), so a seed always gives the
 same scene.
@@ -26,11 +29,12 @@ import cv2
 import numpy as np
 
 from hardware.vision.regions import GateRegion, GateRegions
+from tests import glass
 
 KINDS = ("clear", "tinted", "catseye", "opaque")
 """Marble kinds of the ordinary scenes."""
 
-CASES = ("faint", "touching", "blur", "clutter", "clear")
+CASES = ("faint", "touching", "blur", "clutter", "clear", "glass")
 """Hard cases: ``make_scene(seed, case=name)``."""
 
 FAINT_TINTS = {  # BGR transmission of translucent glass: red, orange, pale blue
@@ -457,6 +461,41 @@ def _rolling_marble(scene: np.ndarray, m: SceneMarble, angle: float, light: tupl
     scene[y0:y1, x0:x1] = acc / len(steps)
 
 
+GLASS_KINDS = ("clear", "tinted", "faint")
+"""Marble kinds of the traced glass case: clear, strongly tinted, and faint translucent glass."""
+
+
+def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, float, float],
+            illum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``scene`` with ``marbles`` traced as glass spheres (tests/glass.py) in a room lit by a lamp
+    toward ``light`` (its shadows and caustics first, then each marble seeing the lit table)."""
+    az = rng.uniform(0, 2 * math.pi)
+    el = math.radians(rng.uniform(10, 40))
+    window = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)) if rng.random() < 0.4 else None
+    room = glass.Room(light, lamp_size=float(rng.uniform(0.04, 0.15)), ambient=float(rng.uniform(0.4, 0.9)),
+                      window=window, window_size=float(rng.uniform(0.15, 0.4)),
+                      window_level=float(rng.uniform(2.0, 5.0)))
+    kinds = []
+    for m in marbles:
+        if m.kind == "clear":
+            tr = 1.0 - rng.uniform(0.0, 0.1, 3)
+        elif m.kind == "faint":
+            tr = [rng.uniform(*band) for band in FAINT_TINTS[str(rng.choice(sorted(FAINT_TINTS)))]]
+        else:
+            tr = _random_colour(rng, (0.5, 1.0), (0.8, 1.0))
+        kinds.append(glass.Glass(tuple(float(t) for t in tr)))  # type: ignore[arg-type]
+    light_map, sky_map = np.ones_like(scene), np.ones_like(scene)
+    for m, g in zip(marbles, kinds):
+        glass.shade_table(light_map, sky_map, m.x, m.y, m.r, g, room)
+    table = scene * (room.ambient * sky_map + (1.0 - room.ambient) * light_map)
+    out = table.copy()
+    h, w = scene.shape[:2]
+    for m, g in zip(marbles, kinds):
+        level = illum[min(h - 1, int(m.y)), min(w - 1, int(m.x))]
+        glass.trace_marble(out, table, m.x, m.y, m.r, g, room, level)
+    return out
+
+
 def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None) -> Scene:
     """Build the scene for ``seed`` at image ``size`` (width, height); ``case``: one of ``CASES``
     (a hard case) or None (an ordinary scene)."""
@@ -507,19 +546,22 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     # light direction (toward the light), elevation 35..85 degrees
     az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
     light = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
-    placed = _place_marbles(rng, rects, r, w, h, H, touching=case == "touching", blocked=blocked)
-    kinds = {"faint": ("faint",), "clear": ("clear", "catseye")}.get(case or "", KINDS)
+    touching = case == "touching" or (case == "glass" and rng.random() < 0.5)
+    placed = _place_marbles(rng, rects, r, w, h, H, touching=touching, blocked=blocked)
+    kinds = {"faint": ("faint",), "clear": ("clear", "catseye"), "glass": GLASS_KINDS}.get(case or "", KINDS)
     marbles: list[SceneMarble] = []
     for x, y, g in placed:
         ix, iy = _project(H, x, y)
         mr = r * _local_scale(H, x, y)
         blur = mr * rng.uniform(0.4, 1.5) if case == "blur" and rng.random() < 0.8 else 0.0
         marbles.append(SceneMarble(ix + float(shift[0]), iy + float(shift[1]), mr, str(rng.choice(kinds)), g, blur))
+    if case == "glass":
+        scene = _traced(scene, marbles, light, illum, rng)
     for m in marbles:
-        if not m.blur:
+        if not m.blur and case != "glass":
             _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
     for m in marbles:
-        if not m.blur:
+        if not m.blur and case != "glass":
             _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng, tint_name)
     for m in marbles:
         if m.blur:

@@ -49,8 +49,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    faint one, a new object), or a changed blob holding more change than the marbles found in it
    explain: ``REST_AREA`` marble discs outside their discs, off the shadow side (a touching
    neighbour missed, a marble still rolling and smeared along its path: the gate waits for a
-   person rather than score it), or a blob with no marble in it that is no near marble's shadow.
-   Without a reference every gate is unsure.
+   person rather than score it), or a blob with no marble in it that is no near marble's shadow,
+   or, under a low lamp, a marble kept where another one's shadow and caustic fall (their reach
+   from the glare's offset, ``_shadow_reach``). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
@@ -191,6 +192,15 @@ RADIUS_SCORE = 0.7
 SHADOW_REACH = 1.9
 """A weaker peak closer than this many radii to a kept marble, on its far side from the light,
 is that marble's shadow (a real neighbour's centre is at least 2 radii away)."""
+
+SHADOW_BEYOND = 0.3
+"""A shadow's far part and caustic lie up to this many radii beyond its centre."""
+
+SHADOW_LOW_GLARE = 0.6
+"""Largest glare offset (radii) read as the lamp's height (a lamp 74 degrees from the zenith)."""
+
+SHADOW_MAX_REACH = 2.6
+"""Farthest (radii) a marble kept makes its gate unsure for lying in another's shadow."""
 
 SHADOW_COS = 0.8
 """Cosine of the largest angle between the shadow direction (away from the light) and the peak."""
@@ -474,6 +484,10 @@ class MarbleDetector:
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
         self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
         self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
+        reach = _shadow_reach(self._suppress(cands, radius, None), radius)
+        if reach > SHADOW_REACH:  # a low lamp: a marble kept where it puts another's shadow and caustic
+            self._near += [(k[0], k[1]) for k in kept if _in_shadow(k, [q for q in kept if q is not k],
+                                                                    radius, light, reach)]
         close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
         self._near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
                        if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
@@ -553,12 +567,12 @@ class MarbleDetector:
                 if diff is not None and light is not None and len(close) == 1 \
                         and _shadow_shifted(close[0], c, light) and c[3] >= LIGHT_SIDE_RATIO * close[0][3]:
                     rest = [k for k in kept if k is not close[0]]
-                    if not (self._in_shadow(c, rest, radius, light) and not self._coloured(c, diff, radius)):
+                    if not (_in_shadow(c, rest, radius, light) and not self._coloured(c, diff, radius)):
                         kept = rest + [c]
                 elif diff is not None and all(_second_marble(c, k, diff, radius) for k in close):
                     kept.append(c)
                 continue
-            if diff is not None and self._in_shadow(c, kept, radius, light) and not self._coloured(c, diff, radius):
+            if diff is not None and _in_shadow(c, kept, radius, light) and not self._coloured(c, diff, radius):
                 continue
             kept.append(c)
         return kept
@@ -573,28 +587,41 @@ class MarbleDetector:
         chroma = np.sqrt(np.maximum((patch * patch).sum(axis=1) - patch.sum(axis=1) ** 2 / 3.0, 0.0))
         return float(np.median(chroma)) > SHADOW_MAX_CHROMA
 
-    @staticmethod
-    def _in_shadow(c: _Peak, kept: list[_Peak], radius: float,
-                   light: tuple[float, float] | None = None) -> bool:
-        """True when peak ``c`` lies on the far side from the light of a kept (stronger) marble,
-        closer than ``SHADOW_REACH`` radii: its shadow, with the caustic a glass marble focuses
-        into it. The light's direction is ``light`` (unit vector) when the frame's marbles agree
-        on one, else where the kept marble's highlight sits relative to its centre; a shadow
-        falls the opposite way."""
-        x, y = c[0], c[1]
-        for kx, ky, _, _, hx, hy in kept:
-            vx, vy = x - kx, y - ky
-            d = math.hypot(vx, vy)
-            hl = math.hypot(hx, hy)
-            if light is not None:
-                hx, hy, hl = light[0], light[1], 1.0
-            elif hl < SHADOW_MIN_OFFSET * radius:
-                continue
-            if d >= SHADOW_REACH * radius or d == 0:
-                continue
-            if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
-                return True
-        return False
+
+def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, float] | None = None,
+               reach: float = SHADOW_REACH) -> bool:
+    """True when peak ``c`` lies on the far side from the light of a marble of ``kept``, closer
+    than ``reach`` radii: its shadow, with the caustic a glass marble focuses into it. The light's
+    direction is ``light`` (unit vector) when the frame's marbles agree on one, else where the kept
+    marble's highlight sits relative to its centre; a shadow falls the opposite way."""
+    x, y = c[0], c[1]
+    for kx, ky, _, _, hx, hy in kept:
+        vx, vy = x - kx, y - ky
+        d = math.hypot(vx, vy)
+        hl = math.hypot(hx, hy)
+        if light is not None:
+            hx, hy, hl = light[0], light[1], 1.0
+        elif hl < SHADOW_MIN_OFFSET * radius:
+            continue
+        if d >= reach * radius or d == 0:
+            continue
+        if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
+            return True
+    return False
+
+
+def _shadow_reach(marbles: list[_Peak], radius: float) -> float:
+    """How far (radii) a marble's shadow and caustic reach under this frame's lamp: a sphere's
+    glare sits where its surface faces halfway between the camera (above) and the lamp,
+    ``sin(z / 2)`` radii off its centre for a lamp ``z`` from the zenith, and its shadow's centre
+    lies ``tan(z)`` radii away (``SHADOW_BEYOND`` more for its far part). From the median glare
+    offset of the confident marbles (score ``RADIUS_SCORE`` or more, at least two), else
+    ``SHADOW_REACH``; never less than that nor more than ``SHADOW_MAX_REACH``."""
+    offsets = sorted(math.hypot(m[4], m[5]) / radius for m in marbles if m[3] >= RADIUS_SCORE)
+    if len(offsets) < 2:
+        return SHADOW_REACH
+    z = 2.0 * math.asin(min(SHADOW_LOW_GLARE, offsets[len(offsets) // 2]))
+    return max(SHADOW_REACH, min(SHADOW_MAX_REACH, SHADOW_BEYOND + math.tan(z)))
 
 
 def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
