@@ -474,7 +474,8 @@ class MarbleDetector:
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
         self._frame_r = radius
-        light = _light_direction(self._suppress(cands, radius, None), radius)
+        confident = self._suppress(cands, radius, None)
+        light = _light_direction(confident, radius)
         self._light = light
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
@@ -484,10 +485,10 @@ class MarbleDetector:
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
         self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
         self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
-        reach = _shadow_reach(self._suppress(cands, radius, None), radius)
-        if reach > SHADOW_REACH:  # a low lamp: a marble kept where it puts another's shadow and caustic
+        shadows = _shadow_reach(confident, radius)
+        if shadows > SHADOW_REACH:  # a low lamp: a marble kept where another's shadow and caustic fall
             self._near += [(k[0], k[1]) for k in kept if _in_shadow(k, [q for q in kept if q is not k],
-                                                                    radius, light, reach)]
+                                                                    radius, light, shadows)]
         close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
         self._near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
                        if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
