@@ -467,12 +467,17 @@ GLASS_KINDS = ("clear", "tinted", "faint")
 
 def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, float, float],
             illum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``scene`` with ``marbles`` traced as glass spheres (tests/glass.py) in a room lit by a lamp
-    toward ``light`` (its shadows and caustics first, then each marble seeing the lit table)."""
+    """``scene`` with ``marbles`` traced as glass spheres (tests/glass.py) in a room lit toward
+    ``light`` by a lamp or, in half the scenes, by a soft light (a window, a large shade: no sharp
+    glare, soft shadows); their shadows and caustics first, then each marble seeing the lit table."""
     az = rng.uniform(0, 2 * math.pi)
     el = math.radians(rng.uniform(10, 40))
     window = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)) if rng.random() < 0.4 else None
-    room = glass.Room(light, lamp_size=float(rng.uniform(0.04, 0.15)), ambient=float(rng.uniform(0.4, 0.9)),
+    if rng.random() < 0.5:  # soft light (a window, a large shade): the room gives most of it
+        lamp_size, ambient = rng.uniform(0.25, 0.6), rng.uniform(0.75, 0.95)
+    else:  # a lamp
+        lamp_size, ambient = rng.uniform(0.04, 0.15), rng.uniform(0.4, 0.9)
+    room = glass.Room(light, lamp_size=float(lamp_size), ambient=float(ambient),
                       window=window, window_size=float(rng.uniform(0.15, 0.4)),
                       window_level=float(rng.uniform(2.0, 5.0)))
     kinds = []

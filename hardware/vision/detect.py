@@ -33,7 +33,10 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    highlight sits. A marble and its shadow can
    merge into one blob whose votes peak on the shadow side: then a peak on the light side that
    is nearly as strong replaces it. A clear circle (score ``STRONG_SCORE``) needs only a weaker
-   highlight (with a reference), and a very clear one (``VERY_STRONG_SCORE``) a faint one.
+   highlight (with a reference), and a very clear one (``VERY_STRONG_SCORE``) a faint one. Under
+   soft light (a window, a large shade) glass shows no sharp glare at all: with a reference, when
+   most very clear circles of the frame lack one (``SOFT_GLARE``), a circle of ``SOFT_SCORE`` or
+   more needs none.
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
@@ -185,6 +188,15 @@ VERY_STRONG_SCORE = 0.75
 """A circle this clear needs only ``very_strong_highlight`` times the usual highlight (with a
 reference 0.4: a rolling marble smears its glare into a faint streak, real glass under diffuse light
 shows a small one, but a changed disc of the marble's size with a clear outline is a marble)."""
+
+SOFT_GLARE = 1.0
+"""With a reference, a frame whose clear circles (``VERY_STRONG_SCORE`` or more) show a median glare
+below this fraction of the usual highlight is lit softly (a window, a large shade: glass shows no
+sharp glare under such light, only a dim reflection of the room)."""
+
+SOFT_SCORE = 0.45
+"""In a softly lit frame a circle of this score or more needs no highlight (chosen on training seeds
+of the traced glass case: a plateau from 0.3 to 0.45; the painted cases do not change)."""
 
 RADIUS_SCORE = 0.7
 """Score of the detections whose votes measure the frame's marble radius."""
@@ -450,21 +462,28 @@ class MarbleDetector:
         """Peaks (strongest first) with a specular highlight nearby (a small spot brighter than
         its surroundings, or clipped), then greedy non-maximum suppression and the shadow rule,
         with distances in units of the marble radius measured in this frame (see
-        ``_frame_radius``). A peak of ``STRONG_SCORE`` or more needs a weaker highlight, and with
-        a reference, new highlights away from every kept marble seed more marbles."""
+        ``_frame_radius``). A peak of ``STRONG_SCORE`` or more needs a weaker highlight, in a softly
+        lit frame (``SOFT_GLARE``) a peak of ``SOFT_SCORE`` none, and with a reference, new
+        highlights away from every kept marble seed more marbles."""
         highlight, strong = tuning.highlight, tuning.strong_highlight
         lum = cv2.transform(cur, MEAN3)
         spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
         radius_index = best_radius(per_radius, xs, ys).tolist()
         reach = int(HIGHLIGHT_REACH * self._work_r)
-        cands: list[_Peak] = []
+        peaks = []
         for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
             masked, xa, ya = disc_window(spot, x, y, reach)
             k = int(np.argmax(masked))
-            s = float(score[y, x])
-            needed = highlight * (tuning.very_strong_highlight if s >= VERY_STRONG_SCORE
+            clipped = lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
+            peaks.append((x, y, best, masked, xa, ya, k, float(score[y, x]), clipped))
+        glare = [p[3].flat[p[6]] if not p[8] else np.inf for p in peaks if p[7] >= VERY_STRONG_SCORE]
+        soft = self._reference is not None and bool(glare) and float(np.median(glare)) < SOFT_GLARE * highlight
+        cands: list[_Peak] = []
+        for x, y, best, masked, xa, ya, k, s, clipped in peaks:
+            needed = highlight * (0.0 if soft and s >= SOFT_SCORE
+                                  else tuning.very_strong_highlight if s >= VERY_STRONG_SCORE
                                   else strong if s >= STRONG_SCORE else 1.0)
-            lit = masked.flat[k] >= needed or lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
+            lit = masked.flat[k] >= needed or clipped
             if s < tuning.min_score or not lit:
                 if (s >= tuning.min_score or lit) and masked.flat[k] >= NEAR_MISS * needed:
                     self._near.append((x, y))  # nearly a marble: its gate is unsure
