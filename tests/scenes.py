@@ -11,8 +11,9 @@ Hard cases (``make_scene(seed, case=...)``, see ``CASES``): faint translucent gl
 close to the board's, touching pairs and small clusters, marbles still rolling (motion blur along
 their path), static clutter on the table (a roll of tape, a cup; in the reference too), clear
 and cat's-eye glass only, and "glass": clear, tinted and faint glass traced as spheres
-(tests/glass.py: refraction, Fresnel glare, shadows and caustics of a lamp, a room's light and
-sometimes a window's), half of the scenes in touching pairs and clusters. Without ``case`` a
+(tests/glass.py: refraction, Fresnel glare, a room's light and sometimes a window's, and in half
+the scenes a lamp's sharp glare, shadows and caustics, in the others soft light), half of the
+scenes in touching pairs and clusters. Without ``case`` a
 scene is exactly what it always was.
 
 Everything is derived from ``seed`` (and ``case``) alone (numpy PCG64), so a seed always gives the
@@ -562,11 +563,11 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
         marbles.append(SceneMarble(ix + float(shift[0]), iy + float(shift[1]), mr, str(rng.choice(kinds)), g, blur))
     if case == "glass":
         scene = _traced(scene, marbles, light, illum, rng)
-    for m in marbles:
-        if not m.blur and case != "glass":
+    else:
+        resting = [m for m in marbles if not m.blur]
+        for m in resting:
             _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
-    for m in marbles:
-        if not m.blur and case != "glass":
+        for m in resting:
             _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng, tint_name)
     for m in marbles:
         if m.blur:
