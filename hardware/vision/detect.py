@@ -475,17 +475,17 @@ class MarbleDetector:
             masked, xa, ya = disc_window(spot, x, y, reach)
             k = int(np.argmax(masked))
             clipped = lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
-            peaks.append((x, y, best, masked, xa, ya, k, float(score[y, x]), clipped))
-        glare = [p[3].flat[p[6]] if not p[8] else np.inf for p in peaks if p[7] >= VERY_STRONG_SCORE]
+            peaks.append((x, y, best, masked, xa, ya, k, float(score[y, x]), float(masked.flat[k]), clipped))
+        glare = [np.inf if clipped else g for *_, s, g, clipped in peaks if s >= VERY_STRONG_SCORE]
         soft = self._reference is not None and bool(glare) and float(np.median(glare)) < SOFT_GLARE * highlight
         cands: list[_Peak] = []
-        for x, y, best, masked, xa, ya, k, s, clipped in peaks:
+        for x, y, best, masked, xa, ya, k, s, g, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE
                                   else tuning.very_strong_highlight if s >= VERY_STRONG_SCORE
                                   else strong if s >= STRONG_SCORE else 1.0)
-            lit = masked.flat[k] >= needed or clipped
+            lit = g >= needed or clipped
             if s < tuning.min_score or not lit:
-                if (s >= tuning.min_score or lit) and masked.flat[k] >= NEAR_MISS * needed:
+                if (s >= tuning.min_score or lit) and g >= NEAR_MISS * needed:
                     self._near.append((x, y))  # nearly a marble: its gate is unsure
                 continue
             cands.append((x, y, self._work_r * RADIUS_FACTORS[best], s,
