@@ -13,9 +13,9 @@ import json
 import numpy as np
 import pytest
 
-from hardware.vision.detect import MarbleDetector
+from hardware.vision.detect import Detection, MarbleDetector
 from tests import vision_fit
-from tests.scenes import CASES, GLASS_KINDS, HELD_OUT_SEEDS, TRAINING_SEEDS, make_scene, make_scenes, seeds
+from tests.scenes import CASES, GLASS_KINDS, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, make_scenes, seeds
 
 N_PER_CASE = 20
 FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
@@ -39,6 +39,11 @@ changed-blob checks)."""
 WRONG_GATE_SURE_CEILING = 0.02
 """Fraction of the test's 120 hard scenes with a gate read wrong and not flagged unsure (a flagged
 gate waits for a tap, the others are scored; reached: 2/120, 1/100 of the painted ones)."""
+
+
+def read(sc: Scene) -> Detection:
+    """The detector's reading of scene ``sc`` with its reference and marble radius (as calibrated)."""
+    return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
 
 
 def test_training_and_held_out_seeds_never_overlap() -> None:
@@ -78,7 +83,7 @@ def hard_results() -> dict[str, list[tuple[bool, bool, bool, bool]]]:
         rows = []
         for seed in range(FIRST_SEED, FIRST_SEED + N_PER_CASE):
             sc = make_scene(seed, case=case)
-            det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+            det = read(sc)
             noref = None
             if case == "clutter":
                 noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
@@ -108,17 +113,17 @@ def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> N
     A lone rolling marble (72011) is read right but its gate waits for a tap (still rolling)."""
     from hardware.vision import detect
 
-    def read(seed: int):
+    def rolling(seed: int):
         sc = make_scene(seed, case="blur")
-        return sc, MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+        return sc, read(sc)
 
-    sc, det = read(72005)
+    sc, det = rolling(72005)
     assert det.counts[0] < sc.counts[0] and det.unsure == (True,) + (False,) * 5
-    sc, det = read(72011)
+    sc, det = rolling(72011)
     assert det.counts == sc.counts and det.unsure[sc.counts.index(1)]
     monkeypatch.setattr(detect, "REST_AREA", 100.0)
     monkeypatch.setattr(detect, "LONE_AREA", 100.0)
-    sc, det = read(72005)
+    sc, det = rolling(72005)
     assert det.counts != sc.counts and not det.is_unsure
 
 
@@ -144,13 +149,13 @@ def test_a_marble_just_under_the_threshold_makes_its_gate_unsure(monkeypatch) ->
 
     monkeypatch.setattr(detect, "SEED_SCORE", 100.0)  # no marble from a new highlight alone
 
-    def read(min_score: float):
+    def at(min_score: float):
         monkeypatch.setattr(detect, "WITH_REFERENCE", replace(detect.WITH_REFERENCE, min_score=min_score))
-        return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+        return read(sc)
 
-    found = [m for m in np.arange(0.25, 3.0, 0.05) if read(float(m)).counts == sc.counts]
+    found = [m for m in np.arange(0.25, 3.0, 0.05) if at(float(m)).counts == sc.counts]
     assert found
-    just_missed = read(float(found[-1]) + 0.05)
+    just_missed = at(float(found[-1]) + 0.05)
     assert just_missed.counts[gate - 1] == 0
     assert just_missed.unsure[gate - 1] and sum(just_missed.unsure) == 1
 
@@ -162,13 +167,10 @@ def test_a_very_clear_circle_needs_only_a_faint_highlight(monkeypatch) -> None:
 
     sc = make_scene(70008, case="blur")
 
-    def read():
-        return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
-
-    det = read()
+    det = read(sc)
     assert det.counts == sc.counts and sc.counts[1] == 1
     monkeypatch.setattr(detect, "VERY_STRONG_SCORE", 100.0)
-    missed = read()
+    missed = read(sc)
     assert missed.counts[1] == 0 and missed.counts[3] == sc.counts[3]
 
 
@@ -196,14 +198,11 @@ def test_a_marble_kept_where_a_low_lamp_puts_a_shadow_is_unsure(monkeypatch) -> 
 
     sc = make_scene(72026, case="glass")
 
-    def read():
-        return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
-
-    det = read()
+    det = read(sc)
     wrong = [g for g in range(6) if det.counts[g] != sc.counts[g]]
     assert wrong == [3] and det.unsure[3]
     monkeypatch.setattr(detect, "SHADOW_MAX_REACH", detect.SHADOW_REACH)
-    plain = read()
+    plain = read(sc)
     assert plain.counts == det.counts and not any(plain.unsure[g] for g in wrong)
 
 
@@ -214,11 +213,8 @@ def test_under_soft_light_a_clear_circle_needs_no_glare(monkeypatch) -> None:
 
     sc = make_scene(72044, case="glass")
 
-    def read():
-        return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
-
-    det = read()
+    det = read(sc)
     assert det.counts == sc.counts and sc.counts[1] == 2 and not det.is_unsure
     monkeypatch.setattr(detect, "SOFT_GLARE", 0.0)
-    plain = read()
+    plain = read(sc)
     assert plain.counts[1] == 1 and plain.unsure[1]

@@ -506,8 +506,7 @@ class MarbleDetector:
         self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
         shadows = _shadow_reach(confident, radius)
         if shadows > SHADOW_REACH:  # a low lamp: a marble kept where another's shadow and caustic fall
-            self._near += [(k[0], k[1]) for k in kept if _in_shadow(k, [q for q in kept if q is not k],
-                                                                    radius, light, shadows)]
+            self._near += [(k[0], k[1]) for k in kept if _in_shadow(k, kept, radius, light, shadows)]
         close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
         self._near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
                        if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
@@ -610,8 +609,8 @@ class MarbleDetector:
 
 def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, float] | None = None,
                reach: float = SHADOW_REACH) -> bool:
-    """True when peak ``c`` lies on the far side from the light of a marble of ``kept``, closer
-    than ``reach`` radii: its shadow, with the caustic a glass marble focuses into it. The light's
+    """True when peak ``c`` lies on the far side from the light of another marble of ``kept``,
+    closer than ``reach`` radii: its shadow, with the caustic a glass marble focuses into it. The light's
     direction is ``light`` (unit vector) when the frame's marbles agree on one, else where the kept
     marble's highlight sits relative to its centre; a shadow falls the opposite way."""
     x, y = c[0], c[1]
