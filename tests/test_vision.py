@@ -32,7 +32,8 @@ FIRST_SEED = 5000
 #   all 3,800: 0.993 / 0.988 (the misses left are faint clear glass, most of it touching another
 #   marble, and shadows taken for marbles); a gate flagged unsure in 0.082 of them (0.069 before a
 #   marble kept where a low lamp puts another's shadow was flagged; 0.993 / 0.989 and 0.081 before
-#   the candidate review weighed the lamp's physics, fitted on painted and traced scenes together).
+#   the candidate review weighed the lamp's physics, fitted on painted and traced scenes together;
+#   unchanged by soft light told by how bright the glare is).
 # Without reference: exact 0.266, total within +-2 0.953 (printed gate symbols of marble size still
 # pass for marbles when they catch a bright spot; 0.189 and 0.676 while every weak edge of the
 # board's print voted, grad_min 0.03). The floors: the 0.99 for the six counts, a little

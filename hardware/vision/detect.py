@@ -35,8 +35,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    is nearly as strong replaces it. A clear circle (score ``STRONG_SCORE``) needs only a weaker
    highlight (with a reference), and a very clear one (``VERY_STRONG_SCORE``) a faint one. Under
    soft light (a window, a large shade) glass shows no sharp glare at all: with a reference, when
-   most very clear circles of the frame lack one (``SOFT_GLARE``), a circle of ``SOFT_SCORE`` or
-   more needs none.
+   the very clear circles' glare is hardly brighter than the empty scene was there
+   (``SOFT_GLARE``: a lamp's glare outshines the board, a window's reflection does not), a circle
+   of ``SOFT_SCORE`` or more needs none.
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
@@ -192,9 +193,17 @@ reference 0.4: a rolling marble smears its glare into a faint streak, real glass
 shows a small one, but a changed disc of the marble's size with a clear outline is a marble)."""
 
 SOFT_GLARE = 1.0
-"""With a reference, a frame whose clear circles (``VERY_STRONG_SCORE`` or more) show a median glare
-below this fraction of the usual highlight is lit softly (a window, a large shade: glass shows no
-sharp glare under such light, only a dim reflection of the room)."""
+"""With a reference, a frame whose clear circles (``VERY_STRONG_SCORE`` or more) show a median new
+glare (how much brighter their glare is than the empty scene was there, at most how much it stands
+out of the marble) below this fraction of the usual highlight is lit softly: a lamp's glare is far
+brighter than the board it lights, while a window or a large shade shows on glass as a reflection
+dimmer than the board (it stands out of a dark, tinted marble all the same). Chosen on training
+seeds (0.5 to 2.0 read the same); see also ``SOFT_SPOT``."""
+
+SOFT_SPOT = 2.0
+"""...and whose clear circles' glare stands out of them by less than this many times the usual
+highlight (a painted glare can stand out of a dark marble without outshining the board: chosen on
+training seeds, where this keeps every ordinary reading and traced glass gains all the same)."""
 
 SOFT_SCORE = 0.45
 """In a softly lit frame a circle of this score or more needs no highlight (chosen on training seeds
@@ -475,8 +484,15 @@ class MarbleDetector:
             k = int(np.argmax(masked))
             clipped = lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
             peaks.append((x, y, best, masked, xa, ya, k, float(score[y, x]), float(masked.flat[k]), clipped))
-        glare = [np.inf if clipped else g for *_, s, g, clipped in peaks if s >= VERY_STRONG_SCORE]
-        soft = self._reference is not None and bool(glare) and float(np.median(glare)) < SOFT_GLARE * highlight
+        lum_change = cv2.transform(diff, MEAN3)
+        # how much each clear circle's glare stands out of it, and how much it brightened the scene
+        stands, new = [], []
+        for _, _, _, m, xa, ya, k, s, g, clipped in peaks:
+            if s >= VERY_STRONG_SCORE:
+                stands.append(np.inf if clipped else g)
+                new.append(np.inf if clipped else min(g, float(lum_change[ya + k // m.shape[1], xa + k % m.shape[1]])))
+        soft = self._reference is not None and bool(new) and float(np.median(new)) < SOFT_GLARE * highlight \
+            and float(np.median(stands)) < SOFT_SPOT * highlight
         cands: list[_Peak] = []
         for x, y, best, masked, xa, ya, k, s, g, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE
@@ -497,7 +513,6 @@ class MarbleDetector:
         self._light = light
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
-            lum_change = cv2.transform(diff, MEAN3)
             kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight)
             kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight)
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
