@@ -201,8 +201,8 @@ dimmer than the board (it stands out of a dark, tinted marble all the same). Cho
 seeds (0.5 to 2.0 read the same); see also ``SOFT_SPOT``."""
 
 SOFT_SPOT = 2.0
-"""...and whose clear circles' glare stands out of them by less than this many times the usual
-highlight (a painted glare can stand out of a dark marble without outshining the board: chosen on
+"""A softly lit frame's clear circles' glare also stands out of them by less than this many times the
+usual highlight (a painted glare can stand out of a dark marble without outshining the board: chosen on
 training seeds, where this keeps every ordinary reading and traced glass gains all the same)."""
 
 SOFT_SCORE = 0.45
@@ -485,14 +485,7 @@ class MarbleDetector:
             clipped = lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
             peaks.append((x, y, best, masked, xa, ya, k, float(score[y, x]), float(masked.flat[k]), clipped))
         lum_change = cv2.transform(diff, MEAN3)
-        # how much each clear circle's glare stands out of it, and how much it brightened the scene
-        stands, new = [], []
-        for _, _, _, m, xa, ya, k, s, g, clipped in peaks:
-            if s >= VERY_STRONG_SCORE:
-                stands.append(np.inf if clipped else g)
-                new.append(np.inf if clipped else min(g, float(lum_change[ya + k // m.shape[1], xa + k % m.shape[1]])))
-        soft = self._reference is not None and bool(new) and float(np.median(new)) < SOFT_GLARE * highlight \
-            and float(np.median(stands)) < SOFT_SPOT * highlight
+        soft = self._reference is not None and _soft_light(peaks, lum_change, highlight)
         cands: list[_Peak] = []
         for x, y, best, masked, xa, ya, k, s, g, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE
@@ -654,6 +647,19 @@ def _shadow_reach(marbles: list[_Peak], radius: float) -> float:
         return SHADOW_REACH
     shadow = review.shadow_distance(offsets[len(offsets) // 2])
     return max(SHADOW_REACH, min(SHADOW_MAX_REACH, SHADOW_BEYOND + shadow))
+
+
+def _soft_light(peaks: list[tuple], lum_change: np.ndarray, highlight: float) -> bool:
+    """True when the frame is lit softly (see ``SOFT_GLARE``, ``SOFT_SPOT``): the very clear circles'
+    glare (``peaks`` as ``MarbleDetector._select`` gathers them) hardly brightened the scene and
+    does not stand out much. A clipped glare is a lamp's."""
+    stands, new = [], []
+    for _, _, _, m, xa, ya, k, s, g, clipped in peaks:
+        if s >= VERY_STRONG_SCORE:
+            stands.append(np.inf if clipped else g)
+            new.append(np.inf if clipped else min(g, float(lum_change[ya + k // m.shape[1], xa + k % m.shape[1]])))
+    return bool(new) and float(np.median(new)) < SOFT_GLARE * highlight \
+        and float(np.median(stands)) < SOFT_SPOT * highlight
 
 
 def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
