@@ -478,16 +478,19 @@ class MarbleDetector:
         spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
         radius_index = best_radius(per_radius, xs, ys).tolist()
         reach = int(HIGHLIGHT_REACH * self._work_r)
-        peaks = []
+        lum_change = cv2.transform(diff, MEAN3)
+        peaks = []  # x, y, radius index, score, glare (how it stands out), its pixel, clipped
         for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
             masked, xa, ya = disc_window(spot, x, y, reach)
             k = int(np.argmax(masked))
+            gx, gy = xa + k % masked.shape[1], ya + k // masked.shape[1]
             clipped = lum[ya:ya + masked.shape[0], xa:xa + masked.shape[1]].max() >= CLIPPED_LUM
-            peaks.append((x, y, best, masked, xa, ya, k, float(score[y, x]), float(masked.flat[k]), clipped))
-        lum_change = cv2.transform(diff, MEAN3)
-        soft = self._reference is not None and _soft_light(peaks, lum_change, highlight)
+            peaks.append((x, y, best, float(score[y, x]), float(masked.flat[k]), gx, gy, clipped))
+        glares = [(math.inf, math.inf) if clipped else (g, min(g, float(lum_change[gy, gx])))
+                  for _, _, _, s, g, gx, gy, clipped in peaks if s >= VERY_STRONG_SCORE]
+        soft = self._reference is not None and _soft_light(glares, highlight)
         cands: list[_Peak] = []
-        for x, y, best, masked, xa, ya, k, s, g, clipped in peaks:
+        for x, y, best, s, g, gx, gy, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE
                                   else tuning.very_strong_highlight if s >= VERY_STRONG_SCORE
                                   else strong if s >= STRONG_SCORE else 1.0)
@@ -496,8 +499,7 @@ class MarbleDetector:
                 if (s >= tuning.min_score or lit) and g >= NEAR_MISS * needed:
                     self._near.append((x, y))  # nearly a marble: its gate is unsure
                 continue
-            cands.append((x, y, self._work_r * RADIUS_FACTORS[best], s,
-                          float(xa + k % masked.shape[1] - x), float(ya + k // masked.shape[1] - y)))
+            cands.append((x, y, self._work_r * RADIUS_FACTORS[best], s, float(gx - x), float(gy - y)))
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
         self._frame_r = radius
@@ -649,17 +651,14 @@ def _shadow_reach(marbles: list[_Peak], radius: float) -> float:
     return max(SHADOW_REACH, min(SHADOW_MAX_REACH, SHADOW_BEYOND + shadow))
 
 
-def _soft_light(peaks: list[tuple], lum_change: np.ndarray, highlight: float) -> bool:
+def _soft_light(glares: list[tuple[float, float]], highlight: float) -> bool:
     """True when the frame is lit softly (see ``SOFT_GLARE``, ``SOFT_SPOT``): the very clear circles'
-    glare (``peaks`` as ``MarbleDetector._select`` gathers them) hardly brightened the scene and
-    does not stand out much. A clipped glare is a lamp's."""
-    stands, new = [], []
-    for _, _, _, m, xa, ya, k, s, g, clipped in peaks:
-        if s >= VERY_STRONG_SCORE:
-            stands.append(np.inf if clipped else g)
-            new.append(np.inf if clipped else min(g, float(lum_change[ya + k // m.shape[1], xa + k % m.shape[1]])))
-    return bool(new) and float(np.median(new)) < SOFT_GLARE * highlight \
-        and float(np.median(stands)) < SOFT_SPOT * highlight
+    ``glares`` (each: how much it stands out of its marble, how much it brightened the scene;
+    infinite when over-exposed, a lamp's) hardly brightened the scene and do not stand out much."""
+    if not glares:
+        return False
+    stands, new = np.median(np.array(glares), axis=0)
+    return float(new) < SOFT_GLARE * highlight and float(stands) < SOFT_SPOT * highlight
 
 
 def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
