@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, start_game
+from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, start_game, tap_anyway
 from tests.servers import call, serving
 from web.kiosk import plain_ago
 
@@ -143,7 +143,7 @@ def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Call
     expect(page.locator("#slots .slot.filled")).to_have_count(3, timeout=WAIT_MS)
     reveal = page.locator("#reveal-pad [data-gate='3']")
     expect(reveal).to_have_attribute("aria-disabled", "true")
-    reveal.click(force=True)  # it looks disabled, yet a tap says why
+    tap_anyway(reveal)  # it looks disabled, yet a tap says why
     expect(page.locator("#toast")).to_have_text("Reveal: waiting for Ben's guess.")
     _, view = call(f"{base}/api/sessions/{session['id']}")
     assert view["state"]["history"] == []  # the tap changed nothing
@@ -161,7 +161,7 @@ def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_
     page = open_page()
     page.goto(f"{base}/play/{session['id']}")
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
-    page.click("#undo", force=True)
+    tap_anyway(page.locator("#undo"))
     expect(page.locator("#toast")).to_have_text("Nothing to undo yet.")
     page.click("#marble-pad [data-gate='4']")
     page.wait_for_selector("#slots .slot.filled")

@@ -12,7 +12,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import WAIT_MS, fits, in_view, shoot, start_game
+from tests.browser import WAIT_MS, fits, in_view, shoot, start_game, tap_anyway
 from tests.servers import call
 from tests.test_browser import add_player
 
@@ -116,7 +116,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     page.click(loot)
     low = page.locator("#k-pad [data-k='2']")
     expect(low).to_have_attribute("aria-disabled", "true")
-    low.dispatch_event("click")  # looks disabled, says why (on the key as it is then: the page may redraw)
+    tap_anyway(low)  # looks disabled, says why
     expect(page.locator("#toast")).to_have_text("Stealing from side 2 needs more than 2 matching dice (W2).")
     with page.expect_response(lambda r: r.url.endswith("/events")) as answer:
         page.click("#k-pad [data-k='3']")
@@ -126,7 +126,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     # 3 dice are left: 4 needs the egg
     four = page.locator("#k-pad [data-k='4']")
     expect(four).to_have_attribute("aria-disabled", "true")
-    four.dispatch_event("click")
+    tap_anyway(four)
     expect(page.locator("#toast")).to_contain_text("Only 3 dice are left this turn. With an egg doubling a die, 4")
     win(page, f"#middle [data-tile='{tile(1, 2)}']", 3, egg=True)
     expect(page.locator("#egg-toggle")).to_have_attribute("aria-disabled", "true")  # one egg per turn (W4)

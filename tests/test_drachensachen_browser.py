@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, start_game
+from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, start_game, tap_anyway
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -73,7 +73,7 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     page.click("#ds-four")  # S7: +2 pending, facing the next player
     page.click("#ds-next")
     expect(other.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it", timeout=WAIT_MS)
-    page.click("#ds-next", force=True)  # Ben must draw or pass it on first: the button says why
+    tap_anyway(page.locator("#ds-next"))  # Ben must draw or pass it on first: the button says why
     expect(page.locator("#toast")).to_contain_text("Ben faces +2")
     page.click("#ds-draw-pending")
     expect(pile(page)).to_have_text("15")
@@ -212,9 +212,9 @@ def test_a_disabled_tracker_explains_itself(open_page: Callable[..., Any], base:
     session = new_game(base, ["Ada", "Ben"])
     post(base, session, {"type": "starter", "player": "Ben"})
     page = open_game(open_page, base, session)
-    page.click("#ds-reverse", force=True)
+    tap_anyway(page.locator("#ds-reverse"))
     expect(page.locator("#toast")).to_have_text(re.compile("Only the trick carousel reverses the direction"))
-    page.click("#ds-cards [data-value='5']", force=True)
+    tap_anyway(page.locator("#ds-cards [data-value='5']"))
     expect(page.locator("#toast")).to_contain_text("4 from a hand")
     assert state(base, session)["seq"] == 1  # nothing was sent
 

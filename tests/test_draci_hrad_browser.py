@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game
+from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -63,7 +63,7 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     # the fight: the enemy, the weapon (the best one owned is picked), then the dice by keypad
     page.click("[data-pane='fight']")
     expect(page.locator("[data-weapon='sword']")).to_have_attribute("aria-pressed", "true")
-    page.click("#hr-start", force=True)  # no enemy picked yet: the button says so
+    tap_anyway(page.locator("#hr-start"))  # no enemy picked yet: the button says so
     expect(page.locator("#toast")).to_contain_text("Pick the enemy")
     page.click("#hr-enemies [data-enemy='black_knight']")
     page.click("#hr-start")
@@ -191,7 +191,7 @@ def test_refusals_show_the_rule_as_a_tag(open_page: Callable[..., Any], base: st
     deaf.goto(f"{base}/play/{session['id']}")
     deaf.wait_for_selector("body[data-ready='yes']")
     toast = deaf.locator("#toast")
-    deaf.click("#hr-shop [data-item='bow']", force=True)  # the page knows: it explains, nothing is sent
+    tap_anyway(deaf.locator("#hr-shop [data-item='bow']"))  # the page knows: it explains, nothing is sent
     expect(toast).to_contain_text("may not use the bow")
     expect(toast.locator(".rule-tag")).to_have_text("rule H2")
     assert state(base, session)["seq"] == 0

@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game
+from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -46,7 +46,7 @@ def test_treasure_is_paid_in_gold_by_keypad_and_seen_live(open_page: Callable[..
     page = open_game(open_page, base, session)
     other = open_game(open_page, base, session, 800, 480)
     page.click("[data-pane='bank']")
-    page.click("[data-exchange='Ben']", force=True)  # Ben holds no treasure: the button says why, nothing is sent
+    tap_anyway(page.locator("[data-exchange='Ben']"))  # Ben holds no treasure: the button says why, nothing is sent
     expect(page.locator("#toast")).to_contain_text("Ben holds no treasure")
     expect(page.locator("#toast .rule-tag")).to_have_text("rule H13")
     page.click("[data-exchange='Ada']")
@@ -75,7 +75,7 @@ def test_the_card_stock_is_edited_by_tap_and_keypad_with_a_reason(open_page: Cal
     other = open_game(open_page, base, session, 800, 480)
     page.click("[data-pane='bank']")
     page.click("[data-stock='torch']")
-    page.click("#hr-stock-save", force=True)  # nothing changed yet: the button says so
+    tap_anyway(page.locator("#hr-stock-save"))  # nothing changed yet: the button says so
     expect(page.locator("#toast")).to_contain_text("Nothing changed yet")
     page.click("#hr-stock-prices [data-price='2']")  # a torch card lost
     page.click("#hr-stock-add")
@@ -89,7 +89,7 @@ def test_the_card_stock_is_edited_by_tap_and_keypad_with_a_reason(open_page: Cal
     # twelve copies are the most the rules keep: the page says so with the rule
     post(base, session, {"type": "stock", "item": "skunk", "prices": list(range(1, 13)), "reason": "t"})
     page.click("[data-stock='skunk']")
-    page.click("#hr-stock-add", force=True)
+    tap_anyway(page.locator("#hr-stock-add"))
     expect(page.locator("#toast")).to_contain_text("At most 12 copies")
     expect(page.locator("#toast .rule-tag")).to_have_text("rule H4")
     # an edit made while a torch was sold on another device is refused, not saved over the sale

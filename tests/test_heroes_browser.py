@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from companion.games.draci_hrad.catalogue import HEROES
-from tests.browser import WAIT_MS, fits, keypad
+from tests.browser import WAIT_MS, fits, keypad, tap_anyway
 from tests.servers import call
 
 SCREENS = [(800, 480), (390, 844), (1024, 600)]
@@ -97,7 +97,7 @@ def test_magic_and_the_rulebook_values_by_tap(open_page: Callable[..., Any], bas
     parbat = card(page, "parbat")
     expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "false")  # ruling H2
     reset = parbat.locator("[data-reset]")
-    reset.click(force=True)  # nothing to reset yet: it says why
+    tap_anyway(reset)  # nothing to reset yet: it says why
     expect(page.locator("#toast")).to_contain_text("already has the rulebook's values")
     parbat.locator("[data-magic]").click()
     expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
