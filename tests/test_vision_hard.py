@@ -114,7 +114,8 @@ def test_wrong_readings_are_flagged_unsure(hard_results) -> None:
 
 def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> None:
     """Two rolling marbles in gate 1 (held-out seed 72005) read as one: the change left over beside
-    the marble found flags gate 1 (only); without the changed-blob checks the wrong count is sure.
+    the marble found flags gate 1 (only); without the changed-blob checks (and the clear circle
+    without its glare, which flags it too) the wrong count is sure.
     A lone rolling marble (72011) is read right but its gate waits for a tap (still rolling)."""
     from hardware.vision import detect
 
@@ -128,8 +129,23 @@ def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> N
     assert det.counts == sc.counts and det.unsure[sc.counts.index(1)]
     monkeypatch.setattr(detect, "REST_AREA", 100.0)
     monkeypatch.setattr(detect, "LONE_AREA", 100.0)
+    monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
     sc, det = rolling(72005)
     assert det.counts != sc.counts and not det.is_unsure
+
+
+def test_a_clear_circle_without_its_glare_makes_its_gate_unsure(monkeypatch) -> None:
+    """Held-out seed 72220: a rolling clear marble in gate 4 smeared its glare away and is missed,
+    but its changed circle stays; gate 4 waits for a tap. Without the rule the wrong count is sure."""
+    from hardware.vision import detect
+
+    sc = make_scene(72220, case="blur")
+    det = read(sc)
+    assert det.counts[3] < sc.counts[3] and det.unsure == (False, False, False, True, False, False)
+    assert det.counts[4] == sc.counts[4] == 1
+    monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
+    det = read(sc)
+    assert det.counts[3] < sc.counts[3] and not det.is_unsure
 
 
 def test_unsure_is_in_the_json_and_old_fields_stay() -> None:
