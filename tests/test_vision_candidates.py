@@ -1,4 +1,5 @@
-"""The measurements of the candidate review (hardware/vision/candidates.py) on hand-made images."""
+"""The measurements of the candidate review (hardware/vision/candidates.py) on hand-made images,
+and its network."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def _measure(c: tuple, k: tuple, spot: np.ndarray | None = None, lum: np.ndarray
     spot = np.zeros((h, w), np.float32) if spot is None else spot
     lum = np.zeros((h, w), np.float32) if lum is None else lum
     f = candidates.features(c, k, np.zeros((h, w, 3), np.float32), spot, lum, R, light, 0.14, 0.15, 0.5)
-    assert len(f) == len(candidates.FEATURE_NAMES) == len(candidates.WEIGHTS)
+    assert len(f) == len(candidates.FEATURE_NAMES) == len(candidates.INPUT_WEIGHTS)
     return dict(zip(candidates.FEATURE_NAMES, f.tolist()))
 
 
@@ -78,3 +79,21 @@ def test_a_shadow_window_outside_the_image_reads_nothing() -> None:
     edge = (5, 40, R, 0.5, GLARE, 0.0)
     assert _measure(edge, (17, 40, R, 1.0, GLARE, 0.0), lum=lum)["shadow_beyond"] == 0.0
     assert _measure(C, K, lum=lum)["shadow_beyond"] == pytest.approx(-0.3)
+
+
+def test_the_network_weighs_what_a_weighted_sum_cannot() -> None:
+    """One lamp puts every glare at the same offset, whichever side a caustic's spot lies: a marble
+    when the glare step is near 0 either way. A weighted sum of the step cannot say so; the review's
+    network, fitted the way tests/vision_fit.py fits it, can."""
+    from tests import vision_fit
+
+    rng = np.random.default_rng(0)
+    step = rng.uniform(-1.0, 1.0, 600)
+    x = np.column_stack([np.ones_like(step), step, rng.normal(0.0, 1.0, 600)])  # bias, step, noise
+    y = (np.abs(step) < 0.4).astype(float)
+    logistic = x @ vision_fit.fit_logistic(x, y, l2=0.001) > 0
+    weights = vision_fit.fit_network(x, y, hidden=4, steps=1500)
+    network = candidates.network_log_odds(x, *weights) > 0
+    assert np.mean(logistic == y) < 0.7
+    assert np.mean(network == y) > 0.95
+    assert np.ndim(candidates.network_log_odds(x[0], *weights)) == 0  # one feature vector: one log-odds

@@ -7,7 +7,8 @@ held-out hard seeds (``HELD_OUT_SEEDS``; default 500), with and without referenc
 ``python -m tests.vision_fit`` collects the reviewed candidates of the training seeds
 (``TRAINING_SEEDS``: never those of tests/test_vision.py or of the figures reported), labels each
 by the ground truth (a marble within 1 radius of it that no stronger kept marble already claims),
-fits a logistic regression by gradient descent on standardised features (L2 0.001) and prints the
+compares the rules, a logistic regression and the network of hardware/vision/candidates.py fitted
+on the even seeds and judged on the odd ones, then fits the network on all of them and prints its
 weights in raw feature units.
 """
 
@@ -58,6 +59,30 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 30
     return w
 
 
+def fit_network(x: np.ndarray, y: np.ndarray, hidden: int = candidates.HIDDEN, l2: float = 1e-3,
+                steps: int = 4000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(input weights, output weights) in raw feature units (see ``candidates.log_odds``; x's first
+    column is the bias) of a network of ``hidden`` tanh units, fitted by Adam (full batch, rate
+    0.01) on standardised features with L2 ``l2`` on the weights; deterministic for one ``seed``."""
+    mu, sd = x[:, 1:].mean(axis=0), x[:, 1:].std(axis=0) + 1e-9
+    z = (x[:, 1:] - mu) / sd
+    rng = np.random.default_rng(seed)
+    params = [rng.normal(0.0, 1.0 / math.sqrt(z.shape[1]), (z.shape[1], hidden)), np.zeros(hidden),
+              rng.normal(0.0, 1.0 / math.sqrt(hidden), hidden), np.zeros(1)]
+    first, second = [np.zeros_like(p) for p in params], [np.zeros_like(p) for p in params]
+    for t in range(1, steps + 1):
+        h = np.tanh(z @ params[0] + params[1])
+        e = (1.0 / (1.0 + np.exp(-(h @ params[2] + params[3][0]))) - y) / len(y)
+        dh = np.outer(e, params[2]) * (1.0 - h * h)
+        grads = (z.T @ dh + l2 * params[0], dh.sum(axis=0), h.T @ e + l2 * params[2], np.array([e.sum()]))
+        for i, g in enumerate(grads):
+            first[i] = 0.9 * first[i] + 0.1 * g
+            second[i] = 0.999 * second[i] + 0.001 * g * g
+            params[i] -= 0.01 * (first[i] / (1 - 0.9 ** t)) / (np.sqrt(second[i] / (1 - 0.999 ** t)) + 1e-8)
+    w_in = params[0] / sd[:, None]
+    return np.vstack([params[1] - mu @ w_in, w_in]), np.r_[params[3], params[2]]
+
+
 ORDINARY_TRAINING_SEEDS = [*range(0, 3000), *range(40000, 48000)]
 HARD_TRAINING_SEEDS = list(range(50000, 51500))
 """The weights' training seeds (a part of tests/scenes.py's TRAINING_SEEDS): ordinary scenes, and
@@ -102,19 +127,33 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
 
 
 def main(jobs: list[tuple[int, str | None]] = TRAINING_JOBS) -> None:
-    """Collect with the current WEIGHTS active (the decisions shape which candidates are
-    reviewed; the stored weights were collected with the ones before them), fit, print."""
+    """Collect with the current weights active (the decisions shape which candidates are
+    reviewed; the stored weights were collected with the ones before them), compare the models on
+    odd seeds fitted on even ones, fit the network on all, print its weights."""
     with Pool(2) as pool:
-        rows = [r for rs in pool.map(collect, jobs, chunksize=20) for r in rs]
-    x = np.array([r[0] for r in rows])
-    y = np.array([r[1] for r in rows], float)
-    rules = np.array([r[2] for r in rows])
-    w = fit_logistic(x, y, l2=0.001)
-    pred = (x @ w > 0).astype(int)
-    print(f"{len(rows)} reviewed candidates, {int(y.sum())} real; rules right {np.mean(rules == y):.4f}, "
-          f"model right {np.mean(pred == y):.4f}")
-    print("WEIGHTS = np.array([" + ", ".join(f"{v:.4g}" for v in w) + "])")
-    print(dict(zip(candidates.FEATURE_NAMES, np.round(w, 3))))
+        rows = [(r, job) for job, rs in zip(jobs, pool.map(collect, jobs, chunksize=20)) for r in rs]
+    x = np.array([r[0] for r, _ in rows])
+    y = np.array([r[1] for r, _ in rows], float)
+    rules = np.array([r[2] for r, _ in rows])
+    case = np.array([job[1] or "ordinary" for _, job in rows])
+    odd = np.array([job[0] % 2 == 1 for _, job in rows])
+    print(f"{len(rows)} reviewed candidates, {int(y.sum())} real; decided right on odd seeds, fitted on even:")
+    logistic = x @ fit_logistic(x[~odd], y[~odd], l2=0.001) > 0
+    network = candidates.network_log_odds(x, *fit_network(x[~odd], y[~odd])) > 0
+    for name in ("ordinary", *CASES, "all"):
+        pick = odd & ((case == name) | (name == "all"))
+        print(f"{name:9s} n={pick.sum()} rules {np.mean(rules[pick] == y[pick]):.3f}, logistic "
+              f"{np.mean(logistic[pick] == y[pick]):.3f}, network {np.mean(network[pick] == y[pick]):.3f}")
+    w_in, w_out = fit_network(x, y)
+    print(f"all seeds: network right {np.mean((candidates.network_log_odds(x, w_in, w_out) > 0) == y):.4f}")
+    lines = ",\n".join("    " + numbers(row) for row in w_in)
+    print(f"INPUT_WEIGHTS = np.array([\n{lines}])")
+    print(f"OUTPUT_WEIGHTS = np.array({numbers(w_out)})")
+
+
+def numbers(values: np.ndarray) -> str:
+    """``values`` as a Python list of 4 significant digits (the stored weights' form)."""
+    return "[" + ", ".join(f"{v:.4g}" for v in values) + "]"
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
-   touching marble or a shadow with a caustic) is kept or rejected by a small logistic model of a
+   touching marble or a shadow with a caustic) is kept or rejected by a tiny network (8 units) over a
    few relative measurements (``hardware.vision.candidates``, fitted on training seeds only),
    among them a lamp's physics: a glare on a sphere is a point and a caustic spread, a real
    marble casts its own shadow, one lamp puts every glare at the same offset.
@@ -305,7 +305,7 @@ CLOSE_PAIR = 1.8
 one smeared marble, or one marble read as two)."""
 
 REVIEW_MARGIN = 0.5
-"""A reviewed candidate whose logistic score (log-odds) lies within this of 0 makes its gate unsure."""
+"""A reviewed candidate whose review score (log-odds) lies within this of 0 makes its gate unsure."""
 
 
 UNLIT_SCORE = 1.4
@@ -541,7 +541,7 @@ class MarbleDetector:
                 highlight: float) -> list[_Peak]:
         """Strongest first, a candidate whose nearest stronger marble kept lies
         ``review.REVIEW_NEAR``..``review.REVIEW_FAR`` radii away is kept or rejected by the
-        logistic model of ``hardware.vision.candidates``; every other keeps the rules' verdict,
+        network of ``hardware.vision.candidates``; every other keeps the rules' verdict,
         except that a peak closer than ``REVIEW_NEAR`` to a marble only the model kept is dropped."""
         was = {id(k) for k in kept}
         order = sorted({id(c): c for c in cands + kept}.values(), key=lambda c: -c[3])
@@ -559,7 +559,7 @@ class MarbleDetector:
                                         FILL_MIN_CHANGE, DARK_WEIGHT)
                     if self.candidate_log is not None:
                         self.candidate_log.append((f, c, list(final), verdict))
-                    if review.WEIGHTS.any():
+                    if review.OUTPUT_WEIGHTS.any():
                         margin = review.log_odds(f)
                         verdict = margin > 0.0
                         if abs(margin) < REVIEW_MARGIN:
