@@ -523,8 +523,7 @@ class MarbleDetector:
         if self._reference is not None:
             kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight)
             kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight)
-        if self._reference is not None:
-            far2 = (EXPLAINED_RADII * radius) ** 2
+            far2 = (EXPLAINED_RADII * radius) ** 2  # a clear circle without its glare, far from every marble
             self._near += [(x, y) for x, y in unlit if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= far2 for k in kept)]
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
         self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
