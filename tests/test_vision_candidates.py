@@ -22,6 +22,7 @@ def _measure(c: tuple, k: tuple, spot: np.ndarray | None = None, lum: np.ndarray
     lum = np.zeros((h, w), np.float32) if lum is None else lum
     f = candidates.features(c, k, np.zeros((h, w, 3), np.float32), spot, lum, R, light, 0.14, 0.15, 0.5)
     assert len(f) == len(candidates.FEATURE_NAMES) == len(candidates.INPUT_WEIGHTS)
+    assert candidates.OUTPUT_WEIGHTS.shape == (candidates.INPUT_WEIGHTS.shape[1] + 1,)  # a bias, one per unit
     return dict(zip(candidates.FEATURE_NAMES, f.tolist()))
 
 

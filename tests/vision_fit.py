@@ -59,7 +59,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.01, steps: int = 30
     return w
 
 
-def fit_network(x: np.ndarray, y: np.ndarray, hidden: int = candidates.HIDDEN, l2: float = 1e-3,
+def fit_network(x: np.ndarray, y: np.ndarray, hidden: int = 8, l2: float = 1e-3,
                 steps: int = 4000, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(input weights, output weights) in raw feature units (see ``candidates.log_odds``; x's first
     column is the bias) of a network of ``hidden`` tanh units, fitted by Adam (full batch, rate

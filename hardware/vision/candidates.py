@@ -3,7 +3,7 @@
 A candidate is ambiguous when the nearest stronger marble kept lies ``REVIEW_NEAR``..``REVIEW_FAR``
 radii away: there a real touching marble (its votes pulled toward the neighbour) and a shadow with
 a glass caustic look alike to single thresholds. The model weighs a few relative measurements
-(``features``) in a network of ``HIDDEN`` tanh units (``log_odds``), fitted on the candidates of
+(``features``) in a network of 8 tanh units (``log_odds``), fitted on the candidates of
 the training seeds of tests/scenes.py only: ordinary scenes 0..2999 and 40000..47999, and every
 hard case, painted and traced glass, on 50000..51499 (``tests/vision_fit.py``: ``fit_network`` on
 ``collect``); the accuracy test's seeds and every range reported are held out. The measurements
@@ -43,9 +43,6 @@ BEYOND_NEAR, BEYOND_FAR = 1.0, 2.5
 GLARE_MAX_OFFSET = 0.6
 """Largest glare offset (radii) read as the lamp's height (a lamp 74 degrees from the zenith)."""
 
-HIDDEN = 8
-"""Tanh units of the review's network."""
-
 INPUT_WEIGHTS = np.array([
     [-1.464, 5.418, -10.04, -2.413, 2.881, 4.325, 1.225, -4.078],
     [0.5033, -1.141, 4.866, 0.1519, -0.9804, -0.7876, -1.376, 1.108],
@@ -64,7 +61,7 @@ INPUT_WEIGHTS = np.array([
     [1.206, -2.115, -0.008496, 2, 0.08797, 0.554, -0.4101, 0.726],
     [-1.251, 0.421, 0.2087, -0.8362, 1.659, 0.6251, 0.4828, 0.6361]])
 """Weights from the features (rows, FEATURE_NAMES order; the first, always 1, is each unit's bias)
-to the hidden units (columns). Printed by ``python -m tests.vision_fit``, collected with the earlier
+to the hidden tanh units (columns). Printed by ``python -m tests.vision_fit``, collected with the earlier
 model active (a logistic one over the same measurements): 8722 reviewed candidates, 7688 real
 marbles; the rules decide 0.951 of them right, this network 0.988. Collected once more with this
 network active and refitted (8742 candidates), it read the training seeds no better (traced glass 2
