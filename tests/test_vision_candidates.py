@@ -98,3 +98,39 @@ def test_the_network_weighs_what_a_weighted_sum_cannot() -> None:
     assert np.mean(logistic == y) < 0.7
     assert np.mean(network == y) > 0.95
     assert np.ndim(candidates.network_log_odds(x[0], *weights)) == 0  # one feature vector: one log-odds
+
+
+def _unlit(c: tuple, kept: list, lum: np.ndarray | None = None, light: tuple[float, float] | None = LIGHT,
+           soft: bool = False) -> dict[str, float]:
+    h, w = 80, 120
+    lum = np.zeros((h, w), np.float32) if lum is None else lum
+    diff = np.repeat(lum[:, :, None], 3, axis=2)
+    f = candidates.unlit_features(c, kept, diff, np.zeros((h, w), np.float32), lum, R, light, 0.14, soft, 0.15, 0.5)
+    assert len(f) == len(candidates.UNLIT_FEATURE_NAMES) == len(candidates.UNLIT_INPUT_WEIGHTS)
+    assert candidates.UNLIT_OUTPUT_WEIGHTS.shape == (candidates.UNLIT_INPUT_WEIGHTS.shape[1] + 1,)
+    return dict(zip(candidates.UNLIT_FEATURE_NAMES, f.tolist()))
+
+
+def test_clear_glass_shows_the_board_framed_by_a_dark_rim() -> None:
+    """A clear marble: its centre shows the board as it was (no change), its rim is a thin dark ring."""
+    yy, xx = np.mgrid[0:80, 0:120]
+    d = np.hypot(xx - 40, yy - 40)
+    lum = np.where((d >= 0.8 * R) & (d <= R), -0.4, 0.0).astype(np.float32)
+    clear = _unlit((40, 40, R, 0.4, 0.0, 0.0), [], lum=lum)
+    assert clear["rim"] == pytest.approx(-0.4)
+    assert clear["around"] == 0.0 and clear["lum"] == 0.0  # a thin ring: most of the disc unchanged
+    shadow = _unlit((40, 40, R, 0.4, 0.0, 0.0), [], lum=np.where(d <= 1.8 * R, -0.4, 0.0).astype(np.float32))
+    assert shadow["rim"] == 0.0 and shadow["around"] == pytest.approx(-0.4)  # an even blob larger than a marble
+    assert shadow["fill"] == 1.0 and shadow["lum"] == pytest.approx(-0.4)
+
+
+def test_an_unlit_circle_knows_where_the_nearest_marble_and_its_shadow_lie() -> None:
+    alone = _unlit(C, [])
+    assert alone["nearest"] == candidates.NEAREST_CAP and alone["shadow_cos"] == 0.0
+    behind = _unlit(C, [K, (110, 70, R, 1.0, GLARE, 0.0)])  # K two radii toward the lamp
+    assert behind["nearest"] == pytest.approx(2.0) and behind["shadow_cos"] == pytest.approx(1.0)
+    beside = _unlit((60, 52, R, 0.5, 0.0, 0.0), [K], light=None)  # below K; K's own glare gives the light
+    assert beside["shadow_cos"] == pytest.approx(0.0, abs=1e-9)
+    assert _unlit(C, [(C[0] + 4 * R, 40, R, 1.0, GLARE, 0.0)])["shadow_cos"] == 0.0  # too far to shade it
+    assert _unlit(C, [], soft=True)["soft"] == 1.0 and alone["soft"] == 0.0
+    assert _unlit(C, [])["glare_along"] == pytest.approx(0.38) and _unlit(C, [], light=None)["glare_along"] == 0.0

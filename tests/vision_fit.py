@@ -9,12 +9,14 @@ held-out hard seeds (``HELD_OUT_SEEDS``; default 500), with and without referenc
 by the ground truth (a marble within 1 radius of it that no stronger kept marble already claims),
 compares the rules, a logistic regression and the network of hardware/vision/candidates.py fitted
 on the even seeds and judged on the odd ones, then fits the network on all of them and prints its
-weights in raw feature units.
+weights in raw feature units. ``python -m tests.vision_fit unlit`` does the same for the unlit
+network (the clear circles without their glare far from every marble, ``UNLIT_TRAINING_JOBS``).
 """
 
 from __future__ import annotations
 
 import math
+from functools import partial
 from multiprocessing import Pool
 
 import numpy as np
@@ -24,13 +26,14 @@ from hardware.vision.detect import MarbleDetector
 from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, make_scene, seeds
 
 
-def collect(job: tuple[int, str | None]) -> list[tuple[np.ndarray, int, int]]:
+def collect(job: tuple[int, str | None], log: str = "candidate_log") -> list[tuple[np.ndarray, int, int]]:
     """(features, label, rules' verdict) of every reviewed candidate of scene ``job`` (seed, hard
-    case or None; a hard case's detector is given the marble radius, as in ``measure``)."""
+    case or None; a hard case's detector is given the marble radius, as in ``measure``); ``log``
+    "unlit_log" for the glareless circles the unlit network reviews."""
     seed, case = job
     sc = make_scene(seed, case=case)
     det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px if case else None)
-    det.candidate_log = []
+    setattr(det, log, [])
     det.detect(sc.image)
     h, w = sc.image.shape[:2]
     x0, y0, _, _ = det._roi(h, w)
@@ -40,7 +43,7 @@ def collect(job: tuple[int, str | None]) -> list[tuple[np.ndarray, int, int]]:
     def near(p: tuple) -> set[int]:
         return {i for i, (tx, ty) in enumerate(truth) if math.hypot(p[0] - tx, p[1] - ty) < reach}
 
-    for f, c, stronger, verdict in det.candidate_log:
+    for f, c, stronger, verdict in getattr(det, log):
         taken = set().union(*(near(k) for k in stronger))
         rows.append((f, int(bool(near(c) - taken)), int(verdict)))
     return rows
@@ -126,29 +129,45 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
           f"wrong and not unsure {sum(r[4] for r in rows) / k:.3f}")
 
 
-def main(jobs: list[tuple[int, str | None]] = TRAINING_JOBS) -> None:
+UNLIT_TRAINING_JOBS = TRAINING_JOBS + [(s, c) for c in CASES for s in range(53000, 57000)]
+"""The unlit network's training scenes: a clear circle without its glare far from every marble is
+rare (about one in 50 scenes), so the hard cases' seeds 53000..56999 are added."""
+assert {s for s, _ in UNLIT_TRAINING_JOBS} <= set(seeds(TRAINING_SEEDS))
+
+MODELS = {"review": ("candidate_log", TRAINING_JOBS, "", 8, 1e-3),
+          "unlit": ("unlit_log", UNLIT_TRAINING_JOBS, "UNLIT_", 4, 1e-2)}
+"""Each network of hardware/vision/candidates.py: the detector's log of what it reviews, its
+training scenes, its weights' name prefix, its hidden units and L2. The unlit network has about
+1,000 examples, a tenth of the review's: fewer units and a stronger L2 (fitted on even seeds,
+judged on odd: 8 or 4 units at L2 0.001 decide 0.883 and 0.846 right, at 0.01 0.909 and 0.915,
+at 0.03 0.863 and 0.865)."""
+
+
+def main(model: str = "review") -> None:
     """Collect with the current weights active (the decisions shape which candidates are
     reviewed; the stored weights were collected with the ones before them), compare the models on
     odd seeds fitted on even ones, fit the network on all, print its weights."""
+    log, jobs, prefix, hidden, l2 = MODELS[model]
     with Pool(2) as pool:
-        rows = [(r, job) for job, rs in zip(jobs, pool.map(collect, jobs, chunksize=20)) for r in rs]
+        found = pool.map(partial(collect, log=log), jobs, chunksize=20)
+    rows = [(r, job) for job, rs in zip(jobs, found) for r in rs]
     x = np.array([r[0] for r, _ in rows])
     y = np.array([r[1] for r, _ in rows], float)
     rules = np.array([r[2] for r, _ in rows])
     case = np.array([job[1] or "ordinary" for _, job in rows])
     odd = np.array([job[0] % 2 == 1 for _, job in rows])
-    print(f"{len(rows)} reviewed candidates, {int(y.sum())} real; decided right on odd seeds, fitted on even:")
+    print(f"{len(rows)} reviewed, {int(y.sum())} real; decided right on odd seeds, fitted on even:")
     logistic = x @ fit_logistic(x[~odd], y[~odd], l2=0.001) > 0
-    network = candidates.network_log_odds(x, *fit_network(x[~odd], y[~odd])) > 0
+    network = candidates.network_log_odds(x, *fit_network(x[~odd], y[~odd], hidden, l2)) > 0
     for name in ("ordinary", *CASES, "all"):
         pick = odd & ((case == name) | (name == "all"))
         print(f"{name:9s} n={pick.sum()} rules {np.mean(rules[pick] == y[pick]):.3f}, logistic "
               f"{np.mean(logistic[pick] == y[pick]):.3f}, network {np.mean(network[pick] == y[pick]):.3f}")
-    w_in, w_out = fit_network(x, y)
+    w_in, w_out = fit_network(x, y, hidden, l2)
     print(f"all seeds: network right {np.mean((candidates.network_log_odds(x, w_in, w_out) > 0) == y):.4f}")
     lines = ",\n".join("    " + numbers(row) for row in w_in)
-    print(f"INPUT_WEIGHTS = np.array([\n{lines}])")
-    print(f"OUTPUT_WEIGHTS = np.array({numbers(w_out)})")
+    print(f"{prefix}INPUT_WEIGHTS = np.array([\n{lines}])")
+    print(f"{prefix}OUTPUT_WEIGHTS = np.array({numbers(w_out)})")
 
 
 def numbers(values: np.ndarray) -> str:
@@ -162,4 +181,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["measure"]:
         measure(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
     else:
-        main()
+        main(*sys.argv[1:2])  # [review | unlit]

@@ -90,29 +90,117 @@ def features(c: tuple, k: tuple, diff: np.ndarray, spot: np.ndarray, lum_change:
     x, y, kx, ky = c[0], c[1], k[0], k[1]
     vx, vy = x - kx, y - ky
     d = math.hypot(vx, vy)
-    if light is not None:
-        hx, hy = light
-    else:
-        hl = math.hypot(k[4], k[5])
-        hx, hy = (k[4] / hl, k[5] / hl) if hl > 0.15 * radius else (0.0, 0.0)
+    hx, hy = light if light is not None else _unit(k[4], k[5], 0.15 * radius)
     cos = -(vx * hx + vy * hy) / d if d > 0 else 0.0
     dr = d / radius
     fill, med_c, med_l = own_part(c, k, diff, radius, fill_change, dark_weight) or (0.0, 0.0, 0.0)
-    h, w = spot.shape
-    px, py = min(w - 1, max(0, int(x + c[4]))), min(h - 1, max(0, int(y + c[5])))
-    v = float(spot[py, px])
-    hs = v / highlight
-    new = float(min(lum_change[py, px], v)) / highlight
-    sw = SPREAD_WINDOW
-    window = spot[max(0, py - sw):py + sw + 1, max(0, px - sw):px + sw + 1]
-    spread = float((window > 0.5 * v).sum()) / (radius * radius) if v > 0 else 0.0
+    hs, new, spread = _glare(c, spot, lum_change, radius, highlight)
     # where a shadow falls (from k's glare: the stronger marble's is the clearer)
     t = min(BEYOND_FAR, max(BEYOND_NEAR, shadow_distance(math.hypot(k[4], k[5]) / radius))) * radius
     beyond = _median_near(lum_change, x - hx * t, y - hy * t, BEYOND_RADIUS * radius) if hx or hy else 0.0
     along, along_k = (c[4] * hx + c[5] * hy) / radius, (k[4] * hx + k[5] * hy) / radius
     return np.array([1.0, dr, cos, cos * max(0.0, 2.1 - dr), c[3], c[3] / max(k[3], 1e-6),
-                     fill, med_c, med_l, min(hs, 3.0), max(-3.0, min(new, 3.0)),
-                     spread, beyond, along, along - along_k, along_k])
+                     fill, med_c, med_l, hs, new, spread, beyond, along, along - along_k, along_k])
+
+
+UNLIT_FEATURE_NAMES = ("bias", "score", "fill", "chroma", "lum", "rim", "around", "highlight",
+                       "highlight_new", "spot_spread", "glare_offset", "glare_along", "nearest",
+                       "shadow_cos", "soft")
+
+RIM = (0.75, 1.05)
+"""Inner and outer radius (radii) of the ring where clear glass shows its dark rim."""
+
+AROUND = (1.3, 1.7)
+"""Inner and outer radius (radii) of the ring just outside a marble (its shadow, or a blob larger than it)."""
+
+NEAREST_CAP = 4.0
+"""Distances to the nearest kept marble beyond this many radii read as this."""
+
+
+UNLIT_INPUT_WEIGHTS = np.array([
+    [-2.246, -0.1725, 4.317, 1.917],
+    [0.8296, 2.998, -2.079, -3.684],
+    [-0.7808, 0.4531, -0.8175, 0.05971],
+    [6.686, -9.515, -2.052, 2.642],
+    [1.334, -4.886, 0.2397, -0.8119],
+    [0.1819, 0.7307, -0.807, 6.001],
+    [0.9466, 4.072, 3.578, -1.169],
+    [-0.3754, 2.261, -2.183, -0.9239],
+    [0.1637, -0.1311, -0.191, -0.2808],
+    [-0.5127, -0.8479, -0.7314, 1.494],
+    [-0.03208, -1.64, -0.07919, 0.6196],
+    [0.1479, 0.165, -0.1173, 0.2157],
+    [1.371, -0.08833, -0.4156, -0.1146],
+    [-0.4641, 0.3189, 0.4015, -0.09294],
+    [0.6435, 0.3591, -0.4643, -1.253]])
+"""Weights from the features (rows, UNLIT_FEATURE_NAMES order; the first, always 1, is each unit's
+bias) to the unlit network's hidden tanh units (columns). Printed by ``python -m tests.vision_fit
+unlit``: 1,011 glareless circles reviewed, 332 of them real marbles (most traced glass and rolling
+marbles), which the rules all left out."""
+
+UNLIT_OUTPUT_WEIGHTS = np.array([-1.418, 1.872, 1.64, -1.223, -1.388])
+"""The unlit network's output bias, then its weight of each hidden unit."""
+
+
+def unlit_features(c: tuple, kept: list, diff: np.ndarray, spot: np.ndarray, lum_change: np.ndarray,
+                   radius: float, light: tuple[float, float] | None, highlight: float, soft: bool,
+                   fill_change: float, dark_weight: float) -> np.ndarray:
+    """Feature vector of a clear circle ``c`` that lacks the glare it needed, among the marbles
+    ``kept``: its score; its disc's changed fraction, median colour and brightness change; ``rim``, the
+    median brightness change on the ring at the radius less that of the disc's centre (clear glass
+    shows the board through it, framed by a thin dark rim); ``around``, that just outside it; its
+    glare (as in ``features``), that glare's offset from the centre and along the light; the distance
+    to the nearest kept marble (radii, at most ``NEAREST_CAP``) and the cosine of that direction
+    with the shadow's (0 farther than 3 radii); whether the frame is lit softly (no sharp glare)."""
+    fill, med_c, med_l = own_part(c, (-1e9, -1e9), diff, radius, fill_change, dark_weight) or (0.0, 0.0, 0.0)
+    centre = _ring_median(lum_change, c[0], c[1], 0.0, 0.5 * radius)
+    rim = _ring_median(lum_change, c[0], c[1], RIM[0] * radius, RIM[1] * radius) - centre
+    around = _ring_median(lum_change, c[0], c[1], AROUND[0] * radius, AROUND[1] * radius)
+    hs, new, spread = _glare(c, spot, lum_change, radius, highlight)
+    along = (c[4] * light[0] + c[5] * light[1]) / radius if light is not None else 0.0
+    nearest, cos = NEAREST_CAP, 0.0
+    if kept:
+        k = min(kept, key=lambda q: (q[0] - c[0]) ** 2 + (q[1] - c[1]) ** 2)
+        vx, vy = c[0] - k[0], c[1] - k[1]
+        d = math.hypot(vx, vy)
+        nearest = min(NEAREST_CAP, d / radius)
+        hx, hy = light if light is not None else _unit(k[4], k[5], 0.15 * radius)
+        cos = -(vx * hx + vy * hy) / d if 0 < d < 3.0 * radius else 0.0
+    return np.array([1.0, c[3], fill, med_c, med_l, rim, around, hs, new, spread,
+                     math.hypot(c[4], c[5]) / radius, along, nearest, cos, float(soft)])
+
+
+def _unit(x: float, y: float, least: float) -> tuple[float, float]:
+    """(x, y) as a unit vector; (0, 0) when shorter than ``least``."""
+    n = math.hypot(x, y)
+    return (x / n, y / n) if n > least else (0.0, 0.0)
+
+
+def _ring_median(img: np.ndarray, x: float, y: float, inner: float, outer: float) -> float:
+    """Median of ``img`` on the ring between ``inner`` and ``outer`` (pixels) around (x, y), within
+    the image; 0 when no pixel of it is."""
+    ro = int(math.ceil(outer))
+    xa, ya = max(0, int(x) - ro), max(0, int(y) - ro)
+    patch = img[ya:int(y) + ro + 1, xa:int(x) + ro + 1]
+    yy, xx = np.ogrid[ya:ya + patch.shape[0], xa:xa + patch.shape[1]]
+    d2 = (xx - x) ** 2 + (yy - y) ** 2
+    ring = patch[(d2 >= inner * inner) & (d2 <= outer * outer)]
+    return float(np.median(ring)) if ring.size else 0.0
+
+
+def _glare(c: tuple, spot: np.ndarray, lum_change: np.ndarray, radius: float,
+           highlight: float) -> tuple[float, float, float]:
+    """Candidate ``c``'s bright spot: how it stands out (units of ``highlight``, at most 3), how much
+    of that is new (brightened versus the reference, -3..3), and how spread it is (``SPREAD_WINDOW``
+    pixels above half its height, per radius squared)."""
+    h, w = spot.shape
+    px, py = min(w - 1, max(0, int(c[0] + c[4]))), min(h - 1, max(0, int(c[1] + c[5])))
+    v = float(spot[py, px])
+    new = float(min(lum_change[py, px], v)) / highlight
+    sw = SPREAD_WINDOW
+    window = spot[max(0, py - sw):py + sw + 1, max(0, px - sw):px + sw + 1]
+    spread = float((window > 0.5 * v).sum()) / (radius * radius) if v > 0 else 0.0
+    return min(v / highlight, 3.0), max(-3.0, min(new, 3.0)), spread
 
 
 def shadow_distance(glare_offset: float) -> float:
@@ -162,4 +250,9 @@ def network_log_odds(f: np.ndarray, w_in: np.ndarray, w_out: np.ndarray) -> np.n
 def log_odds(f: np.ndarray) -> float:
     """The model's log-odds that the candidate of feature vector ``f`` is a marble."""
     return float(network_log_odds(f, INPUT_WEIGHTS, OUTPUT_WEIGHTS))
+
+
+def unlit_log_odds(f: np.ndarray) -> float:
+    """The unlit model's log-odds that the glareless circle of feature vector ``f`` is a marble."""
+    return float(network_log_odds(f, UNLIT_INPUT_WEIGHTS, UNLIT_OUTPUT_WEIGHTS))
 

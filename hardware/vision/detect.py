@@ -45,7 +45,12 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    touching marble or a shadow with a caustic) is kept or rejected by a tiny network (8 units) over a
    few relative measurements (``hardware.vision.candidates``, fitted on training seeds only),
    among them a lamp's physics: a glare on a sphere is a point and a caustic spread, a real
-   marble casts its own shadow, one lamp puts every glare at the same offset.
+   marble casts its own shadow, one lamp puts every glare at the same offset. Then, strongest
+   first, a circle of ``min_score`` or more without the glare it needed, at least 1.55 radii from
+   every marble kept, is added or left out by a second such network over its own measurements
+   (``candidates.unlit_features``: the dark rim of clear glass, the change around it, the faint
+   glare it has, the nearest marble and its shadow side, soft light): clear glass under soft
+   light, a marble whose glare a roll smeared.
 7. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
@@ -346,6 +351,7 @@ class MarbleDetector:
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
+        self.unlit_log: list | None = None  # the same of the glareless circles reviewed
         self._near: list[tuple[int, int]] = []  # close decisions of the last frame (working pixels)
         self._frame_r = self._work_r  # the marble radius measured in the last frame (working pixels)
         self.set_reference(reference)
@@ -502,17 +508,18 @@ class MarbleDetector:
                   for _, _, _, s, g, gx, gy, clipped in peaks if s >= VERY_STRONG_SCORE]
         soft = self._reference is not None and _soft_light(glares, highlight)
         cands: list[_Peak] = []
-        unlit: list[tuple[int, int]] = []
+        unlit: list[_Peak] = []  # clear enough, but without the glare needed
         for x, y, best, s, g, gx, gy, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning))
             lit = g >= needed or clipped
+            peak = (x, y, self._work_r * RADIUS_FACTORS[best], s, float(gx - x), float(gy - y))
             if s < tuning.min_score or not lit:
                 if (s >= tuning.min_score or lit) and g >= NEAR_MISS * needed:
                     self._near.append((x, y))  # nearly a marble: its gate is unsure
-                elif s >= UNLIT_SCORE * tuning.min_score:
-                    unlit.append((x, y))
+                if s >= tuning.min_score:
+                    unlit.append(peak)
                 continue
-            cands.append((x, y, self._work_r * RADIUS_FACTORS[best], s, float(gx - x), float(gy - y)))
+            cands.append(peak)
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
         self._frame_r = radius
@@ -523,8 +530,10 @@ class MarbleDetector:
         if self._reference is not None:
             kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight)
             kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight)
+            kept = self._review_unlit(unlit, kept, diff, spot, lum_change, radius, light, highlight, soft)
             far2 = (EXPLAINED_RADII * radius) ** 2  # a clear circle without its glare, far from every marble
-            self._near += [(x, y) for x, y in unlit if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= far2 for k in kept)]
+            self._near += [(c[0], c[1]) for c in unlit if c[3] >= UNLIT_SCORE * tuning.min_score
+                           and all((c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 >= far2 for k in kept)]
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
         self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
         self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
@@ -567,6 +576,30 @@ class MarbleDetector:
             if verdict:
                 final.append(c)
         return final
+
+    def _review_unlit(self, unlit: list[_Peak], kept: list[_Peak], diff: np.ndarray, spot: np.ndarray,
+                      lum_change: np.ndarray, radius: float, light: tuple[float, float] | None,
+                      highlight: float, soft: bool) -> list[_Peak]:
+        """Strongest first, a clear circle without the glare it needed, at least ``REVIEW_NEAR``
+        radii from every marble kept, is added or left out by the unlit network of
+        ``hardware.vision.candidates`` (clear glass under soft light, a marble whose glare a roll
+        smeared, a touching neighbour in another's glare)."""
+        kept = list(kept)
+        near2 = (review.REVIEW_NEAR * radius) ** 2
+        for c in sorted(unlit, key=lambda c: -c[3]):
+            if any((c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 < near2 for k in kept):
+                continue
+            f = review.unlit_features(c, kept, diff, spot, lum_change, radius, light, highlight, soft,
+                                      FILL_MIN_CHANGE, DARK_WEIGHT)
+            if self.unlit_log is not None:
+                self.unlit_log.append((f, c, list(kept), False))
+            if review.UNLIT_OUTPUT_WEIGHTS.any():
+                margin = review.unlit_log_odds(f)
+                if abs(margin) < REVIEW_MARGIN:
+                    self._near.append((c[0], c[1]))
+                if margin > 0.0:
+                    kept.append(c)
+        return kept
 
     def _frame_radius(self, marbles: list[_Peak],
                       per_radius: np.ndarray) -> float:
