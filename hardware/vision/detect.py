@@ -509,13 +509,14 @@ class MarbleDetector:
         soft = self._reference is not None and _soft_light(glares, highlight)
         cands: list[_Peak] = []
         unlit: list[_Peak] = []  # clear enough, but without the glare needed
+        misses: list[tuple[int, int]] = []  # nearly a marble: its gate is unsure
         for x, y, best, s, g, gx, gy, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning))
             lit = g >= needed or clipped
             peak = (x, y, self._work_r * RADIUS_FACTORS[best], s, float(gx - x), float(gy - y))
             if s < tuning.min_score or not lit:
                 if (s >= tuning.min_score or lit) and g >= NEAR_MISS * needed:
-                    self._near.append((x, y))  # nearly a marble: its gate is unsure
+                    misses.append((x, y))
                 if s >= tuning.min_score:
                     unlit.append(peak)
                 continue
@@ -535,7 +536,7 @@ class MarbleDetector:
             self._near += [(c[0], c[1]) for c in unlit if c[3] >= UNLIT_SCORE * tuning.min_score
                            and all((c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 >= far2 for k in kept)]
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
-        self._near = [(x, y) for x, y in self._near if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
+        self._near += [(x, y) for x, y in misses if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
         self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
         shadows = _shadow_reach(confident, radius)
         if shadows > SHADOW_REACH:  # a low lamp: a marble kept where another's shadow and caustic fall
@@ -583,7 +584,7 @@ class MarbleDetector:
         """Strongest first, a clear circle without the glare it needed, at least ``REVIEW_NEAR``
         radii from every marble kept, is added or left out by the unlit network of
         ``hardware.vision.candidates`` (clear glass under soft light, a marble whose glare a roll
-        smeared, a touching neighbour in another's glare)."""
+        smeared)."""
         kept = list(kept)
         near2 = (review.REVIEW_NEAR * radius) ** 2
         for c in sorted(unlit, key=lambda c: -c[3]):
