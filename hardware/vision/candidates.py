@@ -49,6 +49,9 @@ BEYOND_RADIUS = 0.6
 BEYOND_NEAR, BEYOND_FAR = 1.0, 2.5
 """Nearest and farthest (radii) a marble's shadow centre is looked for beyond it."""
 
+OVERHEAD_OFFSET = 0.15
+"""A glare offset (radii) below which a marble's own glare gives no light direction (overhead)."""
+
 GLARE_MAX_OFFSET = 0.6
 """Largest glare offset (radii) read as the lamp's height (a lamp 74 degrees from the zenith)."""
 
@@ -99,7 +102,7 @@ def features(c: tuple, k: tuple, diff: np.ndarray, spot: np.ndarray, lum_change:
     x, y, kx, ky = c[0], c[1], k[0], k[1]
     vx, vy = x - kx, y - ky
     d = math.hypot(vx, vy)
-    hx, hy = light if light is not None else _unit(k[4], k[5], 0.15 * radius)
+    hx, hy = _toward_light(k, light, radius)
     cos = -(vx * hx + vy * hy) / d if d > 0 else 0.0
     dr = d / radius
     fill, med_c, med_l = own_part(c, k, diff, radius, fill_change, dark_weight) or (0.0, 0.0, 0.0)
@@ -173,16 +176,19 @@ def unlit_features(c: tuple, kept: list, diff: np.ndarray, spot: np.ndarray, lum
         vx, vy = c[0] - k[0], c[1] - k[1]
         d = math.hypot(vx, vy)
         nearest = min(NEAREST_CAP, d / radius)
-        hx, hy = light if light is not None else _unit(k[4], k[5], 0.15 * radius)
+        hx, hy = _toward_light(k, light, radius)
         cos = -(vx * hx + vy * hy) / d if 0 < d < 3.0 * radius else 0.0
     return np.array([1.0, c[3], fill, med_c, med_l, rim, around, hs, new, spread,
                      math.hypot(c[4], c[5]) / radius, along, nearest, cos, float(soft)])
 
 
-def _unit(x: float, y: float, least: float) -> tuple[float, float]:
-    """(x, y) as a unit vector; (0, 0) when shorter than ``least``."""
-    n = math.hypot(x, y)
-    return (x / n, y / n) if n > least else (0.0, 0.0)
+def _toward_light(k: tuple, light: tuple[float, float] | None, radius: float) -> tuple[float, float]:
+    """Unit vector toward the light: the frame's ``light``, else where marble ``k``'s own glare sits
+    (0, 0 when that glare is within ``OVERHEAD_OFFSET`` radii of its centre: the light overhead)."""
+    if light is not None:
+        return light
+    n = math.hypot(k[4], k[5])
+    return (k[4] / n, k[5] / n) if n > OVERHEAD_OFFSET * radius else (0.0, 0.0)
 
 
 def _ring_median(img: np.ndarray, x: float, y: float, inner: float, outer: float) -> float:

@@ -235,7 +235,7 @@ SHADOW_MAX_REACH = 2.6
 SHADOW_COS = 0.8
 """Cosine of the largest angle between the shadow direction (away from the light) and the peak."""
 
-SHADOW_MIN_OFFSET = 0.15
+SHADOW_MIN_OFFSET = review.OVERHEAD_OFFSET
 """Highlight offset from the centre (radii) below which the light is overhead: no shadow rule."""
 
 SEED_SCORE = 0.15
@@ -570,10 +570,7 @@ class MarbleDetector:
                     if self.candidate_log is not None:
                         self.candidate_log.append((f, c, list(final), verdict))
                     if review.OUTPUT_WEIGHTS.any():
-                        margin = review.log_odds(f)
-                        verdict = margin > 0.0
-                        if abs(margin) < REVIEW_MARGIN:
-                            self._near.append((c[0], c[1]))
+                        verdict = self._verdict(c, review.log_odds(f))
             if verdict:
                 final.append(c)
         return final
@@ -594,13 +591,16 @@ class MarbleDetector:
                                       FILL_MIN_CHANGE, DARK_WEIGHT)
             if self.unlit_log is not None:
                 self.unlit_log.append((f, c, list(kept), False))
-            if review.UNLIT_OUTPUT_WEIGHTS.any():
-                margin = review.unlit_log_odds(f)
-                if abs(margin) < REVIEW_MARGIN:
-                    self._near.append((c[0], c[1]))
-                if margin > 0.0:
-                    kept.append(c)
+            if review.UNLIT_OUTPUT_WEIGHTS.any() and self._verdict(c, review.unlit_log_odds(f)):
+                kept.append(c)
         return kept
+
+    def _verdict(self, c: _Peak, log_odds: float) -> bool:
+        """A network's verdict on peak ``c`` (a marble when ``log_odds`` is above 0); a margin under
+        ``REVIEW_MARGIN`` makes its gate unsure."""
+        if abs(log_odds) < REVIEW_MARGIN:
+            self._near.append((c[0], c[1]))
+        return log_odds > 0.0
 
     def _frame_radius(self, marbles: list[_Peak],
                       per_radius: np.ndarray) -> float:
