@@ -122,6 +122,26 @@ def test_empty_scene_counts_nothing() -> None:
         assert det.counts == (0, 0, 0, 0, 0, 0) and det.outside == 0
 
 
+def test_more_light_that_over_exposes_the_board_shows_no_marble() -> None:
+    """A lamp brighter than when the reference was taken clips a pale board to white: only its one
+    unclipped channel brightens, which looked like a colour change, and a printed ring of marble
+    size around it was a marble (all six gates here). A clipped frame channel is only a lower bound
+    of its light, so nothing changed there."""
+    sc = make_scene(40)
+    r = sc.marble_radius_px
+    ref = sc.reference.copy()
+    for g in sc.regions.gates:
+        cx, cy = g.as_array().mean(axis=0)
+        cv2.rectangle(ref, (int(cx - 3 * r), int(cy - 3 * r)), (int(cx + 3 * r), int(cy + 3 * r)),
+                      (255, 255, 216), -1)
+        cv2.circle(ref, (int(cx), int(cy)), int(round(1.3 * r)), (90, 50, 20), max(2, int(0.3 * r)))
+    frame = np.clip(ref.astype(np.float32) * 1.15, 0, 255).astype(np.uint8)
+    x, y = (int(v) for v in sc.regions.gates[0].as_array().mean(axis=0))
+    assert frame[y, x].tolist() == [255, 255, 248]  # the pale board is over-exposed there
+    det = MarbleDetector(sc.regions, ref, marble_radius_px=r).detect(frame)
+    assert det.counts == (0, 0, 0, 0, 0, 0) and not det.is_unsure
+
+
 def test_counts_follow_marble_centres() -> None:
     sc = next(s for s in make_scenes(50, 200) if sum(s.counts) >= 2)
     det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)

@@ -9,8 +9,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    (global median offset plus a smooth, robust low-frequency correction), with a 3x3 envelope of
    the reference for a camera nudge of about a pixel. The light change is applied to the
    reference as a gain on its linear values (a channel near black stays near black, so saturated
-   printed colours do not seem to change hue), and an over-exposed reference channel is only a
-   lower bound. Brightness and colour change are combined;
+   printed colours do not seem to change hue), and an over-exposed channel, of the reference or
+   of the frame, is only a lower bound (more light than when the reference was taken clips a pale
+   board to white, leaving one channel to brighten: no colour change). Brightness and colour change are combined;
    pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
    with a median-filtered copy of itself (a local background learnt from the gate area itself).
 3. Circle evidence of the known marble radius: every pixel on an edge of the change image votes
@@ -324,7 +325,8 @@ person says otherwise (chosen on training seeds: 1.2 to 1.4 read the same; rolli
 and not flagged fell from 0.010 to 0.003, other cases as before)."""
 
 CLIPPED_VALUE = 250
-"""A reference channel at or above this is over-exposed: only a lower bound of its true value."""
+"""A channel (of the reference or the frame) at or above this is over-exposed: only a lower bound of
+its true value."""
 
 
 _Peak = tuple[int, int, float, float, float, float]
@@ -440,6 +442,9 @@ class MarbleDetector:
             # changes and a saturated printed colour does not seem to change hue)
             lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
             diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
+            over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
+            if over.any():
+                diff = np.where(over, np.maximum(diff, 0.0), diff)
             tuning = WITH_REFERENCE
         else:
             diff = cur - to_log(local_background(work, self._work_r))
