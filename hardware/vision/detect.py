@@ -24,10 +24,11 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    or glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can
    stand out). The marble radius of this frame is measured from the pooled votes of the clear
    detections (the expected radius when those votes peak at the smallest radius voted for: inner
-   structure, no measurement); peaks are then kept greedily, strongest first, at least
-   ``PEAK_SEPARATION`` radii apart (a closer peak, but at least ``TWO_MIN_DISTANCE`` radii away, is
-   a second, touching marble when its own part of the disc changed and did more than darken; the
-   votes of touching marbles peak pulled toward each other), and a weaker peak closer than
+   structure, no measurement; never less than a radius given, since glass votes on its inner
+   rim); peaks are then kept greedily, strongest first, at least ``PEAK_SEPARATION`` radii apart
+   (a closer peak, but at least ``TWO_MIN_DISTANCE`` radii away, is a second, touching marble
+   when its own part of the disc changed and did more than darken; the votes of touching marbles
+   peak pulled toward each other), and a weaker peak closer than
    ``SHADOW_REACH`` radii to a kept marble, on the side away from the light, is its shadow and the
    caustic that glass focuses into it. The light's direction is the consensus of the confident
    marbles' highlight directions (one lamp lights the table), else where that marble's own
@@ -223,6 +224,9 @@ of the traced glass case: a plateau from 0.3 to 0.45; the painted cases do not c
 RADIUS_SCORE = 0.7
 """Score of the detections whose votes measure the frame's marble radius."""
 
+RADIUS_FLOOR = 0.95
+"""A radius given (from the calibration) is never measured below this fraction of it."""
+
 SHADOW_REACH = 1.9
 """A weaker peak closer than this many radii to a kept marble, on its far side from the light,
 is that marble's shadow (a real neighbour's centre is at least 2 radii away)."""
@@ -243,7 +247,7 @@ SEED_SCORE = 0.15
 """Circle evidence (score) that a new highlight needs nearby to count as a marble (see
 ``_seeded_by_highlights``); lower than ``min_score``, since the highlight is evidence too."""
 
-SEED_AWAY = 2.0
+SEED_AWAY = 1.8
 """A new highlight closer than this many radii to a found marble is its glare or caustic."""
 
 LIGHT_AGREEMENT = 0.7
@@ -345,6 +349,7 @@ class MarbleDetector:
         self.scale = min(1.0, WORK_RADIUS / self.radius_px)
         self.roi_margin_radii = roi_margin_radii
         self._work_r = self.radius_px * self.scale
+        self._radius_given = bool(marble_radius_px)
         self._fill_side = max(3, int(round(0.9 * self._work_r * math.sqrt(math.pi))) | 1)  # disc's area
         self._spot_kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(0.4 * self._work_r) + 1,) * 2)
         self._envelope = np.ones((3, 3), np.uint8)
@@ -611,10 +616,14 @@ class MarbleDetector:
                       per_radius: np.ndarray) -> float:
         """The marble radius in this frame (working pixels): where the pooled circle votes of the
         confident detections (score ``RADIUS_SCORE`` or more) peak (parabolic interpolation between the
-        voted radii); the expected radius when there is no clear detection."""
+        voted radii); the expected radius when there is no clear detection. A radius given (measured in
+        the calibration) is never measured smaller: the votes of glass peak inside its outline, on the
+        dark rim its refraction shows (traced glass measured 0.93 of its radius), and distances in too
+        small a radius put a low lamp's shadow and caustic out of the shadow rule's reach."""
         strong = [m for m in marbles if m[3] >= RADIUS_SCORE]
         if not strong:
             return self._work_r
+        least = RADIUS_FLOOR * self._work_r if self._radius_given else 0.0
         xs = np.array([m[0] for m in strong])
         ys = np.array([m[1] for m in strong])
         pooled = neighbourhood_votes(per_radius, xs, ys).sum(axis=1)
@@ -627,7 +636,7 @@ class MarbleDetector:
             den = a - 2 * b + c
             if den < 0:
                 f += 0.5 * (a - c) / den * (RADIUS_FACTORS[k + 1] - RADIUS_FACTORS[k])
-        return self._work_r * f
+        return max(least, self._work_r * f)
 
     def _suppress(self, cands: list[_Peak], radius: float, diff: np.ndarray | None,
                   light: tuple[float, float] | None = None) -> list[_Peak]:
