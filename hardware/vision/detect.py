@@ -454,8 +454,7 @@ class MarbleDetector:
             lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
             diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
             over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
-            if over.any():
-                diff = np.where(over, np.maximum(diff, 0.0), diff)
+            np.maximum(diff, np.float32(0.0), out=diff, where=over)
             tuning = WITH_REFERENCE
         else:
             diff = cur - to_log(local_background(work, self._work_r))
