@@ -11,8 +11,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    reference as a gain on its linear values (a channel near black stays near black, so saturated
    printed colours do not seem to change hue), and an over-exposed channel, of the reference or
    of the frame, is only a lower bound (more light than when the reference was taken clips a pale
-   board to white, leaving one channel to brighten: no colour change). Brightness and colour change are combined;
-   pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
+   board to white, leaving one channel to brighten: no colour change). Brightness and colour
+   change are combined; pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
    with a median-filtered copy of itself (a local background learnt from the gate area itself).
 3. Circle evidence of the known marble radius: every pixel on an edge of the change image votes
    for the point one radius (0.75..1.25 radii) into the change, so a marble's outline piles its
@@ -24,7 +24,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    or glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can
    stand out). The marble radius of this frame is measured from the pooled votes of the clear
    detections (the expected radius when those votes peak at the smallest radius voted for: inner
-   structure, no measurement; never less than a radius given, since glass votes on its inner
+   structure, no measurement; never much less than a radius given, since glass votes on its inner
    rim); peaks are then kept greedily, strongest first, at least ``PEAK_SEPARATION`` radii apart
    (a closer peak, but at least ``TWO_MIN_DISTANCE`` radii away, is a second, touching marble
    when its own part of the disc changed and did more than darken; the votes of touching marbles
@@ -622,9 +622,10 @@ class MarbleDetector:
         """The marble radius in this frame (working pixels): where the pooled circle votes of the
         confident detections (score ``RADIUS_SCORE`` or more) peak (parabolic interpolation between the
         voted radii); the expected radius when there is no clear detection. A radius given (measured in
-        the calibration) is never measured smaller: the votes of glass peak inside its outline, on the
-        dark rim its refraction shows (traced glass measured 0.93 of its radius), and distances in too
-        small a radius put a low lamp's shadow and caustic out of the shadow rule's reach."""
+        the calibration) is never measured below ``RADIUS_FLOOR`` of it: the votes of glass peak inside
+        its outline, on the dark rim its refraction shows (traced glass measured a median 0.93 of its
+        radius), and distances in too small a radius put a low lamp's shadow and caustic out of the
+        shadow rule's reach."""
         strong = [m for m in marbles if m[3] >= RADIUS_SCORE]
         if not strong:
             return self._work_r
