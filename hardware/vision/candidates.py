@@ -107,7 +107,7 @@ def features(c: tuple, k: tuple, diff: np.ndarray, spot: np.ndarray, lum_change:
     x, y, kx, ky = c[0], c[1], k[0], k[1]
     vx, vy = x - kx, y - ky
     d = math.hypot(vx, vy)
-    hx, hy = _toward_light(k, light, radius)
+    hx, hy = toward_light(k, light, radius)
     cos = -(vx * hx + vy * hy) / d if d > 0 else 0.0
     dr = d / radius
     fill, med_c, med_l = own_part(c, k, diff, radius, fill_change, dark_weight) or (0.0, 0.0, 0.0)
@@ -181,13 +181,13 @@ def unlit_features(c: tuple, kept: list, diff: np.ndarray, spot: np.ndarray, lum
         vx, vy = c[0] - k[0], c[1] - k[1]
         d = math.hypot(vx, vy)
         nearest = min(NEAREST_CAP, d / radius)
-        hx, hy = _toward_light(k, light, radius)
+        hx, hy = toward_light(k, light, radius)
         cos = -(vx * hx + vy * hy) / d if 0 < d < 3.0 * radius else 0.0
     return np.array([1.0, c[3], fill, med_c, med_l, rim, around, hs, new, spread,
                      math.hypot(c[4], c[5]) / radius, along, nearest, cos, float(soft)])
 
 
-def _toward_light(k: tuple, light: tuple[float, float] | None, radius: float) -> tuple[float, float]:
+def toward_light(k: tuple, light: tuple[float, float] | None, radius: float) -> tuple[float, float]:
     """Unit vector toward the light: the frame's ``light``, else where marble ``k``'s own glare sits
     (0, 0 when that glare is within ``OVERHEAD_OFFSET`` radii of its centre: the light overhead)."""
     if light is not None:

@@ -691,18 +691,11 @@ def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, f
     closer than ``reach`` radii: its shadow, with the caustic a glass marble focuses into it. The light's
     direction is ``light`` (unit vector) when the frame's marbles agree on one, else where the kept
     marble's highlight sits relative to its centre; a shadow falls the opposite way."""
-    x, y = c[0], c[1]
-    for kx, ky, _, _, hx, hy in kept:
-        vx, vy = x - kx, y - ky
+    for k in kept:
+        vx, vy = c[0] - k[0], c[1] - k[1]
         d = math.hypot(vx, vy)
-        hl = math.hypot(hx, hy)
-        if light is not None:
-            hx, hy, hl = light[0], light[1], 1.0
-        elif hl < SHADOW_MIN_OFFSET * radius:
-            continue
-        if d >= reach * radius or d == 0:
-            continue
-        if -(vx * hx + vy * hy) / (d * hl) > SHADOW_COS:
+        hx, hy = review.toward_light(k, light, radius)
+        if (hx or hy) and 0 < d < reach * radius and -(vx * hx + vy * hy) / d > SHADOW_COS:
             return True
     return False
 
@@ -789,12 +782,8 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
 
     def off_shadow(k: _Peak, cx: float, cy: float) -> bool:
         vx, vy = cx - k[0], cy - k[1]
-        if light is not None:
-            sx, sy = -light[0], -light[1]
-        else:
-            hl = math.hypot(k[4], k[5])
-            sx, sy = (-k[4] / hl, -k[5] / hl) if hl >= SHADOW_MIN_OFFSET * radius else (0.0, 0.0)
-        return vx * sx + vy * sy < REST_SHADOW_COS * math.hypot(vx, vy)
+        hx, hy = review.toward_light(k, light, radius)
+        return -(vx * hx + vy * hy) < REST_SHADOW_COS * math.hypot(vx, vy)
 
     out = []
     for i in (np.nonzero(areas >= min(REST_AREA, LONE_AREA) * disc)[0]).tolist():
