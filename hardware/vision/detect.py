@@ -44,7 +44,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
-   touching marble or a shadow with a caustic) is kept or rejected by a tiny network (8 units) over a
+   touching marble or a shadow with a caustic) is kept or rejected by a tiny network (16 units) over a
    few relative measurements (``hardware.vision.candidates``, fitted on training seeds only),
    among them a lamp's physics: a glare on a sphere is a point and a caustic spread, a real
    marble casts its own shadow, one lamp puts every glare at the same offset. Then, strongest
