@@ -173,9 +173,11 @@ def main(model: str = "review") -> None:
     print(f"{prefix}OUTPUT_WEIGHTS = np.array({numbers(w_out)})")
 
 
-def numbers(values: np.ndarray) -> str:
-    """``values`` as a Python list of 4 significant digits (the stored weights' form)."""
-    return "[" + ", ".join(f"{v:.4g}" for v in values) + "]"
+def numbers(values: np.ndarray, per_line: int = 8) -> str:
+    """``values`` as a Python list of 4 significant digits (the stored weights' form), ``per_line``
+    values to a line."""
+    parts = [", ".join(f"{v:.4g}" for v in values[i:i + per_line]) for i in range(0, len(values), per_line)]
+    return "[" + ",\n     ".join(parts) + "]"
 
 
 if __name__ == "__main__":
