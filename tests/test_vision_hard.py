@@ -23,25 +23,24 @@ FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
 
 EXACT_FLOOR = {"faint": 1.0, "touching": 0.95, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 1.0}
 """Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached
-(touching 72003 is read wrong, flagged; glass 72018 was too until the review grew to 16 units;
-both were right, by a narrow margin, while distances were measured in the radius measured in the
-frame). On 500 held-out
-scenes per case (70000..70499) the rates are faint 0.998 (0.996 while the glare needed fell in two
-steps with the circle's score), touching 0.998 (0.994 with the review of 8 units fitted on the hard
-seeds 50000..51499, 0.992 with the logistic candidate review, 0.988 before it weighed the lamp's physics),
-blur 0.980 (0.976 with the review of 8 units, 0.978 in the radius measured, 0.968 before the
-unlit network, 0.964 in steps, 0.960 logistic), clutter 0.998 (0.996 in the radius measured, 0.994
-logistic), clear 0.996 (0.992 in the radius measured, 0.984 logistic), traced glass 0.964 (0.958
-with the review of 8 units, 0.936 in the radius measured and before an over-exposed frame channel
-was a lower bound, 0.922 before the unlit network, 0.918 in steps, 0.890 logistic; 0.840 before
-the lamp's physics and soft light told by how bright the glare is; 0.788 before a clear circle
-under soft light needed no glare; what is left: clear glass touching another missed, a low lamp's
-shadows and caustics read as marbles); wrong and no gate flagged unsure: faint 0.000, touching
-0.002, blur 0.004 (0.006 with the review of 8 units, 0.012 before a clear circle without its glare
-was flagged), clutter 0.000, clear 0.002, glass 0.018 (0.014 with the review of 8 units, 0.006 in
-the radius measured, 0.016 logistic); flagged unsure: faint 0.038, touching 0.134, blur 0.144,
-clutter 0.062, clear 0.066, glass 0.218 (0.048, 0.158, 0.198, 0.084, 0.076 and 0.360 in the radius
-measured)."""
+(touching 72003 is read wrong, flagged; glass 72018 was too until the review grew to 16 units; both
+were right, by a narrow margin, while distances were measured in the radius measured in the frame).
+On 500 held-out scenes per case (70000..70499) the rates are faint 0.998 (0.996 while the glare
+needed fell in two steps with the circle's score), touching 0.998 (0.994 with the review of 8 units
+fitted on the hard seeds 50000..51499, 0.992 with the logistic candidate review, 0.988 before it
+weighed the lamp's physics), blur 0.980 (0.976 with the review of 8 units, 0.978 in the radius
+measured, 0.968 before the unlit network, 0.964 in steps, 0.960 logistic), clutter 0.998 (0.996 in
+the radius measured, 0.994 logistic), clear 0.996 (0.992 in the radius measured, 0.984 logistic),
+traced glass 0.964 (0.958 with the review of 8 units, 0.936 in the radius measured and before an
+over-exposed frame channel was a lower bound, 0.922 before the unlit network, 0.918 in steps, 0.890
+logistic; 0.840 before the lamp's physics and soft light told by how bright the glare is; 0.788
+before a clear circle under soft light needed no glare; what is left: clear glass touching another
+missed, a low lamp's shadows and caustics read as marbles); wrong and no gate flagged unsure: faint
+0.000, touching 0.002, blur 0.004 (0.006 with the review of 8 units, 0.012 before a clear circle
+without its glare was flagged), clutter 0.000, clear 0.002, glass 0.018 (0.014 with the review of 8
+units, 0.006 in the radius measured, 0.016 logistic); flagged unsure: faint 0.038, touching 0.134,
+blur 0.144, clutter 0.062, clear 0.066, glass 0.218 (0.048, 0.158, 0.198, 0.084, 0.076 and 0.360 in
+the radius measured)."""
 
 
 WRONG_BUT_SURE_CEILING = 0.0
