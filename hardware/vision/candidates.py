@@ -98,8 +98,8 @@ INPUT_WEIGHTS = np.array([
      2.707, 0.5617, -0.6821, 0.8344, 0.5994, -0.6004, -0.2407, -1.607]])
 """Weights from the features (rows, FEATURE_NAMES order; the first, always 1, is each unit's bias)
 to the hidden tanh units (columns). Printed by ``python -m tests.vision_fit``, collected with the
-8-unit network before it active: 18,925 reviewed candidates (the hard cases on 50000..53999, twice
-the seeds before), 17,045 real marbles. Fitted on the even seeds and judged on the odd ones (9,423),
+8-unit network before it active: 18,925 reviewed candidates (the hard cases on 50000..53999; 9,452
+with 50000..51499 only), 17,045 real marbles. Fitted on the even seeds and judged on the odd ones (9,423),
 the rules decide 0.956 of them right, a logistic model 0.974, 8 or 16 units 0.984 (traced glass
 0.970 and 0.972). End to end on the hard cases' training seeds outside the fit (54000..54399 and
 55000..55399, 800 scenes a case), the six counts of traced glass were exact in 0.965 of
