@@ -23,13 +23,11 @@ judged on odd ones (539) it decides 0.915 of them right (a logistic model 0.868,
 Collected once more with it active, adding 57000..60999 (1,600 circles in all), the refit read the training
 seeds no better (rolling marbles 2 scenes in 300 fewer), so these weights stay.
 
-The unlit network was fitted while distances were in the marble radius measured in the frame;
-since a radius given is the least the frame may measure (``detect.RADIUS_FLOOR``), the review's
-candidates are collected in the radius given. The hard seeds 50000..53999 and 16 units (until then
-8 units fitted on 50000..51499) read traced glass end to end 0.965 → 0.974 on seeds outside the
-review's fit (see ``INPUT_WEIGHTS``). An oriented patch of the change around each candidate, added to the
-measurements, decided 0.987 right and read traced glass 0.978, rolling marbles 0.980: not enough
-more to carry 11,000 weights.
+The unlit network was fitted while distances were in the marble radius measured in the frame; the
+review was refitted in the radius given (``detect.RADIUS_FLOOR``), on more seeds and with 16 units
+(see ``INPUT_WEIGHTS``). An oriented patch of the change around each candidate, added to the
+measurements, decided 0.987 right and read traced glass 0.978, rolling marbles 0.980 on the seeds
+``INPUT_WEIGHTS`` is judged on: not enough more to carry 11,000 weights.
 """
 
 from __future__ import annotations
@@ -98,13 +96,11 @@ INPUT_WEIGHTS = np.array([
      2.707, 0.5617, -0.6821, 0.8344, 0.5994, -0.6004, -0.2407, -1.607]])
 """Weights from the features (rows, FEATURE_NAMES order; the first, always 1, is each unit's bias)
 to the hidden tanh units (columns). Printed by ``python -m tests.vision_fit``, collected with the
-8-unit network before it active: 18,925 reviewed candidates (the hard cases on 50000..53999; 9,452
-with 50000..51499 only), 17,045 real marbles. Fitted on the even seeds and judged on the odd ones (9,423),
-the rules decide 0.956 of them right, a logistic model 0.974, 8 or 16 units 0.984 (traced glass
-0.970 and 0.972). End to end on the hard cases' training seeds outside the fit (54000..54399 and
-55000..55399, 800 scenes a case), the six counts of traced glass were exact in 0.965 of
-them with the 8 units (fitted on 50000..51499) and 0.974 with these, rolling marbles 0.974 and
-0.976, touching 0.990 and 0.991."""
+8-unit network before it active: 18,925 reviewed candidates, 17,045 real marbles (9,452 with the
+hard seeds 50000..51499 only; odd-seed figures in the module's docstring). End to end on the hard
+cases' training seeds outside the fit (54000..54399 and 55000..55399, 800 scenes a case), the six
+counts of traced glass were exact in 0.965 of them with the 8 units (fitted on 50000..51499) and
+0.974 with these, rolling marbles 0.974 and 0.976, touching 0.990 and 0.991."""
 
 OUTPUT_WEIGHTS = np.array([0.1573, 0.6757, -1.037, 1.225, -1.114, 1.122, 1.089, -0.9228,
      0.8732, -1.027, -1.007, -0.8631, -1.046, 0.887, -0.7436, 0.7223,

@@ -12,35 +12,34 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    printed colours do not seem to change hue), and an over-exposed channel, of the reference or
    of the frame, is only a lower bound (more light than when the reference was taken clips a pale
    board to white, leaving one channel to brighten: no colour change). Brightness and colour
-   change are combined; pure darkening (what a shadow does) is weighted down. Without a reference the frame is compared
-   with a median-filtered copy of itself (a local background learnt from the gate area itself).
+   change are combined; pure darkening (what a shadow does) is weighted down. Without a reference
+   the frame is compared with a median-filtered copy of itself (a local background learnt from the
+   gate area itself).
 3. Circle evidence of the known marble radius: every pixel on an edge of the change image votes
    for the point one radius (0.75..1.25 radii) into the change, so a marble's outline piles its
    votes on its centre; the inner edge of a thin ring (the dark rim of clear glass whose inside
    looks like the board) votes the other way, also toward the centre, at a lower weight.
    Touching marbles keep separate centres; a soft shadow edge or a straight printed edge spreads
    its votes. The fraction of the disc that changed is added as a second, weaker evidence.
-4. Peaks count only with a small bright spot near the centre (the specular highlight every glass
-   or glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can
-   stand out). The marble radius of this frame is measured from the pooled votes of the clear
-   detections (the expected radius when those votes peak at the smallest radius voted for: inner
-   structure, no measurement; never much less than a radius given, since glass votes on its inner
-   rim); peaks are then kept greedily, strongest first, at least ``PEAK_SEPARATION`` radii apart
-   (a closer peak, but at least ``TWO_MIN_DISTANCE`` radii away, is a second, touching marble
-   when its own part of the disc changed and did more than darken; the votes of touching marbles
-   peak pulled toward each other), and a weaker peak closer than
-   ``SHADOW_REACH`` radii to a kept marble, on the side away from the light, is its shadow and the
-   caustic that glass focuses into it. The light's direction is the consensus of the confident
-   marbles' highlight directions (one lamp lights the table), else where that marble's own
-   highlight sits. A marble and its shadow can
-   merge into one blob whose votes peak on the shadow side: then a peak on the light side that
-   is nearly as strong replaces it. With a reference, the clearer a circle the weaker the
-   highlight it needs: it falls with the score through a weaker one at ``STRONG_SCORE`` to a faint
-   one at ``VERY_STRONG_SCORE`` (``_glare_needed``). Under
-   soft light (a window, a large shade) glass shows no sharp glare at all: with a reference, when
-   the very clear circles' glare is hardly brighter than the empty scene was there
-   (``SOFT_GLARE``: a lamp's glare outshines the board, a window's reflection does not), a circle
-   of ``SOFT_SCORE`` or more needs none.
+4. Peaks count only with a small bright spot near the centre (the specular highlight every glass or
+   glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can stand
+   out). The marble radius of this frame is measured from the pooled votes of the clear detections
+   (the expected radius when those votes peak at the smallest radius voted for: inner structure, no
+   measurement; never much less than a radius given, since glass votes on its inner rim); peaks are
+   then kept greedily, strongest first, at least ``PEAK_SEPARATION`` radii apart (a closer peak, but
+   at least ``TWO_MIN_DISTANCE`` radii away, is a second, touching marble when its own part of the
+   disc changed and did more than darken; the votes of touching marbles peak pulled toward each
+   other), and a weaker peak closer than ``SHADOW_REACH`` radii to a kept marble, on the side away
+   from the light, is its shadow and the caustic that glass focuses into it. The light's direction
+   is the consensus of the confident marbles' highlight directions (one lamp lights the table), else
+   where that marble's own highlight sits. A marble and its shadow can merge into one blob whose
+   votes peak on the shadow side: then a peak on the light side that is nearly as strong replaces
+   it. With a reference, the clearer a circle the weaker the highlight it needs: it falls with the
+   score through a weaker one at ``STRONG_SCORE`` to a faint one at ``VERY_STRONG_SCORE``
+   (``_glare_needed``). Under soft light (a window, a large shade) glass shows no sharp glare at
+   all: with a reference, when the very clear circles' glare is hardly brighter than the empty scene
+   was there (``SOFT_GLARE``: a lamp's glare outshines the board, a window's reflection does not), a
+   circle of ``SOFT_SCORE`` or more needs none.
 5. With a reference, a new highlight (absent from the empty scene) away from every marble found,
    with some circle evidence around it, is one more marble: faint clear glass on a similar board.
 6. With a reference, a candidate whose nearest stronger marble kept lies 1.55..2.3 radii away (a
@@ -243,9 +242,6 @@ SHADOW_MAX_REACH = 2.6
 
 SHADOW_COS = 0.8
 """Cosine of the largest angle between the shadow direction (away from the light) and the peak."""
-
-SHADOW_MIN_OFFSET = review.OVERHEAD_OFFSET
-"""Highlight offset from the centre (radii) below which the light is overhead: no shadow rule."""
 
 SEED_SCORE = 0.15
 """Circle evidence (score) that a new highlight needs nearby to count as a marble (see
@@ -818,15 +814,12 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
 
 def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:
     """The frame's light direction (unit vector in the image plane, toward the light) when the
-    confident marbles (score ``RADIUS_SCORE`` or more, highlight off-centre) agree on one: the
-    mean of their highlight directions, if at least ``LIGHT_AGREEMENT`` long. One lamp lights
+    confident marbles (score ``RADIUS_SCORE`` or more, highlight off-centre:
+    ``candidates.toward_light``) agree on one: the mean of their highlight directions, if at least
+    ``LIGHT_AGREEMENT`` long. One lamp lights
     the whole table, so the consensus is steadier than any single marble's highlight (which a
     neighbour's glare or a caustic can pull aside)."""
-    units = []
-    for m in marbles:
-        hl = math.hypot(m[4], m[5])
-        if m[3] >= RADIUS_SCORE and hl >= SHADOW_MIN_OFFSET * radius:
-            units.append((m[4] / hl, m[5] / hl))
+    units = [u for u in (review.toward_light(m, None, radius) for m in marbles if m[3] >= RADIUS_SCORE) if u[0] or u[1]]
     if len(units) < 2:
         return None
     sx, sy = sum(u[0] for u in units) / len(units), sum(u[1] for u in units) / len(units)
