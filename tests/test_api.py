@@ -191,6 +191,23 @@ def test_unknown_is_404_json(client: FlaskClient, path: str) -> None:
     assert response.get_json()["error"]["code"] == "not_found"
 
 
+@pytest.mark.parametrize("path", ["/api//sessions", "/api/sessions//1", "/api/sessions/1//events"])
+def test_doubled_slashes_are_no_api_path(client: FlaskClient, path: str) -> None:
+    """A doubled slash is not merged into a redirect (an HTML page under /api): a JSON 404."""
+    for method in ("GET", "POST"):
+        response = client.open(path, method=method, json={})
+        assert response.status_code == 404, (method, path)
+        assert response.get_json()["error"]["code"] == "not_found"
+
+
+def test_options_under_the_api_is_204_with_allow(client: FlaskClient) -> None:
+    """OPTIONS on an API path says which methods it takes, with no body (not Flask's empty 200 page)."""
+    response = client.options("/api/sessions")
+    assert response.status_code == 204 and response.data == b""
+    assert {"GET", "POST"} <= {m.strip() for m in response.headers["Allow"].split(",")}
+    assert client.options("/api/nothing-here").get_json()["error"]["code"] == "not_found"
+
+
 def test_unknown_session_writes_are_404(client: FlaskClient) -> None:
     assert client.post("/api/sessions/999/events", json={"type": "marble", "gate": 1}).status_code == 404
     for path in ("/api/sessions/999/undo", "/api/sessions/999/redo", "/api/sessions/999/abandon"):

@@ -54,6 +54,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         event_log.close()
         raise
 
+    app.url_map.merge_slashes = False  # /api//sessions is no path of the API: a JSON 404, not an HTML redirect
     errors.register(app)
     trust.init_app(app)  # who may write: kiosk, paired devices, spectators
     app.register_blueprint(api.bp)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, Response, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from companion.games import IllegalEventError, MalformedEventError, RuleError
@@ -64,6 +64,13 @@ def register(app: Flask) -> None:
                                      err.description or err.name)
             return body, status, headers
         return render_template("error.html", status=status, message=err.description or err.name), status, headers
+
+    @app.after_request
+    def _options_answer(response: Response) -> Response:
+        # Flask answers OPTIONS itself with an empty 200 page; under /api it is 204 with its Allow header
+        if request.method == "OPTIONS" and _wants_json() and response.status_code == 200 and not response.data:
+            response.status_code = 204
+        return response
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception):
