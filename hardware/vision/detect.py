@@ -816,9 +816,8 @@ def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float]
     """The frame's light direction (unit vector in the image plane, toward the light) when the
     confident marbles (score ``RADIUS_SCORE`` or more, highlight off-centre:
     ``candidates.toward_light``) agree on one: the mean of their highlight directions, if at least
-    ``LIGHT_AGREEMENT`` long. One lamp lights
-    the whole table, so the consensus is steadier than any single marble's highlight (which a
-    neighbour's glare or a caustic can pull aside)."""
+    ``LIGHT_AGREEMENT`` long. One lamp lights the whole table, so the consensus is steadier than any
+    single marble's highlight (which a neighbour's glare or a caustic can pull aside)."""
     units = [u for u in (review.toward_light(m, None, radius) for m in marbles if m[3] >= RADIUS_SCORE) if u[0] or u[1]]
     if len(units) < 2:
         return None
