@@ -38,7 +38,8 @@ dropping it when the network says so, read traced glass 3 or 4 scenes better and
 3 or 4 worse (a touching pair smeared by a roll reads alike), fitted on such swapped examples or
 not; made a flag only, it caught one more wrong scene in 2,000. The unlit network's ring medians
 (centre, rim, around) added to the measurements decided 0.9836 of the candidates right against
-0.9824 (hard seeds 50000..51999, odd judged, even fitted), less than two initialisations differ.
+0.9824 (hard seeds 50000..51999, fitted on even, judged on odd): within what two initialisations
+differ by.
 """
 
 from __future__ import annotations
