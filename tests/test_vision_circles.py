@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.vision.circles import disc_window, local_background
+from hardware.vision.circles import change_magnitude, disc_window, local_background, neighbourhood_votes, nonzero_xy
 
 
 @pytest.mark.parametrize("x, y", [(0, 0), (5, 7), (39, 29), (20, 0), (0, 15), (38, 28)])
@@ -40,3 +40,40 @@ def test_local_background_drops_a_marble_and_keeps_the_light() -> None:
     assert abs(int(back[60, 160, 0]) - int(ramp[60, 160, 0])) <= 8
     tiny = img[:20, :20]
     assert local_background(tiny, radius).shape == tiny.shape  # too small to scale down: a plain median
+
+
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 1.0])
+def test_nonzero_xy_is_numpy_s_nonzero_in_the_same_order(density) -> None:
+    rng = np.random.default_rng(2)
+    mask = rng.random((37, 53)) < density
+    ys, xs = np.nonzero(mask)
+    for m in (mask, mask.astype(np.uint8) * 7):
+        gx, gy = nonzero_xy(m)
+        assert gx.tolist() == xs.tolist() and gy.tolist() == ys.tolist()
+
+
+def test_neighbourhood_votes_sum_the_3x3_clipped_to_the_image() -> None:
+    rng = np.random.default_rng(3)
+    per_radius = rng.random((6, 20, 30))
+    xs, ys = np.array([0, 29, 15, 3]), np.array([0, 19, 10, 19])
+    got = neighbourhood_votes(per_radius, xs, ys)
+    assert got.shape == (6, 4)
+    for j, (x, y) in enumerate(zip(xs, ys)):
+        want = np.zeros(6)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):  # a neighbour off the image counts as the edge pixel
+                want += per_radius[:, min(19, max(0, y + dy)), min(29, max(0, x + dx))]
+        assert np.allclose(got[:, j], want)
+
+
+def test_change_magnitude_counts_darkening_at_its_weight() -> None:
+    rng = np.random.default_rng(4)
+    e = rng.normal(0.0, 0.3, (16, 24, 3)).astype(np.float32)
+    change, lum = change_magnitude(e, 0.5)
+    mean = e.mean(axis=2)
+    chroma2 = np.maximum((e * e).sum(axis=2) - 3.0 * mean * mean, 0.0)
+    weighted = np.where(mean < 0, 0.5 * mean, mean)
+    assert np.allclose(lum, mean, atol=1e-6)
+    assert np.allclose(change, np.sqrt(chroma2 + 3.0 * weighted * weighted), atol=1e-5)
+    grey = np.full((2, 2, 3), -0.2, np.float32)  # pure darkening: half its brightness change
+    assert np.allclose(change_magnitude(grey, 0.5)[0], np.sqrt(3.0) * 0.1, atol=1e-6)

@@ -27,6 +27,17 @@ RADIUS_FACTORS = (0.75, 0.85, 0.95, 1.05, 1.15, 1.25)
 """Radii voted for, as fractions of the expected marble radius (perspective, estimate error)."""
 
 
+def nonzero_xy(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(xs, ys) of the non-zero pixels of a 2-D bool or uint8 ``mask``, in row-major order (as
+    ``np.nonzero``, which is several times slower on a 2-D image)."""
+    points = cv2.findNonZero(mask.view(np.uint8) if mask.dtype == np.bool_ else mask)
+    if points is None:
+        empty = np.zeros(0, np.int32)
+        return empty, empty
+    points = points.reshape(-1, 2)
+    return points[:, 0], points[:, 1]
+
+
 def to_log(img_u8: np.ndarray) -> np.ndarray:
     """uint8 BGR -> float32 log BGR."""
     return cv2.LUT(img_u8, LOG_TABLE)
@@ -39,8 +50,8 @@ def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndar
     and shadows do not bias it). The smooth part is estimated on every second pixel (it varies
     over many marble radii)."""
     h, w = diff.shape[:2]
-    g0 = np.median(diff[::4, ::4].reshape(-1, 3), axis=0).astype(np.float32)
-    res = np.ascontiguousarray(diff[::2, ::2]) - g0
+    g0 = np.median(diff[::4, ::4].reshape(-1, 3).T, axis=1).astype(np.float32)
+    res = diff[::2, ::2] - g0
     weight = cv2.inRange(res, (-inlier,) * 3, (inlier,) * 3).astype(np.float32) * np.float32(1.0 / 255.0)
     cell = max(4, int(8 * radius))
     nx, ny = max(2, round(w / cell)), max(2, round(h / cell))
@@ -54,11 +65,11 @@ def change_magnitude(e: np.ndarray, dark_weight: float) -> tuple[np.ndarray, np.
     """Per-pixel change from a log difference ``e`` (h, w, 3): (magnitude, brightness change).
 
     Colour change (the part of ``e`` that differs between channels) counts fully; brightness
-    change counts fully when brighter, ``dark_weight`` times when darker (a shadow only darkens).
+    change counts fully when brighter, ``dark_weight`` (0..1) times when darker (a shadow only darkens).
     """
     lum = cv2.transform(e, MEAN3)
     chroma2 = np.maximum(cv2.transform(e * e, _SUM3) - 3.0 * lum * lum, 0.0)
-    wl = np.where(lum < 0, lum * dark_weight, lum)
+    wl = np.maximum(lum, lum * dark_weight)  # a weight of at most 1 shrinks only what is below 0
     return np.sqrt(chroma2 + 3.0 * wl * wl), lum
 
 
@@ -77,7 +88,7 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     gx = cv2.Sobel(change, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
     gy = cv2.Sobel(change, cv2.CV_32F, 0, 1, ksize=3, scale=0.125)
     mag = cv2.magnitude(gx, gy)
-    ys, xs = np.nonzero(mag > grad_min)
+    xs, ys = nonzero_xy(mag > grad_min)
     m = mag[ys, xs]
     ux, uy = gx[ys, xs] / m, gy[ys, xs] / m
     n = len(xs)
@@ -91,11 +102,11 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     # each vote weighs 1 / circumference (INNER_WEIGHT / circumference against the gradient)
     wts = np.repeat(1.0 / (2.0 * math.pi * f), len(xs), axis=1)
     wts[:, n:] *= INNER_WEIGHT
-    pix = (vy * w + vx)[ok]
+    pix = vy * w + vx
+    layer = np.arange(len(factors), dtype=np.int32)[:, None] * (h * w)
     wts = wts[ok]
-    layer = np.broadcast_to(np.arange(len(factors), dtype=np.int32)[:, None] * (h * w), vx.shape)[ok]
-    per_radius = np.bincount(layer + pix, weights=wts, minlength=len(factors) * h * w).reshape(len(factors), h, w)
-    total = np.bincount(pix, weights=wts, minlength=h * w).astype(np.float32).reshape(h, w)
+    per_radius = np.bincount((pix + layer)[ok], weights=wts, minlength=len(factors) * h * w).reshape(len(factors), h, w)
+    total = np.bincount(pix[ok], weights=wts, minlength=h * w).astype(np.float32).reshape(h, w)
     sigma = 0.8
     total = cv2.GaussianBlur(total, (0, 0), sigma) * (2.0 * math.pi * sigma * sigma / len(factors))
     return total, per_radius
@@ -103,14 +114,11 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
 
 def neighbourhood_votes(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Votes per radius summed over the 3x3 neighbourhood of each (x, y): shape (radii, points)."""
-    _, h, w = per_radius.shape
-    rows = [np.minimum(np.maximum(ys + d, 0), h - 1) for d in (-1, 0, 1)]
-    cols = [np.minimum(np.maximum(xs + d, 0), w - 1) for d in (-1, 0, 1)]
-    sums = np.zeros((per_radius.shape[0], len(xs)), np.float64)
-    for r in rows:
-        for c in cols:
-            sums += per_radius[:, r, c]
-    return sums
+    n, h, w = per_radius.shape
+    d = np.array([-1, 0, 1])
+    rows = np.clip(np.asarray(ys)[:, None, None] + d[None, :, None], 0, h - 1)
+    cols = np.clip(np.asarray(xs)[:, None, None] + d[None, None, :], 0, w - 1)
+    return per_radius.reshape(n, h * w)[:, (rows * w + cols).reshape(len(xs), 9)].sum(axis=2)
 
 
 def best_radius(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
@@ -121,7 +129,7 @@ def best_radius(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.nd
 def local_maxima(score: np.ndarray, min_value: float) -> tuple[np.ndarray, np.ndarray]:
     """(xs, ys) of 3x3 local maxima of ``score`` at least ``min_value``, strongest first."""
     dil = cv2.dilate(score, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero((score >= dil) & (score >= min_value))
+    xs, ys = nonzero_xy((score >= dil) & (score >= min_value))
     order = np.argsort(-score[ys, xs], kind="stable")
     return xs[order], ys[order]
 

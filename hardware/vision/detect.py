@@ -72,6 +72,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 
 import cv2
@@ -91,6 +92,7 @@ from hardware.vision.circles import (
     local_background,
     local_maxima,
     neighbourhood_votes,
+    nonzero_xy,
     to_log,
 )
 from hardware.vision.regions import GateRegions
@@ -723,8 +725,8 @@ def _soft_light(glares: list[tuple[float, float]], highlight: float) -> bool:
     infinite when over-exposed, a lamp's) hardly brightened the scene and do not stand out much."""
     if not glares:
         return False
-    stands, new = np.median(np.array(glares), axis=0)
-    return float(new) < SOFT_GLARE * highlight and float(stands) < SOFT_SPOT * highlight
+    stands, new = (statistics.median(column) for column in zip(*glares))
+    return new < SOFT_GLARE * highlight and stands < SOFT_SPOT * highlight
 
 
 def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
@@ -737,7 +739,7 @@ def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[
     n, labels = cv2.connectedComponents(opened, connectivity=8)  # (its stats cost 5 times more)
     if n < 2:
         return []
-    ys, xs = np.nonzero(opened)
+    xs, ys = nonzero_xy(opened)
     lab = labels[ys, xs]
     areas = np.bincount(lab, minlength=n)
     sx, sy = np.bincount(lab, xs, n), np.bincount(lab, ys, n)
@@ -759,7 +761,7 @@ def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
     n, labels = cv2.connectedComponents(opened, connectivity=8)
     if n < 2:
         return []
-    ys, xs = np.nonzero(opened)
+    xs, ys = nonzero_xy(opened)
     lab = labels[ys, xs]
     areas = np.bincount(lab, minlength=n)
     disc = math.pi * radius * radius
