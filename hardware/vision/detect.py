@@ -274,7 +274,7 @@ votes peak is pulled toward the neighbour, whose changed area flattens the disc 
 closer peak to where a touching neighbour would sit (the best score within 0.5 radii of 2 radii
 from the marble, toward the peak) and judging it there as a second marble was tried: on training
 seeds 62000..62999 traced glass read at most one scene in 1,000 better and rolling marbles up to
-4 worse (a smear's far end), so a pulled peak stays dropped."""
+4 worse (score 0.25 needed there; at 0.55 both within a scene), so a pulled peak stays dropped."""
 
 TWO_MIN_FILL = 0.5
 """Fraction of a second marble's own disc part (outside its neighbour's disc) that must have changed."""
