@@ -114,11 +114,14 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
 
 def neighbourhood_votes(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Votes per radius summed over the 3x3 neighbourhood of each (x, y): shape (radii, points)."""
-    n, h, w = per_radius.shape
-    d = np.array([-1, 0, 1])
-    rows = np.clip(np.asarray(ys)[:, None, None] + d[None, :, None], 0, h - 1)
-    cols = np.clip(np.asarray(xs)[:, None, None] + d[None, None, :], 0, w - 1)
-    return per_radius.reshape(n, h * w)[:, (rows * w + cols).reshape(len(xs), 9)].sum(axis=2)
+    _, h, w = per_radius.shape
+    rows = [np.minimum(np.maximum(ys + d, 0), h - 1) for d in (-1, 0, 1)]
+    cols = [np.minimum(np.maximum(xs + d, 0), w - 1) for d in (-1, 0, 1)]
+    sums = np.zeros((per_radius.shape[0], len(xs)), np.float64)
+    for r in rows:
+        for c in cols:
+            sums += per_radius[:, r, c]
+    return sums
 
 
 def best_radius(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
