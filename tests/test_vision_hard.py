@@ -373,9 +373,9 @@ def test_a_marble_the_review_kept_by_a_small_margin_makes_its_gate_unsure(monkey
 
 
 def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
-    """``_faint_change`` on a change image: a disc of faint change (under every per-pixel threshold,
-    over ``FAINT_CHANGE`` on average) far from the marble kept is reported at its centre; the same
-    disc within ``FAINT_RADII`` of the marble (its shadow's reach) is not, nor one fainter."""
+    """``_faint_change`` on a change image: a disc of faint change (over ``FAINT_CHANGE`` averaged over a
+    marble's disc) far from the marble kept is reported at its centre; the same disc within
+    ``FAINT_RADII`` of a marble (its shadow's reach) is not, nor one half as faint."""
     from hardware.vision import detect
 
     r, side = 6.0, 11
