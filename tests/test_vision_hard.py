@@ -288,7 +288,8 @@ def test_a_marble_kept_where_a_low_lamp_puts_a_shadow_is_unsure(monkeypatch) -> 
     marbles away from the lamp, are read as more marbles in gate 1. The gate waits for a tap; with the
     usual shadow reach only, the wrong count would be sure. (72026 and then 72138 were the case until
     distances were measured in the radius given and the review grew: now each is read right, or
-    flagged without the longer reach.)"""
+    flagged without the longer reach.) The review's margin of 1.0 flags it as well: one of those
+    caustics is kept by log-odds between 0.5 (the margin before) and 1.0; with both off, it is sure."""
     from hardware.vision import detect
 
     sc = make_scene(72053, case="glass")
@@ -297,6 +298,8 @@ def test_a_marble_kept_where_a_low_lamp_puts_a_shadow_is_unsure(monkeypatch) -> 
     wrong = [g for g in range(6) if det.counts[g] != sc.counts[g]]
     assert wrong == [0] and det.unsure[0]
     monkeypatch.setattr(detect, "SHADOW_MAX_REACH", detect.SHADOW_REACH)
+    assert read(sc).unsure[0]
+    monkeypatch.setattr(detect, "REVIEW_MARGIN", 0.5)
     plain = read(sc)
     assert plain.counts == det.counts and not any(plain.unsure[g] for g in wrong)
 
@@ -370,6 +373,19 @@ def test_a_marble_the_review_kept_by_a_small_margin_makes_its_gate_unsure(monkey
     monkeypatch.setattr(detect, "REVIEW_MARGIN", math.inf)
     det = read(sc)
     assert det.counts == sc.counts and det.unsure[4]
+
+
+@pytest.mark.parametrize("log_odds, kept, unsure", [(0.8, True, True), (-0.8, False, True),
+                                                     (1.2, True, False), (-1.2, False, False)])
+def test_a_review_verdict_within_the_margin_is_unsure(log_odds, kept, unsure) -> None:
+    """A network's verdict keeps a candidate above log-odds 0; within ``REVIEW_MARGIN`` (1.0) of 0,
+    either way, the candidate's place is a close decision (its gate waits for a tap)."""
+    sc = make_scene(72002, case="touching")
+    det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+    det._near = []
+    peak = (40, 30, 6.0, 0.6, 1.0, -1.0)
+    assert det._verdict(peak, log_odds) is kept
+    assert det._near == ([(40, 30)] if unsure else [])
 
 
 def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
