@@ -36,11 +36,14 @@ over-exposed frame channel was a lower bound, 0.922 before the unlit network, 0.
 logistic; 0.840 before the lamp's physics and soft light told by how bright the glare is; 0.788
 before a clear circle under soft light needed no glare; what is left: clear glass touching another
 missed, a low lamp's shadows and caustics read as marbles); wrong and no gate flagged unsure: faint
-0.000, touching 0.002, blur 0.004 (0.006 with the review of 8 units, 0.012 before a clear circle
-without its glare was flagged), clutter 0.000, clear 0.002, glass 0.018 (0.014 with the review of 8
-units, 0.006 in the radius measured, 0.016 logistic); flagged unsure: faint 0.038, touching 0.134,
-blur 0.144, clutter 0.062, clear 0.066, glass 0.218 (0.048, 0.158, 0.198, 0.084, 0.076 and 0.360 in
-the radius measured)."""
+0.000, touching 0.002, blur 0.002 (0.004 before the faint smear was flagged, 0.006 with the review of
+8 units, 0.012 before a clear circle without its glare was flagged), clutter 0.000, clear 0.002, glass
+0.012 (0.016 with the review's margin 0.5, 0.018 before the faint smear was flagged, 0.014 with the
+review of 8 units, 0.006 in the radius measured, 0.016 logistic); flagged unsure: faint 0.038, touching
+0.142, blur 0.146, clutter 0.064, clear 0.066, glass 0.254 (touching, blur, clutter and glass 0.136,
+0.146, 0.062 and 0.246 with the margin 0.5, and 0.134, 0.144, 0.062 and 0.218 before the faint smear
+was flagged; in the radius measured faint 0.048, touching 0.158, blur 0.198, clutter 0.084, clear 0.076
+and glass 0.360)."""
 
 
 WRONG_BUT_SURE_CEILING = 0.0
