@@ -292,7 +292,8 @@ def test_a_marble_kept_where_a_low_lamp_puts_a_shadow_is_unsure(monkeypatch) -> 
     usual shadow reach only, the wrong count would be sure. (72026 and then 72138 were the case until
     distances were measured in the radius given and the review grew: now each is read right, or
     flagged without the longer reach.) The review's margin of 1.0 flags it as well: one of those
-    caustics is kept by log-odds between 0.5 (the margin before) and 1.0; with both off, it is sure."""
+    caustics is kept by log-odds between 0.5 (the margin before) and 1.0; with the usual reach and the
+    margin 0.5, the wrong count is sure."""
     from hardware.vision import detect
 
     sc = make_scene(72053, case="glass")
