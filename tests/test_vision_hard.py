@@ -386,7 +386,6 @@ def test_a_review_verdict_within_the_margin_is_unsure(log_odds, kept, unsure) ->
     either way, the candidate's place is a close decision (its gate waits for a tap)."""
     sc = make_scene(72002, case="touching")
     det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
-    det._near = []
     peak = (40, 30, 6.0, 0.6, 1.0, -1.0)
     assert det._verdict(peak, log_odds) is kept
     assert det._near == ([(40, 30)] if unsure else [])
