@@ -5,6 +5,8 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8080
 DATA   ?= $(or $(COMPANION_DATA),./data)
 ARGS   ?=
+# make test runs the test files in this many processes (pytest-xdist); TEST_JOBS=0 runs them in one
+TEST_JOBS ?= 2
 # On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
 VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
 
@@ -29,7 +31,7 @@ run: $(VENV)/.installed
 	$(VENV)/bin/companion serve --host 0.0.0.0 --port $(PORT) --data $(DATA) $(ARGS)
 
 test: $(VENV)/.installed-test
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_JOBS) --dist loadfile
 
 bench: $(VENV)/.installed-test
 	$(PY) -m bench

@@ -38,7 +38,7 @@ def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
                 if stop.is_set():
                     return
                 try:
-                    status, _ = call(url, event, timeout=5)
+                    status, _ = call(url, event, timeout=PATIENCE_S)
                 except OSError:
                     return
                 assert status == 200
