@@ -65,8 +65,10 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    explain: ``REST_AREA`` marble discs outside their discs, off the shadow side (a touching
    neighbour missed, a marble still rolling and smeared along its path: the gate waits for a
    person rather than score it), or a blob with no marble in it that is no near marble's shadow,
-   or, under a low lamp, a marble kept where another one's shadow and caustic fall (their reach
-   from the glare's offset, ``_shadow_reach``). Without a reference every gate is unsure.
+   or a place far from every marble found where the change averaged over a marble's disc reaches
+   ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
+   a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
+   ``_shadow_reach``). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
