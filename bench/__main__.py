@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 ORDER = ["bench_table", "bench_games", "bench_server", "bench_gates", "bench_sensors", "bench_vision",
-         "bench_real_photos", "bench_camera",
+         "bench_real_photos", "bench_real_sequence", "bench_camera",
          "bench_memory"]
 
 

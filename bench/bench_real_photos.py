@@ -61,13 +61,15 @@ def _components(mask_path: Path) -> list[tuple[float, float, int]]:
     return [(float(centroids[i][0]), float(centroids[i][1]), int(stats[i][4])) for i in range(1, n)]
 
 
-def _grid(w: int, h: int) -> GateRegions:
+def grid(w: int, h: int, margin: float = 0.0) -> GateRegions:
+    """Six gates as a 3 x 2 grid over a w x h picture, ``margin`` pixels in from its edges."""
     from hardware.vision.regions import GateRegion, GateRegions
 
-    cw, ch = w / 3.0, h / 2.0
-    return GateRegions(tuple(GateRegion(1 + i, ((c * cw, r * ch), ((c + 1) * cw, r * ch), ((c + 1) * cw, (r + 1) * ch),
-                                                (c * cw, (r + 1) * ch)))
-                             for i, (r, c) in enumerate((r, c) for r in range(2) for c in range(3))))
+    cw, ch = (w - 2 * margin) / 3.0, (h - 2 * margin) / 2.0
+    corners = ((0, 0), (1, 0), (1, 1), (0, 1))
+    return GateRegions(tuple(
+        GateRegion(1 + r * 3 + c, tuple((margin + (c + dx) * cw, margin + (r + dy) * ch) for dx, dy in corners))
+        for r in range(2) for c in range(3)))
 
 
 def load_photos(root: Path, limit: int | None = None) -> tuple[list[Photo], float]:
@@ -88,7 +90,7 @@ def load_photos(root: Path, limit: int | None = None) -> tuple[list[Photo], floa
         rows = np.nonzero(img.min(axis=(1, 2)) < 250)[0]  # the padding below the picture is white
         h = int(rows[-1]) + 1 if len(rows) else img.shape[0]
         img = np.ascontiguousarray(img[:h])
-        regions = _grid(img.shape[1], h)
+        regions = grid(img.shape[1], h)
         counts = [0] * 6
         for x, y, a in comps[n]:
             gate = regions.gate_at(x, y)

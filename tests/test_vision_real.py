@@ -1,19 +1,24 @@
-"""Marble vision on real photographs (the public marble-unet set), only where a copy exists.
+"""Marble vision on real photographs, only where a copy exists (nothing is downloaded at test time).
 
-Set COMPANION_REAL_PHOTOS to a copy of github.com/TrinityPandaLab/marble-unet; without it these
-tests are skipped (nothing is downloaded at test time). No reference exists in that set, so the
-detector runs without one: every gate is unsure, and the counts are what the no-reference path
-reaches on black glass on bedding (first 40 photos; the floors sit at the level reached).
+Set COMPANION_REAL_PHOTOS to a copy of github.com/TrinityPandaLab/marble-unet. No reference exists in
+that set, so the detector runs without one: every gate is unsure, and the counts are what the
+no-reference path reaches on black glass on bedding (first 40 photos; the floors sit at the level
+reached). Set COMPANION_REAL_SEQUENCE to a copy of github.com/robevans/Advanced-Vision-1 (and have
+scipy) for the sequence with an empty reference (``bench.bench_real_sequence``; its floors too sit at
+the level reached, measured and never tuned to). The gates' grid is checked without either.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from bench.bench_real_photos import evaluate, load_photos, photo_folder
+from bench import bench_real_sequence as sequence
+from bench.bench_real_photos import evaluate, grid, load_photos, photo_folder
 
 GATES_EXACT_FLOOR = 0.9  # reached 0.933 (0.871 while every weak edge voted)
 SIX_EXACT_FLOOR = 0.7  # reached 0.750 (0.500 before)
+SEQUENCE_GATES_FLOOR = 0.93  # reached 0.948 with the reference
+SEQUENCE_SIX_FLOOR = 0.74  # reached 0.771
 
 
 @pytest.fixture(scope="module")
@@ -34,3 +39,29 @@ def test_real_photos_counts(figures) -> None:
 
 def test_real_photos_without_reference_are_all_unsure(figures) -> None:
     assert figures["unsure"] == 1.0
+
+
+def test_the_grid_of_gates_stays_its_margin_in_from_the_edges() -> None:
+    regions = grid(640, 480, 20.0)
+    assert regions.gate_at(10.0, 10.0) is None and regions.gate_at(630.0, 470.0) is None
+    assert regions.gate_at(21.0, 21.0) == 1 and regions.gate_at(619.0, 459.0) == 6
+    assert regions.gate_at(320.0, 100.0) == 2 and regions.gate_at(100.0, 300.0) == 4
+    assert sequence._near_a_line(222.0, 100.0, regions, 8.0)  # the line between gates 1 and 2 lies at x 220
+    assert not sequence._near_a_line(100.0, 100.0, regions, 8.0)
+    assert not sequence._near_a_line(25.0, 100.0, regions, 8.0)  # the outer edge is no line between gates
+
+
+@pytest.fixture(scope="module")
+def sequence_figures() -> dict[str, float]:
+    root = sequence.sequence_folder()
+    if root is None:
+        pytest.skip("COMPANION_REAL_SEQUENCE does not name a copy of the Advanced-Vision-1 sequence")
+    pytest.importorskip("scipy", reason="the sequence's labels (gtSeq1.mat) are read with scipy")
+    return sequence.evaluate(sequence.load_sequence(root))
+
+
+def test_real_sequence_counts_with_the_reference(sequence_figures) -> None:
+    assert sequence_figures["frames"] == sequence.FRAMES - 1
+    assert 6.0 < sequence_figures["radius"] < 11.0  # the tap's measure of a marble about 16 px across
+    assert sequence_figures["gates_exact"] >= SEQUENCE_GATES_FLOOR, sequence_figures
+    assert sequence_figures["six_exact"] >= SEQUENCE_SIX_FLOOR, sequence_figures

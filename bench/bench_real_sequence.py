@@ -1,0 +1,163 @@
+"""Marble vision on real photographs with an empty reference: a public sequence of glass marbles.
+
+Set COMPANION_REAL_SEQUENCE to a copy of github.com/robevans/Advanced-Vision-1: ``SEQ1/1.jpg`` ..
+``SEQ1/71.jpg``, 640x480 frames from a fixed camera above a white table. Frame 1 is empty (the
+reference); in the others glass marbles (clear, cat's-eye, coloured, black) roll in from both sides,
+many still moving, a roll of tape lies still. ``gtSeq1.mat`` holds the hand-labelled centre of every
+marble in every frame; reading it needs scipy (``pip install scipy``). Nothing is downloaded here:
+without the folder, or without scipy, the figure is skipped. The repository states no licence, so
+none of its frames or labels is kept in this project. It is measured, never tuned to.
+
+The gates are the frame split 3 x 2, ``EDGE_RADII`` marble radii in from the frame's edges: a
+castle's gates never reach the edge of the picture, and the labels leave out the marbles still
+half outside it. The marble radius is what the Camera page's tap measures
+(``measure_radius_at``), the median over the labelled marbles.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from bench.bench_real_photos import grid
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from hardware.vision.regions import GateRegions
+
+EDGE_RADII = 2.5
+"""How far (marble radii) the grid of gates stays in from the frame's edges."""
+
+FRAMES = 71
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """The empty reference, every later frame with its labelled marble centres, the marble radius."""
+
+    reference: np.ndarray
+    frames: tuple[np.ndarray, ...]
+    labels: tuple[tuple[tuple[float, float], ...], ...]
+    radius: float
+
+
+def sequence_folder() -> Path | None:
+    """The copy named by COMPANION_REAL_SEQUENCE, or None when absent."""
+    value = os.environ.get("COMPANION_REAL_SEQUENCE")
+    if not value:
+        return None
+    root = Path(value)
+    return root if (root / "SEQ1" / "1.jpg").is_file() and (root / "gtSeq1.mat").is_file() else None
+
+
+def _labels(mat_path: Path) -> dict[int, list[tuple[float, float]]]:
+    """Frame number -> labelled (x, y) centres, from the two trajectory lists of ``gtSeq1.mat``."""
+    import numpy as np
+    import scipy.io
+
+    mat = scipy.io.loadmat(str(mat_path), squeeze_me=True, struct_as_record=False)
+    out: dict[int, list[tuple[float, float]]] = {}
+    for key in ("new_marbles_comingFromRight", "new_marbles_comingFromLeft"):
+        for marble in np.atleast_1d(mat[key]):
+            for frame, x, y in zip(np.atleast_1d(marble.frame_numbers), np.atleast_1d(marble.row_of_centers),
+                                   np.atleast_1d(marble.col_of_centers)):
+                out.setdefault(int(frame), []).append((float(x), float(y)))  # "row" holds x (see showgt.m)
+    return out
+
+
+def load_sequence(root: Path) -> Sequence:
+    """The reference (frame 1), frames 2..71 with their labels, and the tapped marble radius."""
+    import cv2
+
+    from hardware.camera.marble_size import measure_radius_at
+
+    images = [cv2.imread(str(root / "SEQ1" / f"{i}.jpg"), cv2.IMREAD_COLOR) for i in range(1, FRAMES + 1)]
+    if any(img is None for img in images):
+        raise ValueError(f"{root / 'SEQ1'} lacks a readable frame of 1..{FRAMES}")
+    labels = _labels(root / "gtSeq1.mat")
+    radii = []
+    for i, img in enumerate(images[1:], 2):
+        for x, y in labels.get(i, []):
+            size = measure_radius_at(img, x, y, images[0]) if 0 <= x < img.shape[1] and 0 <= y < img.shape[0] else None
+            if size is not None:
+                radii.append(size.radius_px)
+    return Sequence(images[0], tuple(images[1:]), tuple(tuple(labels.get(i, [])) for i in range(2, FRAMES + 1)),
+                    statistics.median(radii))
+
+
+def _near_a_line(x: float, y: float, regions: GateRegions, reach: float) -> bool:
+    """True when (x, y) lies within ``reach`` of a border between two gates of the grid."""
+    xs = sorted({round(p[0], 3) for r in regions.gates for p in r.polygon})[1:-1]
+    ys = sorted({round(p[1], 3) for r in regions.gates for p in r.polygon})[1:-1]
+    return any(abs(x - v) < reach for v in xs) or any(abs(y - v) < reach for v in ys)
+
+
+def evaluate(seq: Sequence) -> dict[str, float]:
+    """Exact rates of the detector with the reference on every frame after the first; ms per frame."""
+    from hardware.vision.detect import MarbleDetector
+
+    h, w = seq.reference.shape[:2]
+    regions = grid(w, h, EDGE_RADII * seq.radius)
+    detector = MarbleDetector(regions, seq.reference, marble_radius_px=seq.radius)
+    gates = six = total = unsure = wrong_sure = on_line = sure_off_line = missed = extra = 0
+    times = []
+    for frame, labels in zip(seq.frames, seq.labels):
+        truth = [0] * 6
+        for x, y in labels:
+            gate = regions.gate_at(x, y)
+            if gate is not None:
+                truth[gate - 1] += 1
+        t0 = time.perf_counter()
+        det = detector.detect(frame)
+        times.append((time.perf_counter() - t0) * 1000.0)
+        gates += sum(a == b for a, b in zip(det.counts, truth))
+        six += det.counts == tuple(truth)
+        total += sum(det.counts) == sum(truth)
+        unsure += det.is_unsure
+        sure_wrong = any(a != b and not u for a, b, u in zip(det.counts, truth, det.unsure))
+        wrong_sure += sure_wrong
+        missed += sum(max(0, b - a) for a, b in zip(det.counts, truth))
+        extra += sum(max(0, a - b) for a, b in zip(det.counts, truth))
+        if det.counts != tuple(truth):
+            near = any(_near_a_line(x, y, regions, seq.radius) for x, y in labels)
+            on_line += near
+            sure_off_line += sure_wrong and not near
+    n = max(1, len(seq.frames))
+    return {"frames": len(seq.frames), "gates_exact": gates / (6 * n), "six_exact": six / n, "total_exact": total / n,
+            "unsure": unsure / n, "wrong_sure": wrong_sure / n,
+            "wrong_on_line": float(on_line), "wrong_sure_off_line": sure_off_line / n,
+            "missed": float(missed), "extra": float(extra), "radius": seq.radius, "ms": statistics.median(times)}
+
+
+def main() -> None:
+    """Print the figures when COMPANION_REAL_SEQUENCE names a copy of the sequence and scipy is there."""
+    import importlib.util
+
+    import cv2
+
+    root = sequence_folder()
+    if root is None:
+        print("vision on a real sequence: skipped (set COMPANION_REAL_SEQUENCE to a copy of "
+              "robevans/Advanced-Vision-1)")
+        return
+    if importlib.util.find_spec("scipy") is None:
+        print("vision on a real sequence: skipped (its labels, gtSeq1.mat, need scipy: pip install scipy)")
+        return
+    cv2.setNumThreads(1)
+    r = evaluate(load_sequence(root))
+    print(f"vision on a real sequence (Advanced-Vision-1, with the reference, tapped radius {r['radius']:.1f} px): "
+          f"{r['frames']} frames, gates exact {r['gates_exact']:.3f}, all six exact {r['six_exact']:.3f}, "
+          f"total exact {r['total_exact']:.3f}, flagged unsure {r['unsure']:.3f}, a gate wrong and sure "
+          f"{r['wrong_sure']:.3f} ({r['wrong_sure_off_line']:.3f} with no marble within a radius of a line between "
+          f"gates); marbles missed {r['missed']:.0f}, extra {r['extra']:.0f}; "
+          f"{r['wrong_on_line']:.0f} wrong frames have a marble within a radius of a line between gates; "
+          f"median {r['ms']:.2f} ms/frame")
+
+
+if __name__ == "__main__":
+    main()
