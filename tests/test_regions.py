@@ -31,6 +31,17 @@ def test_gate_at() -> None:
     assert regions.gate_at(100, 45) == 1      # on the edge counts as inside
 
 
+
+def test_contains_agrees_with_the_polygon_test_on_and_around_a_slanted_polygon() -> None:
+    from hardware.vision.regions import _point_in_polygon
+
+    tri = GateRegion(1, ((10.0, 10.0), (50.0, 20.0), (20.0, 60.0)))
+    for x in [9.0, 10.0, 10.0 + 1e-10, 15.0, 30.0, 50.0, 50.0 + 1e-7, 51.0]:
+        for y in [9.0, 10.0, 20.0, 35.0, 60.0, 60.0 + 1e-7, 61.0]:
+            assert tri.contains(x, y) == _point_in_polygon(x, y, tri.polygon), (x, y)
+    assert tri.contains(50.0, 20.0) and tri.contains(20.0, 60.0)  # corners are on the edge
+    assert not tri.contains(49.0, 55.0)  # inside the bounding box, outside the triangle
+
 def test_order_is_normalised() -> None:
     data = _row()
     data["gates"].reverse()

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hardware.vision.circles import change_magnitude, disc_window, local_background, neighbourhood_votes, nonzero_xy
+from hardware.vision.circles import (
+    change_magnitude,
+    channel_medians,
+    disc_window,
+    every_second,
+    local_background,
+    neighbourhood_votes,
+    nonzero_xy,
+)
 
 
 @pytest.mark.parametrize("x, y", [(0, 0), (5, 7), (39, 29), (20, 0), (0, 15), (38, 28)])
@@ -77,3 +85,13 @@ def test_change_magnitude_counts_darkening_at_its_weight() -> None:
     assert np.allclose(change, np.sqrt(chroma2 + 3.0 * weighted * weighted), atol=1e-5)
     grey = np.full((2, 2, 3), -0.2, np.float32)  # pure darkening: half its brightness change
     assert np.allclose(change_magnitude(grey, 0.5)[0], np.sqrt(3.0) * 0.1, atol=1e-6)
+
+
+@pytest.mark.parametrize("h, w", [(5, 7), (6, 8), (131, 308), (133, 315), (1, 1), (2, 3)])
+def test_every_second_and_channel_medians_match_numpy(h, w) -> None:
+    img = np.random.default_rng(h * w).normal(0.0, 1.0, (h, w, 3)).astype(np.float32)
+    half = every_second(img)
+    assert half.flags.c_contiguous and np.array_equal(half, img[::2, ::2])
+    for view in (img, img[::4, ::4]):
+        want = np.median(view.reshape(-1, 3), axis=0).astype(np.float32)
+        assert np.array_equal(channel_medians(view), want)

@@ -43,6 +43,29 @@ def to_log(img_u8: np.ndarray) -> np.ndarray:
     return cv2.LUT(img_u8, LOG_TABLE)
 
 
+def channel_medians(img: np.ndarray) -> np.ndarray:
+    """The median of each channel of a (h, w, 3) float32 image (as ``np.median`` per channel, by a
+    partial sort of a contiguous copy: several times faster on a strided view)."""
+    t = np.ascontiguousarray(img.reshape(-1, 3).T)
+    k = t.shape[1] // 2
+    if t.shape[1] % 2:
+        return np.partition(t, k, axis=1)[:, k]
+    p = np.partition(t, (k - 1, k), axis=1)
+    return (p[:, k - 1] + p[:, k]) * np.float32(0.5)
+
+
+def every_second(img: np.ndarray) -> np.ndarray:
+    """``img[::2, ::2]`` as a contiguous array (a nearest-neighbour halving, several times faster
+    than copying the strided view; the view's copy where the halving's rounding differs)."""
+    h, w = img.shape[:2]
+    if min(h, w) < 2:
+        return np.ascontiguousarray(img[::2, ::2])
+    half = cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_NEAREST)
+    if half.shape[:2] != ((h + 1) // 2, (w + 1) // 2):
+        return np.ascontiguousarray(img[::2, ::2])
+    return half
+
+
 def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndarray:
     """The light change in a log difference image, as a per-pixel, per-channel gain (linear):
     global per-channel median plus a smooth correction estimated only from pixels that changed
@@ -50,8 +73,8 @@ def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndar
     and shadows do not bias it). The smooth part is estimated on every second pixel (it varies
     over many marble radii)."""
     h, w = diff.shape[:2]
-    g0 = np.median(diff[::4, ::4].reshape(-1, 3).T, axis=1).astype(np.float32)
-    res = diff[::2, ::2] - g0
+    g0 = channel_medians(diff[::4, ::4])
+    res = cv2.subtract(every_second(diff), (float(g0[0]), float(g0[1]), float(g0[2]), 0.0))
     weight = cv2.inRange(res, (-inlier,) * 3, (inlier,) * 3).astype(np.float32) * np.float32(1.0 / 255.0)
     cell = max(4, int(8 * radius))
     nx, ny = max(2, round(w / cell)), max(2, round(h / cell))
@@ -114,14 +137,12 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
 
 def neighbourhood_votes(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Votes per radius summed over the 3x3 neighbourhood of each (x, y): shape (radii, points)."""
-    _, h, w = per_radius.shape
-    rows = [np.minimum(np.maximum(ys + d, 0), h - 1) for d in (-1, 0, 1)]
-    cols = [np.minimum(np.maximum(xs + d, 0), w - 1) for d in (-1, 0, 1)]
-    sums = np.zeros((per_radius.shape[0], len(xs)), np.float64)
-    for r in rows:
-        for c in cols:
-            sums += per_radius[:, r, c]
-    return sums
+    radii, h, w = per_radius.shape
+    near = np.array([-1, 0, 1])
+    rows = np.clip(np.asarray(ys)[None, :] + near[:, None], 0, h - 1)  # (3, points)
+    cols = np.clip(np.asarray(xs)[None, :] + near[:, None], 0, w - 1)
+    pixels = (rows[:, None, :] * w + cols[None, :, :]).reshape(9, -1)  # the 3x3, row by row
+    return per_radius.reshape(radii, -1)[:, pixels].sum(axis=1)  # added one neighbour at a time
 
 
 def best_radius(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:

@@ -486,7 +486,7 @@ class MarbleDetector:
         votes, per_radius = circle_votes(change, self._work_r, tuning.grad_min)
         t_fill = max(FILL_MIN_CHANGE, 3.0 * float(change[::2, ::2].mean()))
         side = self._fill_side
-        fill = cv2.boxFilter((change > t_fill).astype(np.float32), -1, (side, side), borderType=cv2.BORDER_CONSTANT)
+        fill = cv2.boxFilter((change > t_fill).view(np.uint8), cv2.CV_32F, (side, side), borderType=cv2.BORDER_CONSTANT)
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
         self._near = []
@@ -532,7 +532,7 @@ class MarbleDetector:
         new highlights away from every kept marble seed more marbles."""
         highlight = tuning.highlight
         lum = cv2.transform(cur, MEAN3)
-        spot = lum - cv2.morphologyEx(lum, cv2.MORPH_OPEN, self._spot_kernel)
+        spot = cv2.morphologyEx(lum, cv2.MORPH_TOPHAT, self._spot_kernel)  # lum less its opening
         radius_index = best_radius(per_radius, xs, ys).tolist()
         reach = int(HIGHLIGHT_REACH * self._work_r)
         lum_change = cv2.transform(diff, MEAN3)
@@ -878,7 +878,7 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
     caustic in its shadow), with circle evidence of at least ``SEED_SCORE`` within
     ``HIGHLIGHT_REACH`` radii of it. This finds clear glass that looks like the board it rests
     on: its rim is faint, but its glare is new. Returns the added peaks (at the best score)."""
-    new = np.where(lum_change > highlight, spot, 0.0).astype(np.float32)
+    new = cv2.copyTo(spot, cv2.compare(lum_change, highlight, cv2.CMP_GT))  # 0 elsewhere
     sx, sy = local_maxima(new, highlight)
     reach = int(math.ceil(HIGHLIGHT_REACH * radius))
     added: list[_Peak] = []

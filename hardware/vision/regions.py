@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,16 @@ class GateRegion:
 
     def contains(self, x: float, y: float) -> bool:
         """True when (x, y) lies inside the polygon or on its edge."""
+        x0, y0, x1, y1 = self._box
+        if not (x0 <= x <= x1 and y0 <= y <= y1):
+            return False
         return _point_in_polygon(x, y, self.polygon)
+
+    @cached_property
+    def _box(self) -> tuple[float, float, float, float]:
+        """The polygon's bounding box, widened by the edge test's tolerance (a quick rejection)."""
+        xs, ys = [p[0] for p in self.polygon], [p[1] for p in self.polygon]
+        return min(xs) - 1e-6, min(ys) - 1e-6, max(xs) + 1e-6, max(ys) + 1e-6
 
     def area(self) -> float:
         """Absolute area of the polygon in square pixels (shoelace formula)."""
