@@ -74,7 +74,7 @@ def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12) -> np.ndar
     over many marble radii)."""
     h, w = diff.shape[:2]
     g0 = channel_medians(diff[::4, ::4])
-    res = cv2.subtract(every_second(diff), (float(g0[0]), float(g0[1]), float(g0[2]), 0.0))
+    res = every_second(diff) - g0
     weight = cv2.inRange(res, (-inlier,) * 3, (inlier,) * 3).astype(np.float32) * np.float32(1.0 / 255.0)
     cell = max(4, int(8 * radius))
     nx, ny = max(2, round(w / cell)), max(2, round(h / cell))

@@ -878,7 +878,7 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
     caustic in its shadow), with circle evidence of at least ``SEED_SCORE`` within
     ``HIGHLIGHT_REACH`` radii of it. This finds clear glass that looks like the board it rests
     on: its rim is faint, but its glare is new. Returns the added peaks (at the best score)."""
-    new = cv2.copyTo(spot, cv2.compare(lum_change, highlight, cv2.CMP_GT))  # 0 elsewhere
+    new = cv2.copyTo(spot, (lum_change > highlight).view(np.uint8))  # 0 elsewhere
     sx, sy = local_maxima(new, highlight)
     reach = int(math.ceil(HIGHLIGHT_REACH * radius))
     added: list[_Peak] = []
