@@ -58,10 +58,8 @@ def every_second(img: np.ndarray) -> np.ndarray:
     """``img[::2, ::2]`` as a contiguous array (a nearest-neighbour halving, several times faster
     than copying the strided view; the view's copy where the halving's rounding differs)."""
     h, w = img.shape[:2]
-    if min(h, w) < 2:
-        return np.ascontiguousarray(img[::2, ::2])
-    half = cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_NEAREST)
-    if half.shape[:2] != ((h + 1) // 2, (w + 1) // 2):
+    half = cv2.resize(img, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_NEAREST) if min(h, w) > 1 else None
+    if half is None or half.shape[:2] != ((h + 1) // 2, (w + 1) // 2):
         return np.ascontiguousarray(img[::2, ::2])
     return half
 

@@ -34,16 +34,17 @@ class GateRegion:
 
     def contains(self, x: float, y: float) -> bool:
         """True when (x, y) lies inside the polygon or on its edge."""
-        x0, y0, x1, y1 = self._box
-        if not (x0 <= x <= x1 and y0 <= y <= y1):
+        x0, y0, x1, y1 = self.bounds
+        slack = 1e-6  # wider than the edge test's tolerance: the box only rejects quickly
+        if not (x0 - slack <= x <= x1 + slack and y0 - slack <= y <= y1 + slack):
             return False
         return _point_in_polygon(x, y, self.polygon)
 
     @cached_property
-    def _box(self) -> tuple[float, float, float, float]:
-        """The polygon's bounding box, widened by the edge test's tolerance (a quick rejection)."""
+    def bounds(self) -> tuple[float, float, float, float]:
+        """Bounding box (x0, y0, x1, y1) of the polygon."""
         xs, ys = [p[0] for p in self.polygon], [p[1] for p in self.polygon]
-        return min(xs) - 1e-6, min(ys) - 1e-6, max(xs) + 1e-6, max(ys) + 1e-6
+        return min(xs), min(ys), max(xs), max(ys)
 
     def area(self) -> float:
         """Absolute area of the polygon in square pixels (shoelace formula)."""
@@ -91,9 +92,9 @@ class GateRegions:
 
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
-        xs = [p[0] for g in self.gates for p in g.polygon]
-        ys = [p[1] for g in self.gates for p in g.polygon]
-        return min(xs), min(ys), max(xs), max(ys)
+        boxes = [g.bounds for g in self.gates]
+        return (min(b[0] for b in boxes), min(b[1] for b in boxes),
+                max(b[2] for b in boxes), max(b[3] for b in boxes))
 
     def scaled(self, sx: float, sy: float | None = None) -> GateRegions:
         """A copy with every point multiplied by (sx, sy) (for a resized image)."""
