@@ -4,7 +4,8 @@ Set COMPANION_REAL_SEQUENCE to a copy of github.com/robevans/Advanced-Vision-1: 
 ``SEQ1/71.jpg``, 640x480 frames from a fixed camera above a white table. Frame 1 is empty (the
 reference); in the others glass marbles (clear, cat's-eye, coloured, black) roll in from both sides,
 many still moving, a roll of tape lies still. ``gtSeq1.mat`` holds the hand-labelled centre of every
-marble in every frame; reading it needs scipy (``pip install scipy``). Nothing is downloaded here:
+marble in every frame, counting pixels from 1 as MATLAB does (read here from 0, as this project
+counts: read from 1 they sat a pixel right of and below every marble); reading it needs scipy (``pip install scipy``). Nothing is downloaded here:
 without the folder, or without scipy, the figure is skipped. The repository states no licence, so
 none of its frames or labels is kept in this project. It is measured, never tuned to.
 
@@ -66,7 +67,8 @@ def _labels(mat_path: Path) -> dict[int, list[tuple[float, float]]]:
         for marble in np.atleast_1d(mat[key]):
             for frame, x, y in zip(np.atleast_1d(marble.frame_numbers), np.atleast_1d(marble.row_of_centers),
                                    np.atleast_1d(marble.col_of_centers)):
-                out.setdefault(int(frame), []).append((float(x), float(y)))  # "row" holds x (see showgt.m)
+                # "row" holds x (see showgt.m); MATLAB counts pixels from 1, this project from 0
+                out.setdefault(int(frame), []).append((float(x) - 1.0, float(y) - 1.0))
     return out
 
 

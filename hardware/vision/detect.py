@@ -52,7 +52,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    (``candidates.unlit_features``: the dark rim of clear glass, the change around it, the faint
    glare it has, the nearest marble and its shadow side, soft light): clear glass under soft
    light, a marble whose glare a roll smeared.
-7. A marble counts for the gate whose polygon contains its centre; otherwise it is "outside".
+7. A marble's centre is the vertex of the score's peak to a fraction of a working pixel
+   (``_subpixel``), placed in the frame at the pitch the resize gave; it counts for the gate whose
+   polygon contains it, otherwise it is "outside".
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
    (score or highlight within ``NEAR_MISS`` of its threshold), a candidate the review model kept
@@ -68,7 +70,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    or a place far from every marble found where the change averaged over a marble's disc reaches
    ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
-   ``_shadow_reach``). Without a reference every gate is unsure.
+   ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
+   are unsure). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
@@ -357,6 +360,11 @@ a marble's own shadow and caustic reach and glass flagged 0.33 to 0.68)."""
 FAINT_RADII = 3.0
 """Change nearer than this many radii to a marble kept is left to the changed-blob checks."""
 
+BORDER_RADII = 0.25
+"""A marble found closer than this many radii to the border between two gates (or between a gate and
+the outside) makes both unsure: where it rests is known to about a pixel, and a marble on the line is
+either side's (in the castle, walls part the gates and no marble rests there)."""
+
 CLIPPED_VALUE = 250
 """A channel (of the reference or the frame) at or above this is over-exposed: only a lower bound of
 its true value."""
@@ -451,7 +459,7 @@ class MarbleDetector:
         x0, y0, x1, y1 = self._roi(h, w)
         crop = img[y0:y1, x0:x1]
         if self.scale < 1.0:
-            size = (max(1, int(round((x1 - x0) * self.scale))), max(1, int(round((y1 - y0) * self.scale))))
+            size = self._work_size(x1 - x0, y1 - y0)
             k = int(1.0 / self.scale + 1e-6)
             if k >= 2:
                 cw, ch = (x1 - x0) // k, (y1 - y0) // k
@@ -459,6 +467,24 @@ class MarbleDetector:
             if crop.shape[1] != size[0] or crop.shape[0] != size[1]:
                 crop = cv2.resize(crop, size, interpolation=cv2.INTER_LINEAR)
         return crop
+
+    def _work_size(self, cw: int, ch: int) -> tuple[int, int]:
+        """Width and height of the working image of a ``cw`` x ``ch`` crop."""
+        return max(1, int(round(cw * self.scale))), max(1, int(round(ch * self.scale)))
+
+    def _to_frame(self, h: int, w: int) -> tuple[float, float, float, float]:
+        """The working image's pixel pitch in frame pixels (x, y) and its origin (x0, y0): working
+        pixel centre (cx, cy) lies at frame (x0 + (cx + 0.5) * px - 0.5, y0 + (cy + 0.5) * py - 0.5).
+        The pitch is the one the resizing gave (the crop's integer part over the rounded working
+        size), not 1 / scale: at the far side of a wide gate area the two differ by a pixel."""
+        x0, y0, x1, y1 = self._roi(h, w)
+        if self.scale >= 1.0:
+            return 1.0, 1.0, float(x0), float(y0)
+        k = int(1.0 / self.scale + 1e-6)
+        k = k if k >= 2 else 1
+        cw, ch = (x1 - x0) // k, (y1 - y0) // k
+        sw, sh = self._work_size(x1 - x0, y1 - y0)
+        return cw * k / sw, ch * k / sh, float(x0), float(y0)
 
     # ----------------------------------------------------------------- detection
 
@@ -498,10 +524,10 @@ class MarbleDetector:
             self._near += _unexplained(changed, centres, self._frame_r)
             self._near += _leftover_change(changed, centres, self._frame_r, self._light)
             self._near += _faint_change(change, centres, self._frame_r, side)
-        x0, y0, _, _ = self._roi(h, w)
+        px, py, x0, y0 = self._to_frame(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
-            return x0 + (cx + 0.5) / self.scale - 0.5, y0 + (cy + 0.5) / self.scale - 0.5
+            return x0 + (cx + 0.5) * px - 0.5, y0 + (cy + 0.5) * py - 0.5
 
         marbles = []
         counts = [0] * 6
@@ -511,9 +537,14 @@ class MarbleDetector:
             gate = self.regions.gate_at(*frame_xy(cx, cy))
             if gate is not None:
                 unsure[gate - 1] = True
+        reach = BORDER_RADII * self.radius_px
         for cx, cy, r, *_ in centres:
-            fx, fy = frame_xy(cx, cy)
+            fx, fy = frame_xy(*_subpixel(score, cx, cy))
             gate = self.regions.gate_at(fx, fy)
+            for other in self._gates_within(fx, fy, reach) - {gate}:
+                for g in (gate, other):
+                    if g is not None:
+                        unsure[g - 1] = True
             marbles.append(Marble(fx, fy, r / self.scale, gate))
             if gate is None:
                 outside += 1
@@ -521,6 +552,13 @@ class MarbleDetector:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
                          self._reference is not None)
+
+    def _gates_within(self, x: float, y: float, reach: float) -> set[int | None]:
+        """The gates (None: outside every gate) of the points ``reach`` away from (x, y) in the
+        eight directions of the compass."""
+        d = reach * math.sqrt(0.5)
+        return {self.regions.gate_at(x + dx, y + dy) for dx, dy in
+                ((reach, 0.0), (-reach, 0.0), (0.0, reach), (0.0, -reach), (d, d), (d, -d), (-d, d), (-d, -d))}
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray,
                 per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[_Peak]:
@@ -917,6 +955,24 @@ def _shadow_shifted(k: _Peak, c: _Peak, light: tuple[float, float]) -> bool:
     vx, vy = k[0] - c[0], k[1] - c[1]
     d = math.hypot(vx, vy)
     return d > 0 and -(vx * light[0] + vy * light[1]) / d > SHADOW_COS
+
+
+def _subpixel(score: np.ndarray, x: int, y: int) -> tuple[float, float]:
+    """The centre of the score peak at (x, y) to a fraction of a pixel: the vertex of the parabola
+    through it and its two neighbours, along each axis (the peak itself on the image's border or
+    where the score does not bend down), at most half a pixel away. A working pixel is 1.4 frame
+    pixels and more: whole pixels would put a marble resting by a line between gates on its wrong
+    side."""
+    out = [float(x), float(y)]
+    h, w = score.shape
+    for axis, (lo, hi) in enumerate(((score[y, x - 1], score[y, x + 1]) if 0 < x < w - 1 else (None, None),
+                                     (score[y - 1, x], score[y + 1, x]) if 0 < y < h - 1 else (None, None))):
+        if lo is None or hi is None:
+            continue
+        den = float(lo) - 2.0 * float(score[y, x]) + float(hi)
+        if den < 0.0:
+            out[axis] += max(-0.5, min(0.5, 0.5 * (float(lo) - float(hi)) / den))
+    return out[0], out[1]
 
 
 def _check_image(img: object, what: str) -> None:
