@@ -5,8 +5,8 @@ Set COMPANION_REAL_SEQUENCE to a copy of github.com/robevans/Advanced-Vision-1: 
 reference); in the others glass marbles (clear, cat's-eye, coloured, black) roll in from both sides,
 many still moving, a roll of tape lies still. ``gtSeq1.mat`` holds the hand-labelled centre of every
 marble in every frame, counting pixels from 1 as MATLAB does (read here from 0, as this project
-counts: read from 1 they sat a pixel right of and below every marble); reading it needs scipy (``pip install scipy``). Nothing is downloaded here:
-without the folder, or without scipy, the figure is skipped. The repository states no licence, so
+counts: read from 1 they sat a pixel right of and below every marble); reading it needs scipy
+(``pip install scipy``). Nothing is downloaded here: without the folder, or without scipy, the figure is skipped. The repository states no licence, so
 none of its frames or labels is kept in this project. It is measured, never tuned to.
 
 The gates are the frame split 3 x 2, ``EDGE_RADII`` marble radii in from the frame's edges: a
