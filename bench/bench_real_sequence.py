@@ -6,8 +6,9 @@ reference); in the others glass marbles (clear, cat's-eye, coloured, black) roll
 many still moving, a roll of tape lies still. ``gtSeq1.mat`` holds the hand-labelled centre of every
 marble in every frame, counting pixels from 1 as MATLAB does (read here from 0, as this project
 counts: read from 1 they sat a pixel right of and below every marble); reading it needs scipy
-(``pip install scipy``). Nothing is downloaded here: without the folder, or without scipy, the figure is skipped. The repository states no licence, so
-none of its frames or labels is kept in this project. It is measured, never tuned to.
+(``pip install scipy``). Nothing is downloaded here: without the folder, or without scipy, the
+figure is skipped. The repository states no licence, so none of its frames or labels is kept in
+this project. It is measured, never tuned to.
 
 The gates are the frame split 3 x 2, ``EDGE_RADII`` marble radii in from the frame's edges: a
 castle's gates never reach the edge of the picture, and the labels leave out the marbles still
