@@ -42,6 +42,19 @@ def test_contains_agrees_with_the_polygon_test_on_and_around_a_slanted_polygon()
     assert tri.contains(50.0, 20.0) and tri.contains(20.0, 60.0)  # corners are on the edge
     assert not tri.contains(49.0, 55.0)  # inside the bounding box, outside the triangle
 
+def test_borders_within_a_reach() -> None:
+    regions = GateRegions.from_json(_row())  # gate g spans x from 100 g to 100 g + 80, y from 0 to 90
+    assert regions.borders_within(140, 45, 5) == set()  # the middle of gate 1
+    assert regions.borders_within(183, 45, 5) == {1}  # just right of gate 1, its right edge 3 px away
+    assert regions.borders_within(190, 45, 11) == {1, 2}  # between gates 1 and 2, 10 px from each
+    assert regions.borders_within(190, 45, 10) == set()  # closer than the reach, strictly
+    assert regions.borders_within(140, 88, 5) == {1}  # by the bottom edge
+    assert regions.borders_within(77, -3, 5) == set()  # off a corner of gate 1 by more than the reach
+    assert regions.borders_within(98, -2, 3) == {1}  # off its top-left corner by 2.8 px
+    tri = GateRegion(1, ((10.0, 10.0), (50.0, 20.0), (20.0, 60.0)))
+    assert tri.border_within(30.0, 15.0, 1.0) and not tri.border_within(25.0, 30.0, 5.0)
+
+
 def test_order_is_normalised() -> None:
     data = _row()
     data["gates"].reverse()

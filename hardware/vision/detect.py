@@ -541,10 +541,8 @@ class MarbleDetector:
         for cx, cy, r, *_ in centres:
             fx, fy = frame_xy(*_subpixel(score, cx, cy))
             gate = self.regions.gate_at(fx, fy)
-            for other in self._gates_within(fx, fy, reach) - {gate}:
-                for g in (gate, other):
-                    if g is not None:
-                        unsure[g - 1] = True
+            for g in self.regions.borders_within(fx, fy, reach):  # its own, and the gate across
+                unsure[g - 1] = True
             marbles.append(Marble(fx, fy, r / self.scale, gate))
             if gate is None:
                 outside += 1
@@ -552,13 +550,6 @@ class MarbleDetector:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
                          self._reference is not None)
-
-    def _gates_within(self, x: float, y: float, reach: float) -> set[int | None]:
-        """The gates (None: outside every gate) of the points ``reach`` away from (x, y) in the
-        eight directions of the compass."""
-        d = reach * math.sqrt(0.5)
-        return {self.regions.gate_at(x + dx, y + dy) for dx, dy in
-                ((reach, 0.0), (-reach, 0.0), (0.0, reach), (0.0, -reach), (d, d), (d, -d), (-d, d), (-d, -d))}
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray,
                 per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[_Peak]:

@@ -40,6 +40,14 @@ class GateRegion:
             return False
         return _point_in_polygon(x, y, self.polygon)
 
+    def border_within(self, x: float, y: float, reach: float) -> bool:
+        """True when an edge of the polygon passes closer than ``reach`` to (x, y)."""
+        x0, y0, x1, y1 = self.bounds
+        if not (x0 - reach < x < x1 + reach and y0 - reach < y < y1 + reach):
+            return False
+        pts = self.polygon
+        return any(_segment_distance(x, y, a, b) < reach for a, b in zip(pts, pts[1:] + pts[:1]))
+
     @cached_property
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of the polygon."""
@@ -89,6 +97,10 @@ class GateRegions:
             if g.contains(x, y):
                 return g.gate
         return None
+
+    def borders_within(self, x: float, y: float, reach: float) -> set[int]:
+        """The gates whose border passes closer than ``reach`` to (x, y)."""
+        return {g.gate for g in self.gates if g.border_within(x, y, reach)}
 
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
@@ -151,6 +163,14 @@ def _parse_polygon(poly: object, where: str) -> tuple[tuple[float, float], ...]:
     if GateRegion(0, tuple(points)).area() <= 0.0:
         raise RegionsError(f"{where}: polygon has zero area")
     return tuple(points)
+
+
+def _segment_distance(x: float, y: float, a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Distance from (x, y) to the segment from ``a`` to ``b``."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    length2 = dx * dx + dy * dy
+    t = 0.0 if length2 == 0.0 else max(0.0, min(1.0, ((x - a[0]) * dx + (y - a[1]) * dy) / length2))
+    return math.hypot(x - a[0] - t * dx, y - a[1] - t * dy)
 
 
 def _point_in_polygon(x: float, y: float, poly: tuple[tuple[float, float], ...]) -> bool:
