@@ -35,9 +35,8 @@ def collect(job: tuple[int, str | None], log: str = "candidate_log") -> list[tup
     det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px if case else None)
     setattr(det, log, [])
     det.detect(sc.image)
-    h, w = sc.image.shape[:2]
-    x0, y0, _, _ = det._roi(h, w)
-    truth = [((m.x - x0 + 0.5) * det.scale - 0.5, (m.y - y0 + 0.5) * det.scale - 0.5) for m in sc.marbles]
+    px, py, x0, y0 = det._to_frame(*sc.image.shape[:2])
+    truth = [((m.x - x0 + 0.5) / px - 0.5, (m.y - y0 + 0.5) / py - 0.5) for m in sc.marbles]
     reach = 1.0 * det._work_r
     rows = []
     def near(p: tuple) -> set[int]:
