@@ -22,6 +22,32 @@ def _median_ms(detector: MarbleDetector, frames: list, repeat: int = 5) -> tuple
     return statistics.median(times), times[int(0.99 * (len(times) - 1))]
 
 
+STAGES = (("crop and scale", "_prepare"), ("light correction", "light_gain"), ("change", "change_magnitude"),
+          ("circle votes", "circle_votes"), ("peaks, glare, review", "_select"),
+          ("unexplained change", "_unexplained"), ("leftover change", "_leftover_change"),
+          ("faint change", "_faint_change"))
+"""The detector's stages, each by the function that does it (``hardware.vision``)."""
+
+
+def stage_shares(detectors: list[tuple[MarbleDetector, object]]) -> list[tuple[str, float]]:
+    """Each stage's share of the detection time of ``detectors`` (detector, frame), from cProfile's
+    cumulative times (the profiler slows every call alike, so shares, not milliseconds)."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.enable()
+    for detector, frame in detectors:
+        detector.detect(frame)
+    profile.disable()
+    stats = pstats.Stats(profile).stats
+    cumulative: dict[str, float] = {}
+    for (_, _, name), (_, _, _, ct, _) in stats.items():
+        cumulative[name] = cumulative.get(name, 0.0) + ct
+    total = cumulative["detect"]
+    return [(label, cumulative.get(name, 0.0) / total) for label, name in STAGES]
+
+
 def main() -> None:
     """Print median and p99 detection time for 640x480 and 320x240 (lores) frames."""
     from tests.scenes import CASES, make_scenes  # generator lives with the tests
@@ -39,6 +65,11 @@ def main() -> None:
             print(f"vision: {label} {'with' if with_ref else 'without'} reference: "
                   f"median {statistics.median(med):.2f} ms/frame, worst scene median {max(med):.2f} ms "
                   f"({len(scenes)} scenes, 1 core)")
+            if with_ref and size == (640, 480):
+                shares = stage_shares([(MarbleDetector(sc.regions, sc.reference), sc.image) for sc in scenes] * 3)
+                print("vision: 640x480 with reference, share of the time by stage: "
+                      + ", ".join(f"{label} {share:.0%}" for label, share in shares)
+                      + f", the rest (in detect itself) {1.0 - sum(s for _, s in shares):.0%}")
     for case in CASES:
         med = []
         for sc in make_scenes(10, 50000, case=case):

@@ -210,3 +210,13 @@ def test_cli_bad_gates_file(tmp_path, capsys) -> None:
     assert _cli(["x.png", "--gates", str(gates)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "missing gate 1" in err[0]
+
+
+def test_the_benchmark_names_every_stage_of_the_detector() -> None:
+    from bench.bench_vision import STAGES, stage_shares
+
+    scenes = list(make_scenes(3, 900))
+    shares = dict(stage_shares([(MarbleDetector(sc.regions, sc.reference), sc.image) for sc in scenes]))
+    assert list(shares) == [label for label, _ in STAGES]
+    assert all(0.0 < share < 1.0 for share in shares.values()), shares  # a renamed stage would read 0
+    assert sum(shares.values()) < 1.0
