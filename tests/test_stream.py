@@ -1,6 +1,7 @@
 """The SSE stream over a real server: full view on connect, then one message per change, to every client."""
 from __future__ import annotations
 
+import json
 import threading
 from typing import Iterator
 
@@ -111,3 +112,19 @@ def test_streams_end_when_the_server_stops(app: Flask) -> None:
         reader.start()
     assert ended.wait(PATIENCE_S), "the stream did not end with the server"
     stream.close()
+
+
+def test_a_change_reads_the_same_on_the_stream_as_in_the_answer(base: str) -> None:
+    """A page knows the stream's echo of its own tap by its text (JSON.stringify in kit.js ``show``): keys in
+    another order would redraw the page under the next tap's finger and could lose that tap."""
+    session = _new(base)
+    stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
+    try:
+        assert json.dumps(stream.next_named("session")) == json.dumps(session)
+        status, answer = call(f"{base}/api/sessions/{session['id']}/events", {"type": "marble", "gate": 2})
+        assert status == 200
+        echo = stream.next_named("session")
+        assert echo == answer
+        assert json.dumps(echo) == json.dumps(answer)  # the same keys in the same order, nested too
+    finally:
+        stream.close()
