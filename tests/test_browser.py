@@ -308,6 +308,21 @@ def test_whose_turn_reads_from_across_the_table(open_page: Callable[..., Any], b
     assert "86, 180, 233" in board.evaluate("el => getComputedStyle(el).borderLeftColor")
 
 
+def test_players_are_listed_in_seat_order_live_and_after_a_reload(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Cleo", "Ben", "Ada"])  # Cleo rolls; Ben then Ada turn a card over
+    page = open_page(1024, 600)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-live='yes']")
+    post_events(base, session, {"type": "marble", "gate": 1}, {"type": "marble", "gate": 2},
+                {"type": "marble", "gate": 3}, {"type": "reveal", "gate": 2})  # live, over the stream
+    rows = page.locator("#turned [data-player]")
+    expect(rows).to_have_count(2, timeout=WAIT_MS)
+    assert rows.evaluate_all("els => els.map(el => el.dataset.player)") == ["Ben", "Ada"]
+    page.reload()  # the page's own copy of the session
+    expect(rows).to_have_count(2, timeout=WAIT_MS)
+    assert rows.evaluate_all("els => els.map(el => el.dataset.player)") == ["Ben", "Ada"]
+
+
 CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:"
 
 

@@ -1,7 +1,7 @@
 // Diego Drachenzahn on the page kit. Quick scoring by default: the active player's marbles (gates or taps),
 // the token by tap, then the symbol each other player turned over. "Hold guesses face down" (in the menu)
 // brings back the guess-by-guess grid, for tables that want the companion to hold the guesses.
-import { api, button, h, icon, sentence, startGame, toast, who } from "../kit.js";
+import { api, bySeat, button, h, icon, sentence, startGame, toast, who } from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
 const FACE_DOWN_KEY = "diego-drachenzahn.face-down";
@@ -88,7 +88,7 @@ function renderGuesses(game, cur, turnOver) {
   const step = $("guesses-step");
   step.hidden = !faceDown || turnOver;
   if (step.hidden) return;
-  $("guesses").replaceChildren(...Object.entries(cur.guessed).map(([player, done]) =>
+  $("guesses").replaceChildren(...bySeat(view, cur.guessed).map(([player, done]) =>
     h("div", { class: `guess-row${done ? " done" : ""}`, dataset: { player } },
       who(view, player, "who name"),
       done ? h("span", { class: "guessed" }, "✓ guessed")
@@ -127,7 +127,7 @@ function renderTurned(game, cur, turnOver) {
   const send = (player, extra) => game.send({ type: "turned", player, ...extra });
   $("turned").replaceChildren(
     ...(token ? [h("p", { class: "token-shown" }, "The token shows ", icon(symbolOf(token)), ` ${gateName(token)}`)] : []),
-    ...Object.keys(cur.guessed).map((player) => {
+    ...bySeat(view, cur.guessed).map(([player]) => {
       const value = guesses[player];
       return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
         who(view, player, "who name"),
@@ -142,7 +142,7 @@ function renderTurned(game, cur, turnOver) {
 function renderLastRound(state) {
   const last = state.last_round;
   if (!last) { $("last-round").replaceChildren(); return; }
-  const points = Object.entries(last.points).filter(([, pts]) => pts > 0).map(([p, pts]) => `${p} +${pts}`);
+  const points = bySeat(view, last.points).filter(([, pts]) => pts > 0).map(([p, pts]) => `${p} +${pts}`);
   $("last-round").replaceChildren(h("span", {}, `Round ${last.number}: the token showed `,
     last.token ? icon(symbolOf(last.token)) : null, ` ${gateName(last.token)}. `,
     points.length ? points.join(", ") : "Nobody scored."));

@@ -5,7 +5,7 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { button, colourOf, confirm, dialog, h, keypad, startGame, toast, who, whoList } from "../kit.js";
+import { button, bySeat, colourOf, confirm, dialog, h, keypad, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -332,7 +332,7 @@ function treasureRows(view, s, hero, why, rule) {
 }
 
 function treasureText(view, t) {
-  const shares = Object.entries(t.shares);
+  const shares = bySeat(view, t.shares);
   if (shares.length < 2) return [h("strong", {}, "Last treasure: "), who(view, t.player), ` +${t.value}.`];
   return [h("strong", {}, `Last treasure: ${t.value} shared: `),
     ...shares.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n}`]),
@@ -619,7 +619,7 @@ function renderLast(view, s) {
   if (box.hidden) return;
   if (!f) { box.replaceChildren(...treasureText(view, s.last_treasure).flat()); return; }
   const heroes = f.members.map((m) => m.player);
-  const paid = Object.entries(f.shares);
+  const paid = bySeat(view, f.shares);
   const last = f.exchanges.at(-1)?.strikes.at(-1);
   box.replaceChildren(h("strong", {}, "Last fight: "), ...whoList(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
     ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
