@@ -384,6 +384,7 @@ class MarbleDetector:
         self.regions = regions
         self.radius_px = float(marble_radius_px) if marble_radius_px else estimate_marble_radius(regions)
         self.scale = min(1.0, WORK_RADIUS / self.radius_px)
+        self._step = max(1, int(1.0 / self.scale + 1e-6))  # the integer part of the scaling (area average)
         self.roi_margin_radii = roi_margin_radii
         self._work_r = self.radius_px * self.scale
         self._radius_given = bool(marble_radius_px)
@@ -460,7 +461,7 @@ class MarbleDetector:
         crop = img[y0:y1, x0:x1]
         if self.scale < 1.0:
             size = self._work_size(x1 - x0, y1 - y0)
-            k = int(1.0 / self.scale + 1e-6)
+            k = self._step
             if k >= 2:
                 cw, ch = (x1 - x0) // k, (y1 - y0) // k
                 crop = cv2.resize(crop[:ch * k, :cw * k], (cw, ch), interpolation=cv2.INTER_AREA)
@@ -480,11 +481,9 @@ class MarbleDetector:
         x0, y0, x1, y1 = self._roi(h, w)
         if self.scale >= 1.0:
             return 1.0, 1.0, float(x0), float(y0)
-        k = int(1.0 / self.scale + 1e-6)
-        k = k if k >= 2 else 1
-        cw, ch = (x1 - x0) // k, (y1 - y0) // k
+        k = self._step
         sw, sh = self._work_size(x1 - x0, y1 - y0)
-        return cw * k / sw, ch * k / sh, float(x0), float(y0)
+        return (x1 - x0) // k * k / sw, (y1 - y0) // k * k / sh, float(x0), float(y0)
 
     # ----------------------------------------------------------------- detection
 
@@ -954,16 +953,15 @@ def _subpixel(score: np.ndarray, x: int, y: int) -> tuple[float, float]:
     where the score does not bend down), at most half a pixel away. A working pixel is 1.4 frame
     pixels and more: whole pixels would put a marble resting by a line between gates on its wrong
     side."""
-    out = [float(x), float(y)]
     h, w = score.shape
-    for axis, (lo, hi) in enumerate(((score[y, x - 1], score[y, x + 1]) if 0 < x < w - 1 else (None, None),
-                                     (score[y - 1, x], score[y + 1, x]) if 0 < y < h - 1 else (None, None))):
-        if lo is None or hi is None:
-            continue
-        den = float(lo) - 2.0 * float(score[y, x]) + float(hi)
-        if den < 0.0:
-            out[axis] += max(-0.5, min(0.5, 0.5 * (float(lo) - float(hi)) / den))
-    return out[0], out[1]
+
+    def vertex(lo: float, mid: float, hi: float) -> float:
+        bend = lo - 2.0 * mid + hi
+        return max(-0.5, min(0.5, 0.5 * (lo - hi) / bend)) if bend < 0.0 else 0.0
+
+    dx = vertex(*score[y, x - 1:x + 2].tolist()) if 0 < x < w - 1 else 0.0
+    dy = vertex(*score[y - 1:y + 2, x].tolist()) if 0 < y < h - 1 else 0.0
+    return x + dx, y + dy
 
 
 def _check_image(img: object, what: str) -> None:

@@ -326,12 +326,12 @@ export function who(view, name, cls = "who") {
   return h("span", { class: cls, style: { "--c": colourOf(view, name) } }, name);
 }
 
-/** Players named in their colours, as a sentence says them: "Ada", "Ada and Ben", "Ada, Ben and Cleo". */
 /** The [player, value] pairs of an object keyed by player, in seat order (JSON objects come with sorted keys). */
 export function bySeat(view, byPlayer) {
   return view.players.filter((p) => Object.hasOwn(byPlayer, p)).map((p) => [p, byPlayer[p]]);
 }
 
+/** Players named in their colours, as a sentence says them: "Ada", "Ada and Ben", "Ada, Ben and Cleo". */
 export function whoList(view, list) {
   const out = [];
   list.forEach((p, i) => { if (i) out.push(i === list.length - 1 ? " and " : ", "); out.push(who(view, p)); });
