@@ -56,6 +56,24 @@ def test_the_page_is_found_by_the_game_id_without_inline_script(client: Any) -> 
     assert "<script>" not in html and " onclick=" not in html
 
 
+def test_a_change_arriving_under_a_finger_does_not_lose_its_tap(open_page: Callable[..., Any], base: str) -> None:
+    """A finger is down on Next turn when news comes (another tablet draws a card): the page holds its redraw
+    until the tap is done, so the button under the finger is still the one released, and the tap counts."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session)
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    box = page.locator("#ds-next").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    drawn = post(base, session, {"type": "draw", "count": 1})
+    page.wait_for_selector(f"body[data-seq='{drawn['seq']}']")  # the page has the news, the finger is still down
+    page.mouse.up()
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    expect(pile(page)).to_have_text("17")  # and the news is drawn once the tap is done
+    assert state(base, session)["turn"] == "Ben"
+
+
 def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_page: Callable[..., Any],
                                                                          base: str) -> None:
     session = new_game(base, ["Ada", "Ben", "Cleo"], tricks=True, hindrances=True)

@@ -292,6 +292,45 @@ export function follow(sessionId, handlers) {
   return source;
 }
 
+// ---- no redraw under a finger ---------------------------------------------------------------------------------
+
+const pressing = new Set(); // pointers down on the page
+let owed = null; // a redraw held back until they are lifted
+
+/**
+ * Run `redraw` now, or, while a finger (or mouse button) is down, once its tap is done. A redraw swaps the
+ * buttons for new ones; a button swapped between press and release never gets its click, and the tap is lost.
+ */
+function whenUntouched(redraw) {
+  if (pressing.size) owed = redraw;
+  else redraw();
+}
+
+function payOwed() {
+  const redraw = owed;
+  owed = null;
+  redraw?.();
+}
+
+function lifted(event) {
+  pressing.delete(event.pointerId);
+  if (pressing.size || !owed) return;
+  // The tap's click follows the release: redraw after it, or soon if no click comes (a drag, a scroll).
+  const timer = setTimeout(done, 300);
+  function done() {
+    clearTimeout(timer);
+    document.removeEventListener("click", afterClick);
+    if (!pressing.size) payOwed(); // else the next release pays it
+  }
+  function afterClick() { setTimeout(done, 0); }
+  document.addEventListener("click", afterClick, { once: true });
+}
+
+document.addEventListener("pointerdown", (event) => pressing.add(event.pointerId), true);
+document.addEventListener("pointerup", lifted, true);
+document.addEventListener("pointercancel", lifted, true);
+window.addEventListener("blur", () => { pressing.clear(); payOwed(); });
+
 // ---- the screen stays awake during a running game -------------------------------------------------------
 
 let wakeWanted = false;
@@ -437,7 +476,8 @@ export function startGame(page) {
     // being tapped is never swapped for a new one under the finger.
     if (next.seq === game.view.seq && JSON.stringify(next) === JSON.stringify(game.view)) return;
     game.view = next;
-    draw();
+    document.body.dataset.seq = String(next.seq); // seen, drawn at once or after the tap in progress
+    whenUntouched(draw);
   }
 
   function draw() {
@@ -494,6 +534,7 @@ export function startGame(page) {
     });
   }
   draw();
+  document.body.dataset.seq = String(game.view.seq);
   follow(game.view.id, { session: show, sensors: page.sensors, marble: page.marble, camera: page.camera });
   document.body.dataset.ready = "yes"; // every control is wired: tests (and people) may tap
   return game;
