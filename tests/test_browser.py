@@ -366,6 +366,27 @@ def test_the_screen_stays_awake_while_a_game_runs(open_page: Callable[..., Any],
     page.wait_for_function("() => window.wakeRequests === 2")  # taken again when the screen comes back
 
 
+
+def test_a_redraw_waits_for_the_finger_to_lift(open_page: Callable[..., Any], base: str) -> None:
+    """The kit's hold on redraws (every game page's, the pairing lists'): none under a finger, each one owed
+    after the tap, the same one once, and none held when nothing is pressed."""
+    page = open_page()
+    page.goto(base + "/")
+    page.evaluate("""async () => {
+        const kit = await import('/static/kit.js');
+        window.drawn = [];
+        window.owe = (name) => kit.whenUntouched(window[name] ||= () => window.drawn.push(name));
+    }""")
+    page.evaluate("owe('now')")
+    assert page.evaluate("drawn") == ["now"]
+    page.mouse.move(5, 300)
+    page.mouse.down()
+    page.evaluate("owe('page'); owe('pairing'); owe('page')")  # unheld, each would run at once
+    assert page.evaluate("drawn") == ["now"]
+    page.mouse.up()
+    page.wait_for_function("drawn.length === 3")
+    assert page.evaluate("drawn") == ["now", "pairing", "page"]
+
 # ---- ending and starting again ------------------------------------------------------------------------------------
 
 def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: str) -> None:

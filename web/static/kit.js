@@ -295,26 +295,30 @@ export function follow(sessionId, handlers) {
 // ---- no redraw under a finger ---------------------------------------------------------------------------------
 
 const pressing = new Set(); // pointers down on the page
-let owed = null; // a redraw held back until they are lifted
+const owed = new Set(); // the redraws held back until they are lifted, in the order they came
 
 /**
  * Run `redraw` now, or, while a finger (or mouse button) is down, once its tap is done. A redraw swaps the
  * buttons for new ones; a button swapped between press and release never gets its click, and the tap is lost.
  */
-function whenUntouched(redraw) {
-  if (pressing.size) owed = redraw;
-  else redraw();
+export function whenUntouched(redraw) {
+  if (pressing.size) {
+    owed.delete(redraw); // the same redraw owed twice runs once, in its latest place
+    owed.add(redraw);
+  } else {
+    redraw();
+  }
 }
 
 function payOwed() {
-  const redraw = owed;
-  owed = null;
-  redraw?.();
+  const redraws = [...owed];
+  owed.clear();
+  redraws.forEach((redraw) => redraw());
 }
 
 function lifted(event) {
   pressing.delete(event.pointerId);
-  if (pressing.size || !owed) return;
+  if (pressing.size || !owed.size) return;
   // The tap's click follows the release: redraw after it, or soon if no click comes (a drag, a scroll).
   const timer = setTimeout(done, 300);
   function done() {

@@ -1,6 +1,6 @@
 // Pairing: a watching device asks and shows its code; the kiosk shows requests with Approve / Refuse
 // and, on the Devices page, the paired devices with Revoke.
-import { api, h, toast } from "./kit.js";
+import { api, h, toast, whenUntouched } from "./kit.js";
 
 const POLL_MS = 1500;
 const devicesPage = document.querySelector("[data-devices-page]");
@@ -112,9 +112,11 @@ function setupKiosk() {
     const key = data.requests.map((r) => r.id).join(",");
     if (key === shown) return;  // leave the buttons alone while nothing changed
     shown = key;
-    lists.forEach((list) => list.replaceChildren(...data.requests.map(row)));
-    if (none) none.hidden = data.requests.length > 0;
-    if (dialog) dialog.hidden = devicesPage !== null || data.requests.length === 0;
+    whenUntouched(() => {
+      lists.forEach((list) => list.replaceChildren(...data.requests.map(row)));
+      if (none) none.hidden = data.requests.length > 0;
+      if (dialog) dialog.hidden = devicesPage !== null || data.requests.length === 0;
+    });
   };
 
   const poll = () => {
@@ -135,12 +137,14 @@ async function loadDevices() {
   const key = JSON.stringify(data.devices);
   if (key === devicesShown) return;
   devicesShown = key;
-  list.replaceChildren(...data.devices.map((device) => h("li", { class: "pair-device", dataset: { device: device.id } },
-    h("span", { class: "pair-who" }, h("strong", {}, device.name),
-      h("small", {}, `paired ${when(device.paired)} · last seen ${when(device.last_seen)} · ${device.address}`),
-      h("small", { class: "muted" }, device.user_agent)),
-    h("button", { class: "btn", onclick: () => revoke(device) }, "Revoke"))));
-  document.getElementById("no-devices").hidden = data.devices.length > 0;
+  whenUntouched(() => {
+    list.replaceChildren(...data.devices.map((device) => h("li", { class: "pair-device", dataset: { device: device.id } },
+      h("span", { class: "pair-who" }, h("strong", {}, device.name),
+        h("small", {}, `paired ${when(device.paired)} · last seen ${when(device.last_seen)} · ${device.address}`),
+        h("small", { class: "muted" }, device.user_agent)),
+      h("button", { class: "btn", onclick: () => revoke(device) }, "Revoke"))));
+    document.getElementById("no-devices").hidden = data.devices.length > 0;
+  });
 }
 
 async function revoke(device) {
