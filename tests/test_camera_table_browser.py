@@ -2,6 +2,7 @@
 reference, the marble measured by a tap on the picture, photo keeping switched on with its count and folder."""
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
+from hardware.camera.keeping import Sample
 from tests.browser import WAIT_MS, open_game, start_game
 from tests.servers import call, serving
 from tests.waiting import wait_for
@@ -98,4 +100,16 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
     expect(toggle).to_contain_text("on")
-    assert sim_app.extensions["sensors"].keeper.enabled is True
+    keeper = sim_app.extensions["sensors"].keeper
+    assert keeper.enabled is True
+    # two confirmed rounds kept, the camera right in one: the owner sees how it does on this castle and light
+    frame = np.full((48, 64, 3), 90, np.uint8)
+    for number, camera in ((1, (1, 0, 0, 0, 0, 0)), (2, (0, 0, 0, 0, 0, 0))):
+        assert keeper.keep(Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
+                                  camera_counts=camera, marble_radius=None, session=1, round=number,
+                                  confirmed_at=time.time() + number))
+    assert keeper.flush()
+    page.reload()
+    expect(page.locator("#keeping-state")).to_contain_text("2 of at most 500 kept in", timeout=WAIT_MS)
+    expect(page.locator("#keeping-state")).to_contain_text(
+        "The camera read all six gates right in 1 of 2 kept rounds (50%).")

@@ -82,6 +82,7 @@ def test_on_a_confirmed_round_is_kept_in_the_eval_format(make_app: Callable[...,
     assert np.abs(frame.astype(int) - reference.astype(int)).max() > 60  # the marbles are in the frame
     status = client.get("/api/camera").get_json()["keeping"]
     assert status["count"] == 1 and status["folder"].endswith("photos") and status["error"] is None
+    assert status["camera"] == {"rounds": 1, "right": 1}
 
 
 def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Callable[..., Flask]) -> None:
@@ -102,6 +103,7 @@ def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Calla
     [sample] = kept_samples(Path(app.config["DATA_DIR"]) / "photos")  # once, not again when scored
     label = json.loads((sample / "label.json").read_text())
     assert label["counts"] == [0, 0, 1, 0, 0, 0] and label["camera_counts"] == [0, 0, 0, 1, 0, 0]
+    assert client.get("/api/camera").get_json()["keeping"]["camera"] == {"rounds": 1, "right": 0}
 
 
 def test_a_photo_that_cannot_be_kept_never_breaks_the_reveal(make_app: Callable[..., Flask]) -> None:
@@ -128,10 +130,11 @@ def test_the_choice_is_saved_and_bad_input_changes_nothing(make_app: Callable[..
     assert again.enabled is True  # the Camera page's choice survives a restart and wins over the default
 
 
-def _sample(at: float, session: int = 1, round_number: int = 1) -> Sample:
+def _sample(at: float, session: int = 1, round_number: int = 1,
+            camera: tuple[int, ...] | None = None) -> Sample:
     frame = np.full((48, 64, 3), 90, np.uint8)
     return Sample(frame=frame, reference=None, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
-                  camera_counts=None, marble_radius=None, session=session, round=round_number, confirmed_at=at)
+                  camera_counts=camera, marble_radius=None, session=session, round=round_number, confirmed_at=at)
 
 
 def test_only_the_newest_samples_are_kept(tmp_path: Path) -> None:
@@ -160,3 +163,23 @@ def test_switched_off_keep_writes_nothing(tmp_path: Path) -> None:
     keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json")
     assert keeper.keep(_sample(time.time())) is False
     assert not (tmp_path / "photos").exists() and not (tmp_path / "choice.json").exists()
+
+
+def test_the_camera_record_of_the_kept_rounds(tmp_path: Path) -> None:
+    """How often the camera read a kept round as the table confirmed it, over the samples kept now: the
+    oldest leave the record with their photos, a round without a camera reading or with an unreadable
+    label is not in it, and a keeper started again reads the record from the labels."""
+    right, wrong = (1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 1)
+    keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json", enabled=True, limit=3)
+    assert keeper.status()["camera"] == {"rounds": 0, "right": 0}
+    start = time.time()
+    for number, camera in enumerate((wrong, right, None, right), 1):
+        assert keeper.keep(_sample(start + number, round_number=number, camera=camera))
+    assert keeper.flush()
+    status = keeper.status()
+    assert status["count"] == 3 and status["camera"] == {"rounds": 2, "right": 2}  # the wrong one was oldest
+    keeper.close()
+    samples = kept_samples(tmp_path / "photos")
+    (samples[-1] / "label.json").write_text("{ not json")
+    again = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json")
+    assert again.status()["count"] == 3 and again.status()["camera"] == {"rounds": 1, "right": 1}

@@ -96,6 +96,17 @@ def write_sample(folder: Path, sample: Sample) -> Path:
     return target
 
 
+def camera_right(sample: Path) -> bool | None:
+    """Whether the camera read all six gates of a kept sample as the table confirmed them; None when its
+    label records no camera reading or cannot be read."""
+    try:
+        label = json.loads((sample / LABEL).read_text(encoding="utf-8"))
+        camera, counts = label.get("camera_counts"), label.get("counts")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return camera == counts if isinstance(camera, list) and isinstance(counts, list) else None
+
+
 def kept_samples(folder: Path) -> list[Path]:
     """The sample folders, oldest first (their names start with the UTC time)."""
     if not folder.is_dir():
@@ -119,6 +130,7 @@ class PhotoKeeper:
         self._queue: queue.Queue[Sample | None] = queue.Queue(maxsize=8)
         self._thread: threading.Thread | None = None
         self._count: int | None = None
+        self._right: dict[str, bool | None] = {}  # sample name -> the camera read it right (camera_right)
         self._last: str | None = None
         self._error: str | None = None
 
@@ -205,21 +217,30 @@ class PhotoKeeper:
         try:
             path = write_sample(self.folder, sample)
             samples = kept_samples(self.folder)
-            for old in samples[:max(0, len(samples) - self.limit)]:
+            excess = max(0, len(samples) - self.limit)
+            for old in samples[:excess]:
                 shutil.rmtree(old, ignore_errors=True)
-            self._count = min(len(samples), self.limit)
+            self._tally(samples[excess:])
             self._last, self._error = path.name, None
         except Exception as err:  # a full or read-only card must not stop the table
             self._error = f"a photo could not be kept in {self.folder}: {err}"
             log.exception("photo keeping failed")
 
+    def _tally(self, samples: list[Path]) -> None:
+        """Count ``samples`` and how often the camera read them right; a label is read once."""
+        self._right = {p.name: self._right[p.name] if p.name in self._right else camera_right(p) for p in samples}
+        self._count = len(samples)
+
     def status(self) -> dict[str, Any]:
-        """``{"enabled", "count", "limit", "folder", "last", "error"}`` for the Camera page."""
+        """``{"enabled", "count", "limit", "folder", "last", "error", "camera"}`` for the Camera page;
+        ``camera`` says in how many of the kept rounds with a camera reading (``rounds``) it read all six
+        gates as the table confirmed them (``right``): how well the camera does on this castle and light."""
         if self._count is None:
             try:
-                self._count = len(kept_samples(self.folder))
+                self._tally(kept_samples(self.folder))
             except OSError as err:
                 self._error = f"cannot list {self.folder}: {err}"
                 self._count = 0
+        read = [right for right in self._right.values() if right is not None]
         return {"enabled": self.enabled, "count": self._count, "limit": self.limit, "folder": str(self.folder),
-                "last": self._last, "error": self._error}
+                "last": self._last, "error": self._error, "camera": {"rounds": len(read), "right": sum(read)}}

@@ -61,6 +61,14 @@ function renderMarble(s) {
   if (marble?.error) $("marble-size").textContent += ` ${marble.error}`;
 }
 
+/** How well the camera did on this castle and light: the kept rounds it read as the table confirmed them. */
+function cameraRecord(camera) {
+  if (!camera?.rounds) return "";
+  const share = Math.round((100 * camera.right) / camera.rounds);
+  return ` The camera read all six gates right in ${camera.right} of ${camera.rounds} kept ` +
+    `round${camera.rounds === 1 ? "" : "s"} (${share}%).`;
+}
+
 function renderKeeping(s) {
   const keeping = s?.keeping;
   const button = $("keeping");
@@ -69,7 +77,8 @@ function renderKeeping(s) {
   button.setAttribute("aria-pressed", String(keeping.enabled));
   button.textContent = keeping.enabled ? "Keeping confirmed rounds' photos: on" : "Keep confirmed rounds' photos: off";
   $("keeping-state").textContent = `${keeping.count} of at most ${keeping.limit} kept in ${keeping.folder}` +
-    (keeping.enabled ? "." : " (none are added while off).") + (keeping.error ? ` Problem: ${keeping.error}` : "");
+    (keeping.enabled ? "." : " (none are added while off).") + cameraRecord(keeping.camera) +
+    (keeping.error ? ` Problem: ${keeping.error}` : "");
   $("keeping-state").classList.toggle("warn", Boolean(keeping.error));
 }
 
