@@ -3,6 +3,7 @@ reference, the marble measured by a tap on the picture, photo keeping switched o
 from __future__ import annotations
 
 import time
+import zipfile
 from typing import Any, Callable, Iterator
 
 import numpy as np
@@ -113,3 +114,11 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
     expect(page.locator("#keeping-state")).to_contain_text("2 of at most 500 kept in", timeout=WAIT_MS)
     expect(page.locator("#keeping-state")).to_contain_text(
         "The camera read all six gates right in 1 of 2 kept rounds (50%).")
+    # and sends them on: one zip of both rounds' folders
+    link = page.locator("#photos-download")
+    expect(link).to_have_text("Download the 2 kept photos (zip)")
+    with page.expect_download() as download:
+        link.click()
+    with zipfile.ZipFile(download.value.path()) as archive:
+        names = archive.namelist()
+    assert len(names) == 6 and sum(name.endswith("/label.json") for name in names) == 2

@@ -2,8 +2,12 @@
 table accepts is kept as a labelled sample in DATA/photos (the format `companion detect --eval` reads)."""
 from __future__ import annotations
 
+import io
 import json
 import time
+import urllib.error
+import urllib.request
+import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
@@ -13,8 +17,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples
-from tests.waiting import wait_for
+from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples, zipped_samples
+from tests.servers import serving
+from tests.waiting import PATIENCE_S, wait_for
 
 LABEL_KEYS = {"counts", "camera_counts", "gates", "marble_radius", "confirmed_at", "session", "round"}
 
@@ -183,3 +188,82 @@ def test_the_camera_record_of_the_kept_rounds(tmp_path: Path) -> None:
     (samples[-1] / "label.json").write_text("{ not json")
     again = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json")
     assert again.status()["count"] == 3 and again.status()["camera"] == {"rounds": 1, "right": 1}
+
+
+# ---- the kept photos as one download ---------------------------------------------------------------------------
+
+def _noisy_sample(at: float, round_number: int, size: tuple[int, int] = (48, 64)) -> Sample:
+    """A sample whose frame does not compress: a download of a few of them outlasts the socket's buffers."""
+    frame = np.random.default_rng(round_number).integers(0, 256, (*size, 3), dtype=np.uint8)
+    return Sample(frame=frame, reference=frame[::-1].copy(), gates={"gates": []}, counts=(0, 1, 0, 0, 0, 0),
+                  camera_counts=(0, 1, 0, 0, 0, 0), marble_radius=9.5, session=7, round=round_number, confirmed_at=at)
+
+
+def _unzipped(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert archive.testzip() is None
+        return {info.filename: archive.read(info) for info in archive.infolist()}
+
+
+def test_the_kept_samples_zip_byte_for_byte_and_a_sample_gone_is_left_out(tmp_path: Path) -> None:
+    keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json", enabled=True)
+    start = time.time()
+    for number in (1, 2):
+        keeper.keep(_noisy_sample(start + number, number, size=(300, 400)))
+    assert keeper.flush()
+    samples = kept_samples(tmp_path / "photos")
+    files = _unzipped(b"".join(zipped_samples([*samples, tmp_path / "photos" / "gone"], "top")))
+    expected = {f"top/{s.name}/{f.name}": f.read_bytes() for s in samples for f in s.iterdir()}
+    assert set(files) == set(expected) and len(files) == 6  # frame, reference, label of each
+    assert files == expected
+    keeper.close()
+
+
+def test_the_kept_photos_download_from_the_camera_page(make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    client = app.test_client()
+    none = client.get("/camera/photos.zip")
+    assert none.status_code == 404 and "No photos are kept yet" in none.get_data(as_text=True)
+    keeper = app.extensions["sensors"].keeper
+    keeper.set_enabled(True)
+    for number in (1, 2, 3):
+        keeper.keep(_noisy_sample(time.time() + number, number))
+    assert keeper.flush()
+    watcher = app.test_client()
+    watcher.environ_base = {"REMOTE_ADDR": "192.168.1.50"}  # an unpaired tablet: a camera picture is not its to take
+    assert watcher.get("/camera/photos.zip").status_code == 403
+    response = client.get("/camera/photos.zip", buffered=False)
+    assert response.status_code == 200 and response.mimetype == "application/zip"
+    assert response.headers["Content-Disposition"].startswith('attachment; filename="companion-photos-')
+    second = client.get("/camera/photos.zip")
+    assert second.status_code == 409 and "downloaded already" in second.get_data(as_text=True)
+    files = _unzipped(b"".join(response.response))  # type: ignore[arg-type]
+    response.close()
+    labels = [json.loads(data) for name, data in files.items() if name.endswith("/label.json")]
+    assert len(files) == 9 and [label["round"] for label in labels] == [1, 2, 3]
+    assert client.get("/camera/photos.zip").status_code == 200  # the first one ended: the next may start
+
+
+def test_a_download_broken_off_frees_the_next(make_app: Callable[..., Flask]) -> None:
+    """A tablet that stops reading half way (it left the Wi-Fi) does not keep the photos locked."""
+    app = make_app()
+    keeper = app.extensions["sensors"].keeper
+    keeper.set_enabled(True)
+    for number in range(1, 9):
+        keeper.keep(_noisy_sample(time.time() + number, number, size=(480, 640)))  # about 2 MB each
+    assert keeper.flush()
+    with serving(app) as base:
+        first = urllib.request.urlopen(f"{base}/camera/photos.zip", timeout=PATIENCE_S)
+        assert first.status == 200 and first.read(1000)[:2] == b"PK"
+        first.close()  # broken off with megabytes still to come
+
+        def whole() -> bytes | None:
+            try:
+                with urllib.request.urlopen(f"{base}/camera/photos.zip", timeout=PATIENCE_S) as again:
+                    return again.read()
+            except urllib.error.HTTPError as err:
+                assert err.code == 409  # the server has not yet seen the first one end
+                return None
+
+        data = wait_for(whole)
+    assert len(_unzipped(data)) == 24

@@ -3,11 +3,14 @@ markers, or a tap on a resting marble), the empty reference, photo keeping with 
 confirmation photos shown beside a Diego round."""
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, render_template
+from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from hardware.camera.hub import NoMarble, NoPicture
+from hardware.camera.keeping import kept_samples, zipped_samples
 from hardware.camera.marble_size import MarbleSizeError
 from hardware.camera.markers import MarkerError
 from hardware.vision.regions import RegionsError
@@ -114,6 +117,28 @@ def keeping():
     _hub()
     enabled = checked_body(KEEPING, ("enabled",))["enabled"]
     return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(enabled)})
+
+
+@bp.get("/camera/photos.zip")
+def photos():
+    """The kept photos as one zip, built while it is sent, for the table to send on (a camera picture: the
+    kiosk's or a paired device's). One download at a time: a second is refused until the first ends."""
+    keeper = current_app.extensions["sensors"].keeper
+    try:
+        samples = kept_samples(keeper.folder) if keeper is not None else []
+    except OSError as err:
+        abort(404, description=f"The kept photos cannot be read: {err}")
+    if not samples:
+        abort(404, description="No photos are kept yet: switch photo keeping on, then play rounds the camera reads.")
+    busy = current_app.extensions.setdefault("photo_download", threading.Lock())
+    if not busy.acquire(blocking=False):
+        abort(409, description="The kept photos are being downloaded already: try again once that download ends.")
+    name = time.strftime("companion-photos-%Y%m%d-%H%M%S", time.gmtime())
+    response = Response(zipped_samples(samples, name), mimetype="application/zip",
+                        headers={"Content-Disposition": f'attachment; filename="{name}.zip"',
+                                 "Cache-Control": "no-store"})
+    response.call_on_close(busy.release)
+    return response
 
 
 #: What the camera's own refusals answer: (status, error code) per exception, the message being the exception's.

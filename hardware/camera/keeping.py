@@ -16,10 +16,11 @@ import queue
 import shutil
 import threading
 import time
+import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from hardware.files import write_json
 
@@ -112,6 +113,51 @@ def kept_samples(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / LABEL).exists())
+
+
+CHUNK = 1 << 16
+
+
+class _Chunks:
+    """A write-only stream that hands on what was written, for a zip built while it is sent."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+
+    def write(self, data: bytes) -> int:
+        self._parts.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def take(self) -> bytes:
+        data = b"".join(self._parts)
+        self._parts.clear()
+        return data
+
+
+def zipped_samples(samples: list[Path], top: str) -> Iterator[bytes]:
+    """A zip of the sample folders (under the folder ``top``), in pieces of about ``CHUNK`` bytes, built
+    while it is sent: nothing is held in memory or written to the card. PNGs are compressed already, so
+    files are stored. A sample removed meanwhile (the oldest go once the limit is reached) is left out."""
+    sink = _Chunks()
+    with zipfile.ZipFile(sink, "w", zipfile.ZIP_STORED) as archive:
+        for sample in samples:
+            try:
+                files = sorted(f for f in sample.iterdir() if f.is_file())
+            except OSError:
+                continue
+            for path in files:
+                try:
+                    source = path.open("rb")
+                except OSError:
+                    continue
+                with source, archive.open(f"{top}/{sample.name}/{path.name}", "w") as target:
+                    while data := source.read(CHUNK):
+                        target.write(data)
+                        yield sink.take()
+    yield sink.take()
 
 
 class PhotoKeeper:

@@ -73,13 +73,15 @@ function renderKeeping(s) {
   const keeping = s?.keeping;
   const button = $("keeping");
   button.hidden = !keeping;
-  if (!keeping) { $("keeping-state").textContent = ""; return; }
+  if (!keeping) { $("keeping-state").textContent = ""; $("photos-download").hidden = true; return; }
   button.setAttribute("aria-pressed", String(keeping.enabled));
   button.textContent = keeping.enabled ? "Keeping confirmed rounds' photos: on" : "Keep confirmed rounds' photos: off";
   $("keeping-state").textContent = `${keeping.count} of at most ${keeping.limit} kept in ${keeping.folder}` +
     (keeping.enabled ? "." : " (none are added while off).") + cameraRecord(keeping.camera) +
     (keeping.error ? ` Problem: ${keeping.error}` : "");
   $("keeping-state").classList.toggle("warn", Boolean(keeping.error));
+  $("photos-download").hidden = !keeping.count;
+  $("photos-download").textContent = `Download the ${keeping.count} kept photo${keeping.count === 1 ? "" : "s"} (zip)`;
 }
 
 function renderStatus() {
