@@ -131,6 +131,9 @@ class _Chunks:
     def flush(self) -> None:
         pass
 
+    def close(self) -> None:
+        pass
+
     def take(self) -> bytes:
         data = b"".join(self._parts)
         self._parts.clear()
