@@ -1,14 +1,19 @@
-"""Camera benchmarks: lores I420 -> BGR conversion and preview JPEG encoding, on one core."""
+"""Camera benchmarks: lores I420 -> BGR conversion and preview JPEG encoding, on one core; the kept photos'
+zip download (throughput, and the memory it takes while it is sent)."""
 
 from __future__ import annotations
 
 import statistics
+import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 
 import cv2
 import numpy as np
 
+from hardware.camera.keeping import Sample, kept_samples, write_sample, zipped_samples
 from hardware.camera.service import encode_preview_jpeg
 from hardware.camera.sources import i420_to_bgr
 
@@ -40,6 +45,27 @@ def _line(label: str, times: list[float]) -> str:
     return f"{label} median {statistics.median(times):.3f} ms, p99 {p99:.3f} ms ({len(times)} runs)"
 
 
+def _photos_download(samples: int = 40) -> str:
+    """Zip ``samples`` kept rounds (640x480 frame and reference, PNG) as the download does: MB/s, and the
+    peak of Python's allocations while it is sent (the zip is built piece by piece, so it stays flat)."""
+    frame = _scene(640, 480)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for number in range(samples):
+            write_sample(folder, Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
+                                        camera_counts=(1, 0, 0, 0, 0, 0), marble_radius=10.0, session=1,
+                                        round=number, confirmed_at=1.8e9 + number))
+        kept = kept_samples(folder)
+        tracemalloc.start()
+        start = time.perf_counter()
+        sent = sum(len(piece) for piece in zipped_samples(kept, "photos"))
+        seconds = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return (f"camera: kept photos zip download, {len(kept)} rounds ({sent / 1e6:.1f} MB): "
+            f"{sent / 1e6 / seconds:.0f} MB/s, peak allocations while sent {peak / 1e6:.2f} MB")
+
+
 def main() -> None:
     previous = cv2.getNumThreads()
     cv2.setNumThreads(1)
@@ -50,6 +76,7 @@ def main() -> None:
         size = len(encode_preview_jpeg(preview))
         print(_line(f"camera: preview 640x480 JPEG encode ({size // 1024} KiB)",
                     _times_ms(lambda: encode_preview_jpeg(preview))))
+        print(_photos_download())
     finally:
         cv2.setNumThreads(previous)
 
