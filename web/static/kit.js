@@ -333,7 +333,9 @@ function lifted(event) {
 document.addEventListener("pointerdown", (event) => pressing.add(event.pointerId), true);
 document.addEventListener("pointerup", lifted, true);
 document.addEventListener("pointercancel", lifted, true);
-window.addEventListener("blur", () => { pressing.clear(); payOwed(); });
+const letGo = () => { pressing.clear(); payOwed(); }; // a press whose release this page will never see
+window.addEventListener("blur", letGo);
+document.addEventListener("visibilitychange", () => { if (document.hidden) letGo(); });
 
 // ---- the screen stays awake during a running game -------------------------------------------------------
 
