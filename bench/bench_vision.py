@@ -7,6 +7,7 @@ import statistics
 import time
 
 import cv2
+import numpy as np
 
 from hardware.vision.detect import MarbleDetector
 
@@ -48,11 +49,37 @@ def stage_shares(detectors: list[tuple[MarbleDetector, object]]) -> list[tuple[s
     return [(label, cumulative.get(name, 0.0) / total) for label, name in STAGES]
 
 
+def machine_pace_ms(repeat: int = 300) -> float:
+    """Median ms of a fixed cv2 and numpy workload of the detector's kind and size (no project code): whole-image
+    filters on a working-size image, then many small calls as the review makes. This shared machine runs
+    faster on some days than others; the detector's time over this pace compares across days."""
+    img = np.random.default_rng(0).random((128, 336, 3), dtype=np.float32)
+
+    def work() -> None:
+        blurred = cv2.GaussianBlur(img, (0, 0), 1.5)
+        gray = cv2.cvtColor(blurred, cv2.COLOR_BGR2GRAY)
+        mag = cv2.magnitude(cv2.Sobel(gray, cv2.CV_32F, 1, 0), cv2.Sobel(gray, cv2.CV_32F, 0, 1))
+        ys, xs = np.nonzero(mag > float(np.median(mag)))
+        np.bincount(ys * 336 + xs, weights=mag[ys, xs], minlength=128 * 336)
+        for k in range(60):
+            float(blurred[k:k + 9, k:k + 9].mean())
+
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - t0) * 1000.0)
+    return statistics.median(times)
+
+
 def main() -> None:
     """Print median and p99 detection time for 640x480 and 320x240 (lores) frames."""
     from tests.scenes import CASES, make_scenes  # generator lives with the tests
 
     cv2.setNumThreads(1)
+    pace = machine_pace_ms()
+    print(f"vision: machine pace (a fixed cv2 and numpy workload, no project code) {pace:.3f} ms: the figures "
+          "below over it compare across days")
     for size, label in (((640, 480), "640x480"), ((320, 240), "320x240 lores")):
         scenes = list(make_scenes(30, 900, size=size))
         for with_ref in (True, False):
@@ -63,8 +90,8 @@ def main() -> None:
                 med.append(m)
                 p99.append(p)
             print(f"vision: {label} {'with' if with_ref else 'without'} reference: "
-                  f"median {statistics.median(med):.2f} ms/frame, worst scene median {max(med):.2f} ms "
-                  f"({len(scenes)} scenes, 1 core)")
+                  f"median {statistics.median(med):.2f} ms/frame ({statistics.median(med) / pace:.1f} paces), "
+                  f"worst scene median {max(med):.2f} ms ({len(scenes)} scenes, 1 core)")
             if with_ref and size == (640, 480):
                 shares = stage_shares([(MarbleDetector(sc.regions, sc.reference), sc.image) for sc in scenes] * 3)
                 print("vision: 640x480 with reference, share of the time by stage: "
