@@ -1,5 +1,5 @@
 // The hero cards page (Dračí hrad, ruling H2): each of the six cards edited by tap and keypad, saved at once.
-import { api, button, h, keypad, toast } from "./kit.js";
+import { api, button, h, keypad, toast, whenUntouched } from "./kit.js";
 
 let doc = JSON.parse(document.getElementById("hero-cards-data").textContent);
 
@@ -19,11 +19,11 @@ async function save(hero, change, said) {
   const result = await api(`/api/hero-cards/${hero}`, change, "PUT");
   if (!result.ok) { // the kit showed the companion's reason; nothing was changed: show the cards as stored
     const fresh = await fetch("/api/hero-cards").then((r) => (r.ok ? r.json() : null)).catch(() => null);
-    if (fresh) { doc = fresh; draw(); }
+    if (fresh) { doc = fresh; whenUntouched(draw); }
     return;
   }
   doc = result.data;
-  draw();
+  whenUntouched(draw);
   toast(`${short(hero)}'s card saved: ${said}. New games take it.`);
 }
 

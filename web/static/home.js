@@ -1,5 +1,5 @@
 // Home page: pick a game, seat the players by tap (each with a colour), set the options, start.
-import { PALETTE, SYMBOLS, api, button, dialog, explain, h, icon, keyboard, keypad, pickColour, toast, wire } from "./kit.js";
+import { PALETTE, SYMBOLS, api, button, dialog, explain, h, icon, keyboard, keypad, pickColour, toast, whenUntouched, wire } from "./kit.js";
 
 let games = JSON.parse(document.getElementById("games-data").textContent);
 let players = JSON.parse(document.getElementById("players-data").textContent);
@@ -86,7 +86,7 @@ async function chooseColour(seat) {
   seat.colour = colour;
   refresh();
   await rememberColour(seat.name, colour);
-  refresh();
+  whenUntouched(refresh); // the answer comes while the next tap may be under way
 }
 
 async function addPlayer() {
@@ -99,8 +99,7 @@ async function addPlayer() {
     players = (saved.data.players || []).map((p) => (typeof p === "string" ? { name: p, colour: null } : p));
   }
   const seatName = known ? known.name : name;
-  if (!seats.some((s) => s.name === seatName)) toggleSeat(seatName);
-  else refresh();
+  whenUntouched(() => (seats.some((s) => s.name === seatName) ? refresh() : toggleSeat(seatName)));
 }
 
 // ---- options ----------------------------------------------------------------------------------------------
