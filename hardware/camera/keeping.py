@@ -142,8 +142,9 @@ class _Chunks:
 
 def zipped_samples(samples: list[Path], top: str) -> Iterator[bytes]:
     """A zip of the sample folders (under the folder ``top``), in pieces of about ``CHUNK`` bytes, built
-    while it is sent: only the piece being sent is held in memory, and nothing is written to the card. PNGs are compressed already, so
-    files are stored. A sample removed meanwhile (the oldest go once the limit is reached) is left out."""
+    while it is sent: only the piece being sent is held in memory, and nothing is written to the card.
+    PNGs are compressed already, so files are stored. A sample removed meanwhile (the oldest go once the
+    limit is reached) is left out."""
     sink = _Chunks()
     with zipfile.ZipFile(sink, "w", zipfile.ZIP_STORED) as archive:
         for sample in samples:
