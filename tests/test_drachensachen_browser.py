@@ -56,22 +56,71 @@ def test_the_page_is_found_by_the_game_id_without_inline_script(client: Any) -> 
     assert "<script>" not in html and " onclick=" not in html
 
 
-def test_a_change_arriving_under_a_finger_does_not_lose_its_tap(open_page: Callable[..., Any], base: str) -> None:
+class _Mouse:
+    """A mouse button pressed and released in two steps."""
+
+    def __init__(self, page: Any, x: float, y: float) -> None:
+        self.page, self.x, self.y = page, x, y
+
+    def down(self) -> None:
+        self.page.mouse.move(self.x, self.y)
+        self.page.mouse.down()
+
+    def up(self) -> None:
+        self.page.mouse.up()
+
+
+class _Finger(_Mouse):
+    """A finger on the touch screen, put down and lifted in two steps (Chromium's own touch events, which a
+    tap of Playwright's sends at once): the click comes from the tap gesture after the finger is lifted."""
+
+    def down(self) -> None:
+        self.cdp = self.page.context.new_cdp_session(self.page)
+        self._touch("touchStart", [{"x": self.x, "y": self.y}])
+
+    def up(self) -> None:
+        self._touch("touchEnd", [])
+
+    def _touch(self, kind: str, points: list[dict[str, float]]) -> None:
+        self.cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
+@pytest.mark.parametrize("pointer", [_Mouse, _Finger], ids=["mouse", "finger"])
+def test_a_change_arriving_under_a_finger_does_not_lose_its_tap(open_page: Callable[..., Any], base: str,
+                                                               pointer: type[_Mouse]) -> None:
     """A finger is down on Next turn when news comes (another tablet draws a card): the page holds its redraw
-    until the tap is done, so the button under the finger is still the one released, and the tap counts."""
+    until the tap is done, so the button pressed is the one released, and the tap counts. Unheld, a mouse's
+    click is lost (its press and release fell on two buttons); a finger's tap is taken where it lifts."""
     session = new_game(base, ["Ada", "Ben", "Cleo"])
     post(base, session, {"type": "starter", "player": "Ada"})
     page = open_game(open_page, base, session)
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")
     box = page.locator("#ds-next").bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.down()
+    press = pointer(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    press.down()
     drawn = post(base, session, {"type": "draw", "count": 1})
     page.wait_for_selector(f"body[data-seq='{drawn['seq']}']")  # the page has the news, the finger is still down
-    page.mouse.up()
+    press.up()
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
     expect(pile(page)).to_have_text("17")  # and the news is drawn once the tap is done
     assert state(base, session)["turn"] == "Ben"
+
+
+def test_a_finger_is_taken_on_what_it_pressed_when_the_page_changes_under_it(open_page: Callable[..., Any],
+                                                                            base: str) -> None:
+    """A finger is on "Ben starts" when another tablet chooses Ada: the tap is the press on Ben's button, which
+    the rules refuse with their reason (S5), never a tap on whatever the new page puts under the finger."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    page = open_game(open_page, base, session)
+    box = page.locator("#ds-starter [data-player='Ben']").bounding_box()
+    finger = _Finger(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    finger.down()
+    chosen = post(base, session, {"type": "starter", "player": "Ada"})
+    page.wait_for_selector(f"body[data-seq='{chosen['seq']}']")
+    finger.up()
+    expect(page.locator("#toast")).to_contain_text("Ada already starts round 1")  # unheld: nothing at all
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    assert state(base, session)["seq"] == chosen["seq"]  # the refused tap changed nothing
 
 
 def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_page: Callable[..., Any],
