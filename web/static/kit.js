@@ -5,6 +5,8 @@
 // beside_scores, menu); static/games/<game-id>.js calls startGame({ render, phrase }) and draws only its own
 // part of the round from the view. Numbers come from keypad(), names from keyboard(), never text fields;
 // a button that cannot be used now gets a reason (button(..., { reason }) or explain()) instead of `disabled`.
+// The game's view is redrawn as news comes, but never under a finger: a page that redraws on its own (an
+// answer, a poll) passes its redraw to whenUntouched(), which holds it until the tap in progress is done.
 
 /** Player colours: Okabe-Ito's colour-blind-safe set, lightened for a dark table, plus a few. */
 export const PALETTE = [
