@@ -366,7 +366,6 @@ def test_the_screen_stays_awake_while_a_game_runs(open_page: Callable[..., Any],
     page.wait_for_function("() => window.wakeRequests === 2")  # taken again when the screen comes back
 
 
-
 def test_a_redraw_waits_for_the_finger_to_lift(open_page: Callable[..., Any], base: str) -> None:
     """The kit's hold on redraws (every game page's, the pairing lists'): none under a finger, each one owed
     after the tap, the same one once, and none held when nothing is pressed."""
@@ -386,6 +385,7 @@ def test_a_redraw_waits_for_the_finger_to_lift(open_page: Callable[..., Any], ba
     page.mouse.up()
     page.wait_for_function("drawn.length === 3")
     assert page.evaluate("drawn") == ["now", "pairing", "page"]
+
 
 # ---- ending and starting again ------------------------------------------------------------------------------------
 

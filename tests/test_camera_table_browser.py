@@ -1,5 +1,6 @@
 """The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
-reference, the marble measured by a tap on the picture, photo keeping switched on with its count and folder."""
+reference, the marble measured by a tap on the picture, photo keeping switched on with its count and folder,
+the camera's record on the kept rounds and their zip download."""
 from __future__ import annotations
 
 import time
