@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+from hardware.camera.keeping import zipped_samples
 from hardware.vision import detect_cli
 from hardware.vision.detect import MarbleDetector
 from tests.scenes import make_scene
@@ -103,6 +104,23 @@ def test_eval_without_samples_exits_2(tmp_path, capsys) -> None:
     assert rep["samples"] == 0 and rep["six_exact"] is None
     assert _cli(["--eval", str(tmp_path / "missing")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_eval_reads_the_zip_the_camera_page_sends(folder, tmp_path, capsys) -> None:
+    """The zip of the kept photos (as the Camera page's download builds it) reads as the folder does; a zip
+    broken off half way is refused in plain words."""
+    assert _cli(["--eval", str(folder), "--json"]) == 0
+    from_folder = json.loads(capsys.readouterr().out)
+    samples = sorted(p for p in folder.iterdir() if p.is_dir())
+    zipped = tmp_path / "photos.zip"
+    zipped.write_bytes(b"".join(zipped_samples(samples, "companion-photos-20261201-103000")))
+    assert _cli(["--eval", str(zipped), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == from_folder
+    data = zipped.read_bytes()
+    broken = tmp_path / "broken.zip"
+    broken.write_bytes(data[:len(data) // 2] + data[-22:])  # its index, but half of what it indexes
+    assert _cli(["--eval", str(broken)]) == 2
+    assert "cannot be read" in capsys.readouterr().err
 
 
 def test_eval_refuses_images_too(folder, capsys) -> None:

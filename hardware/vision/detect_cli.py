@@ -9,6 +9,8 @@ import argparse
 import json
 import os
 import sys
+import tempfile
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,24 +38,47 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The --eval part: a labelled photo folder instead of images."""
     parser.add_argument("--eval", metavar="DIR", dest="eval_dir",
                         help="report exact rates on a labelled photo folder (DIR/<sample>/label.json, frame.png, "
-                             "reference.png); each sample's own gates and radius are used")
+                             "reference.png), or on the zip of one the Camera page downloads; each sample's own "
+                             "gates and radius are used")
     parser.add_argument("--json", action="store_true", help="with --eval: print the report as one JSON object")
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    """Print the --eval report; 0 when at least one sample was evaluated, 2 when none."""
-    from hardware.vision.evaluate import evaluate, format_report
+    """Print the --eval report on a photo folder or its zip; 0 when at least one sample was evaluated, 2 when
+    none."""
+    from hardware.vision.evaluate import evaluate
 
     root = Path(args.eval_dir)
     if args.images or args.gates:
         print("companion detect: --eval reads its images and gates from DIR; give no IMAGE or --gates",
               file=sys.stderr)
         return 2
+    if root.is_file() and zipfile.is_zipfile(root):
+        with tempfile.TemporaryDirectory() as unpacked:
+            try:
+                with zipfile.ZipFile(root) as archive:
+                    archive.extractall(unpacked)  # names are kept inside `unpacked` (no absolute paths, no ..)
+            except (zipfile.BadZipFile, OSError) as err:
+                print(f"companion detect: --eval {root}: the zip cannot be read ({err})", file=sys.stderr)
+                return 2
+            return _report(evaluate(_photo_folder(Path(unpacked))), root, args.json)
     if not root.is_dir():
-        print(f"companion detect: --eval {root}: not a folder", file=sys.stderr)
+        print(f"companion detect: --eval {root}: not a folder or a zip of one", file=sys.stderr)
         return 2
-    rep = evaluate(root)
-    if args.json:
+    return _report(evaluate(root), root, args.json)
+
+
+def _photo_folder(unpacked: Path) -> Path:
+    """The photo folder in an unpacked zip: the Camera page's zip holds it as its one top folder."""
+    tops = [p for p in unpacked.iterdir() if p.is_dir()]
+    return tops[0] if len(tops) == 1 and not (tops[0] / "label.json").exists() else unpacked
+
+
+def _report(rep: dict, root: Path, as_json: bool) -> int:
+    """Print the report on ``root``; 0 when at least one sample was evaluated, 2 when none."""
+    from hardware.vision.evaluate import format_report
+
+    if as_json:
         print(json.dumps(rep), flush=True)
     else:
         print(format_report(rep), flush=True)
