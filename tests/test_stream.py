@@ -116,7 +116,7 @@ def test_streams_end_when_the_server_stops(app: Flask) -> None:
 
 def test_a_change_reads_the_same_on_the_stream_as_in_the_answer(base: str) -> None:
     """A page knows the stream's echo of its own tap by its text (JSON.stringify in kit.js ``show``): keys in
-    another order would redraw the page under the next tap's finger and could lose that tap."""
+    another order would redraw the page for every echo."""
     session = _new(base)
     stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
     try:

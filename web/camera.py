@@ -3,7 +3,6 @@ markers, or a tap on a resting marble), the empty reference, photo keeping with 
 confirmation photos shown beside a Diego round."""
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
@@ -130,14 +129,13 @@ def photos():
         abort(404, description=f"The kept photos cannot be read: {err}")
     if not samples:
         abort(404, description="No photos are kept yet: switch photo keeping on, then play rounds the camera reads.")
-    busy = current_app.extensions.setdefault("photo_download", threading.Lock())
-    if not busy.acquire(blocking=False):
+    if not keeper.sending.acquire(blocking=False):
         abort(409, description="The kept photos are being downloaded already: try again once that download ends.")
     name = time.strftime("companion-photos-%Y%m%d-%H%M%S", time.gmtime())
     response = Response(zipped_samples(samples, name), mimetype="application/zip",
                         headers={"Content-Disposition": f'attachment; filename="{name}.zip"',
                                  "Cache-Control": "no-store"})
-    response.call_on_close(busy.release)
+    response.call_on_close(keeper.sending.release)
     return response
 
 

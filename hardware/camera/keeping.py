@@ -179,8 +179,9 @@ class PhotoKeeper:
         self._lock = threading.Lock()
         self._queue: queue.Queue[Sample | None] = queue.Queue(maxsize=8)
         self._thread: threading.Thread | None = None
-        self._count: int | None = None
-        self._right: dict[str, bool | None] = {}  # sample name -> the camera read it right (camera_right)
+        # each kept sample's name -> the camera read it right (camera_right); None until first listed
+        self._right: dict[str, bool | None] | None = None
+        self.sending = threading.Lock()  # held while the kept photos are downloaded: one download at a time
         self._last: str | None = None
         self._error: str | None = None
 
@@ -276,21 +277,23 @@ class PhotoKeeper:
             self._error = f"a photo could not be kept in {self.folder}: {err}"
             log.exception("photo keeping failed")
 
-    def _tally(self, samples: list[Path]) -> None:
-        """Count ``samples`` and how often the camera read them right; a label is read once."""
-        self._right = {p.name: self._right[p.name] if p.name in self._right else camera_right(p) for p in samples}
-        self._count = len(samples)
+    def _tally(self, samples: list[Path]) -> dict[str, bool | None]:
+        """The kept ``samples``, and whether the camera read each right; a label is read once."""
+        known = self._right or {}
+        self._right = {p.name: known[p.name] if p.name in known else camera_right(p) for p in samples}
+        return self._right
 
     def status(self) -> dict[str, Any]:
         """``{"enabled", "count", "limit", "folder", "last", "error", "camera"}`` for the Camera page;
         ``camera`` says in how many of the kept rounds with a camera reading (``rounds``) it read all six
         gates as the table confirmed them (``right``): how well the camera does on this castle and light."""
-        if self._count is None:
+        kept = self._right
+        if kept is None:
             try:
-                self._tally(kept_samples(self.folder))
+                kept = self._tally(kept_samples(self.folder))
             except OSError as err:
                 self._error = f"cannot list {self.folder}: {err}"
-                self._count = 0
-        read = [right for right in self._right.values() if right is not None]
-        return {"enabled": self.enabled, "count": self._count, "limit": self.limit, "folder": str(self.folder),
+                kept = self._right = {}
+        read = [right for right in kept.values() if right is not None]
+        return {"enabled": self.enabled, "count": len(kept), "limit": self.limit, "folder": str(self.folder),
                 "last": self._last, "error": self._error, "camera": {"rounds": len(read), "right": sum(read)}}

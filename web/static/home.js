@@ -63,11 +63,16 @@ function refresh() {
     : ok ? null : `${game.name}: seat ${game.min_players} to ${game.max_players} players.`);
 }
 
-function toggleSeat(name) {
+/** Seat `name`, or unseat a seated player; the caller redraws. */
+function seatOrUnseat(name) {
   const i = seats.findIndex((s) => s.name === name);
   if (i >= 0) seats.splice(i, 1);
   else if (game && seats.length >= game.max_players) toast(`${game.name} seats at most ${game.max_players}.`, "error");
   else seats.push({ name, colour: freeColour(name) });
+}
+
+function toggleSeat(name) {
+  seatOrUnseat(name);
   refresh();
 }
 
@@ -99,7 +104,8 @@ async function addPlayer() {
     players = (saved.data.players || []).map((p) => (typeof p === "string" ? { name: p, colour: null } : p));
   }
   const seatName = known ? known.name : name;
-  whenUntouched(() => (seats.some((s) => s.name === seatName) ? refresh() : toggleSeat(seatName)));
+  if (!seats.some((s) => s.name === seatName)) seatOrUnseat(seatName);
+  whenUntouched(refresh); // the answer comes while the next tap may be under way
 }
 
 // ---- options ----------------------------------------------------------------------------------------------

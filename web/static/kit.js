@@ -480,8 +480,7 @@ export function startGame(page) {
 
   function show(next) {
     if (next.id !== game.view.id || next.seq < game.view.seq) return; // an older message arriving late
-    // The same view again (a tap's answer and its echo on the stream): nothing to redraw, so a button
-    // being tapped is never swapped for a new one under the finger.
+    // The same view again (a tap's answer and its echo on the stream): nothing to redraw.
     if (next.seq === game.view.seq && JSON.stringify(next) === JSON.stringify(game.view)) return;
     game.view = next;
     document.body.dataset.seq = String(next.seq); // seen, drawn at once or after the tap in progress
