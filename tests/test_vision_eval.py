@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -13,6 +15,7 @@ from hardware.camera.keeping import zipped_samples
 from hardware.vision import detect_cli
 from hardware.vision.detect import MarbleDetector
 from tests.scenes import make_scene
+from tests.waiting import PATIENCE_S
 
 
 def _cli(argv: list[str]) -> int:
@@ -121,6 +124,18 @@ def test_eval_reads_the_zip_the_camera_page_sends(folder, tmp_path, capsys) -> N
     broken.write_bytes(data[:len(data) // 2] + data[-22:])  # its index, but half of what it indexes
     assert _cli(["--eval", str(broken)]) == 2
     assert "cannot be read" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(folder) -> None:
+    """`companion detect --eval DIR | head`: the report meets a closed pipe; no traceback, exit 1."""
+    command = [sys.executable, "-c", "import sys; from web.cli import main; sys.exit(main(sys.argv[1:]))",
+               "detect", "--eval", str(folder)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # before the report: the command reads six samples first
+        err = proc.stderr.read().decode()
+        assert proc.wait(timeout=PATIENCE_S) == 1
+    assert "Traceback" not in err and "BrokenPipe" not in err, err
 
 
 def test_eval_refuses_images_too(folder, capsys) -> None:

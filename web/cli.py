@@ -73,7 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "tool_error", None):
         print(f"companion {args.command}: cannot start: {args.tool_error}", file=sys.stderr)
         return 2
-    return int(importlib.import_module(args.tool_module).run(args))
+    try:
+        return int(importlib.import_module(args.tool_module).run(args))
+    except BrokenPipeError:  # the reader stopped early (`| head`): stop quietly, as command-line tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # Python's last flush then goes nowhere
+        return 1
 
 
 def serve(args: argparse.Namespace) -> int:
