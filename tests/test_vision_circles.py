@@ -11,6 +11,7 @@ from hardware.vision.circles import (
     disc_window,
     every_second,
     local_background,
+    median,
     neighbourhood_votes,
     nonzero_xy,
 )
@@ -95,3 +96,14 @@ def test_every_second_and_channel_medians_match_numpy(h, w) -> None:
     for view in (img, img[::4, ::4]):
         want = np.median(view.reshape(-1, 3), axis=0).astype(np.float32)
         assert np.array_equal(channel_medians(view), want)
+
+
+@pytest.mark.parametrize("shape", [(1,), (2,), (7,), (8,), (9, 9), (13, 12), (60, 3)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_median_is_numpy_s_to_the_bit(shape, dtype) -> None:
+    values = np.random.default_rng(sum(shape)).normal(0.0, 1.0, shape).astype(dtype)
+    view = values[::-1]  # a strided view, as a disc's pixels are
+    for v in (values, view):
+        assert median(v) == float(np.median(v))
+    assert median(values) == median(values.copy())  # it leaves its input as it was
+    assert np.array_equal(values, np.random.default_rng(sum(shape)).normal(0.0, 1.0, shape).astype(dtype))

@@ -69,6 +69,8 @@ import math
 
 import numpy as np
 
+from hardware.vision.circles import median
+
 REVIEW_NEAR = 1.55
 """Closest distance (radii) to a stronger kept marble at which a candidate is reviewed."""
 
@@ -258,7 +260,7 @@ def _ring_median(img: np.ndarray, x: float, y: float, inner: float, outer: float
     yy, xx = np.ogrid[ya:ya + patch.shape[0], xa:xa + patch.shape[1]]
     d2 = (xx - x) ** 2 + (yy - y) ** 2
     ring = patch[(d2 >= inner * inner) & (d2 <= outer * outer)]
-    return float(np.median(ring)) if ring.size else 0.0
+    return median(ring) if ring.size else 0.0
 
 
 def _glare(c: tuple, spot: np.ndarray, lum_change: np.ndarray, radius: float,
@@ -291,7 +293,7 @@ def _median_near(img: np.ndarray, x: float, y: float, half: float) -> float:
     h, w = img.shape
     if xa < 0 or ya < 0 or xa + 2 * r + 1 > w or ya + 2 * r + 1 > h:
         return 0.0
-    return float(np.median(img[ya:ya + 2 * r + 1, xa:xa + 2 * r + 1]))
+    return median(img[ya:ya + 2 * r + 1, xa:xa + 2 * r + 1])
 
 
 def own_part(c: tuple, k: tuple, diff: np.ndarray, radius: float, fill_change: float,
@@ -311,7 +313,7 @@ def own_part(c: tuple, k: tuple, diff: np.ndarray, radius: float, fill_change: f
     lum = e.mean(axis=1)
     chroma = np.sqrt(np.maximum((e * e).sum(axis=1) - 3.0 * lum * lum, 0.0))
     change = np.sqrt(chroma * chroma + 3.0 * np.where(lum < 0, lum * dark_weight, lum) ** 2)
-    return float((change > fill_change).mean()), float(np.median(chroma)), float(np.median(lum))
+    return float((change > fill_change).mean()), median(chroma), median(lum)
 
 
 def network_log_odds(f: np.ndarray, w_in: np.ndarray, w_out: np.ndarray) -> np.ndarray:

@@ -43,6 +43,17 @@ def to_log(img_u8: np.ndarray) -> np.ndarray:
     return cv2.LUT(img_u8, LOG_TABLE)
 
 
+def median(values: np.ndarray) -> float:
+    """The median of all of ``values`` (as ``np.median``, by a partial sort: ``np.median`` costs tens of
+    microseconds even on the few pixels of one marble's disc)."""
+    flat = values.ravel()
+    k = flat.size // 2
+    if flat.size % 2:
+        return float(np.partition(flat, k)[k])
+    p = np.partition(flat, (k - 1, k))
+    return float((p[k - 1] + p[k]) * 0.5)
+
+
 def channel_medians(img: np.ndarray) -> np.ndarray:
     """The median of each channel of a (h, w, 3) float32 image (as ``np.median`` per channel, by a
     partial sort of a contiguous copy: several times faster on a strided view)."""

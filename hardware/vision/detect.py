@@ -96,6 +96,7 @@ from hardware.vision.circles import (
     light_gain,
     local_background,
     local_maxima,
+    median,
     neighbourhood_votes,
     nonzero_xy,
     to_log,
@@ -734,7 +735,7 @@ class MarbleDetector:
         k = max(1, int(0.8 * radius))
         patch = diff[max(0, y - k):y + k + 1, max(0, x - k):x + k + 1].reshape(-1, 3)
         chroma = np.sqrt(np.maximum((patch * patch).sum(axis=1) - patch.sum(axis=1) ** 2 / 3.0, 0.0))
-        return float(np.median(chroma)) > SHADOW_MAX_CHROMA
+        return median(chroma) > SHADOW_MAX_CHROMA
 
 
 def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, float] | None = None,
