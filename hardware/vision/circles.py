@@ -156,8 +156,9 @@ def neighbourhood_votes(per_radius: np.ndarray, xs: np.ndarray, ys: np.ndarray) 
     """Votes per radius summed over the 3x3 neighbourhood of each (x, y): shape (radii, points)."""
     radii, h, w = per_radius.shape
     near = np.array([-1, 0, 1])
-    rows = np.clip(np.asarray(ys)[None, :] + near[:, None], 0, h - 1)  # (3, points)
-    cols = np.clip(np.asarray(xs)[None, :] + near[:, None], 0, w - 1)
+    # (3, points), clamped to the image (np.clip costs ten times more on a few points)
+    rows = np.minimum(np.maximum(np.asarray(ys)[None, :] + near[:, None], 0), h - 1)
+    cols = np.minimum(np.maximum(np.asarray(xs)[None, :] + near[:, None], 0), w - 1)
     pixels = (rows[:, None, :] * w + cols[None, :, :]).reshape(9, -1)  # the 3x3, row by row
     return per_radius.reshape(radii, -1)[:, pixels].sum(axis=1)  # added one neighbour at a time
 
