@@ -11,7 +11,8 @@ light; its reflection is the glare) and sometimes a window. The lamp's light thr
 traced forward onto the table: the shadow, with the caustic the sphere focuses into it, and the
 penumbra of a lamp of that size.
 
-Units: image pixels; radiance in the scene's units, where a white table under the local light
+Units: image pixels, pixel i's centre at i as everywhere in the project (the tracer itself works
+in continuous coordinates, where pixel i covers [i, i + 1): ``_continuous``); radiance in the scene's units, where a white table under the local light
 (``level``, per channel) reads ``level``.
 """
 
@@ -130,6 +131,12 @@ def _look(img: np.ndarray, points: np.ndarray, dirs: np.ndarray, room: Room, lev
     return out
 
 
+def _continuous(x: float, y: float) -> tuple[float, float]:
+    """The tracer's coordinates (pixel i covers [i, i + 1)) of the point at (x, y) in pixel-centre
+    coordinates (pixel i's centre at i): a marble is drawn where its centre is."""
+    return x + 0.5, y + 0.5
+
+
 def shade_table(light_map: np.ndarray, sky_map: np.ndarray, cx: float, cy: float, r: float, glass: Glass,
                 room: Room) -> None:
     """Add one marble's shadow and caustic to ``light_map`` and its share of the room's light to
@@ -137,6 +144,7 @@ def shade_table(light_map: np.ndarray, sky_map: np.ndarray, cx: float, cy: float
     table, 1.0; in place; several marbles multiply). The room's light reaches the table under a
     marble through its glass: the part of the sky the sphere covers (its cosine-weighted share,
     (R / D) ** 3 at distance D from its centre) arrives tinted by the glass."""
+    cx, cy = _continuous(cx, cy)
     lx, ly, lz = room.light
     lz = max(0.05, lz)
     h, w = light_map.shape[:2]
@@ -189,6 +197,7 @@ def trace_marble(img: np.ndarray, table: np.ndarray, cx: float, cy: float, r: fl
                  room: Room, level: np.ndarray) -> None:
     """Paint one glass marble into ``img`` (in place), seeing the lit table ``table`` through it;
     ``level``: the local light (per channel) a white table would show there."""
+    cx, cy = _continuous(cx, cy)
     h, w = img.shape[:2]
     x0, y0 = max(0, int(cx - r) - 1), max(0, int(cy - r) - 1)
     x1, y1 = min(w, int(cx + r) + 2), min(h, int(cy + r) + 2)

@@ -497,7 +497,7 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
     out = table.copy()
     h, w = scene.shape[:2]
     for m, g in zip(marbles, kinds):
-        level = illum[min(h - 1, int(m.y)), min(w - 1, int(m.x))]
+        level = illum[min(h - 1, int(m.y + 0.5)), min(w - 1, int(m.x + 0.5))]  # the pixel its centre is in
         glass.trace_marble(out, table, m.x, m.y, m.r, g, room, level)
     return out
 
@@ -560,7 +560,11 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
         ix, iy = _project(H, x, y)
         mr = r * _local_scale(H, x, y)
         blur = mr * rng.uniform(0.4, 1.5) if case == "blur" and rng.random() < 0.8 else 0.0
-        marbles.append(SceneMarble(ix + float(shift[0]), iy + float(shift[1]), mr, str(rng.choice(kinds)), g, blur))
+        # traced glass rests half a pixel up and left of its placement: so it was drawn while the tracer
+        # counted pixel i from its corner, and so it stays (every traced scene as before), recorded where drawn
+        drawn = -0.5 if case == "glass" else 0.0
+        marbles.append(SceneMarble(ix + float(shift[0]) + drawn, iy + float(shift[1]) + drawn, mr,
+                                   str(rng.choice(kinds)), g, blur))
     if case == "glass":
         scene = _traced(scene, marbles, light, illum, rng)
     else:

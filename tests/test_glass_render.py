@@ -73,3 +73,23 @@ def test_a_clear_marble_shows_a_clipped_glare_toward_the_lamp_and_tinted_glass_i
     glass.trace_marble(red, table, 40.0, 40.0, r, glass.Glass((0.3, 0.3, 1.0)), room, level)
     centre = red[34:46, 34:46].reshape(-1, 3).mean(axis=0)
     assert centre[2] > 1.5 * centre[0] and centre[2] > 1.5 * centre[1]  # BGR: red glass looks red
+
+
+@pytest.mark.parametrize("cx, cy", [(40.0, 40.0), (40.3, 39.6)])
+def test_a_marble_is_drawn_where_its_centre_is_pixel_centres_counting_from_0(cx: float, cy: float) -> None:
+    """As in the painted scenes and the detector, pixel i's centre lies at i: under a lamp straight
+    overhead, the traced marble and its shadow are centred on (cx, cy), not half a pixel off."""
+    size, r = 80, 10.0
+    room = glass.Room((0.0, 0.0, 1.0), lamp_size=0.05, ambient=0.5)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float64)
+
+    def centroid(weight: np.ndarray) -> tuple[float, float]:
+        return float((weight * xx).sum() / weight.sum()), float((weight * yy).sum() / weight.sum())
+
+    table = np.full((size, size, 3), 0.5, np.float32)
+    seen = table.copy()
+    glass.trace_marble(seen, table, cx, cy, r, glass.Glass((0.3, 0.5, 0.9)), room, np.float32([1.0, 1.0, 1.0]))
+    assert centroid(np.abs(seen - table).sum(axis=2)) == pytest.approx((cx, cy), abs=0.05)
+    light_map, sky_map = np.ones((size, size, 3), np.float32), np.ones((size, size, 3), np.float32)
+    glass.shade_table(light_map, sky_map, cx, cy, r, glass.Glass((0.3, 0.5, 0.9)), room)
+    assert centroid(np.abs(1.0 - light_map).sum(axis=2)) == pytest.approx((cx, cy), abs=0.05)
