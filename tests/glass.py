@@ -12,8 +12,8 @@ traced forward onto the table: the shadow, with the caustic the sphere focuses i
 penumbra of a lamp of that size.
 
 Units: image pixels, pixel i's centre at i as everywhere in the project (the tracer itself works
-in continuous coordinates, where pixel i covers [i, i + 1): ``_continuous``); radiance in the scene's units, where a white table under the local light
-(``level``, per channel) reads ``level``.
+in continuous coordinates, where pixel i covers [i, i + 1): ``_continuous``); radiance in the
+scene's units, where a white table under the local light (``level``, per channel) reads ``level``.
 """
 
 from __future__ import annotations
