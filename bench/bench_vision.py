@@ -136,9 +136,9 @@ def main() -> None:
                       + f", the rest (in detect itself) {1.0 - sum(s for _, s in shares):.0%}")
     moved = nudge_changes(list(make_scenes(200, 900)))
     glass = nudge_changes(list(make_scenes(60, 50000, case="glass")), radius_given=True)
-    print(f"vision: a one-pixel camera nudge changes the six counts of {moved[0]:.3f} of ordinary scenes and counts or "
-          f"unsure flags of {moved[1]:.3f} (200 scenes, with reference); traced glass {glass[0]:.3f} and {glass[1]:.3f} "
-          "(60 scenes, radius given)")
+    print(f"vision: a one-pixel camera nudge changes the six counts of {moved[0]:.3f} of ordinary scenes and counts "
+          f"or unsure flags of {moved[1]:.3f} (200 scenes, with reference); traced glass {glass[0]:.3f} and "
+          f"{glass[1]:.3f} (60 scenes, radius given)")
     for case in CASES:
         med = []
         for sc in make_scenes(10, 50000, case=case):
