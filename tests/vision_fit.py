@@ -110,7 +110,14 @@ def measure_one(job: tuple[int, str | None]) -> tuple[str | None, bool, bool, bo
 
 def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
     """Print the exact six-count rate per hard case on seeds first..first+n-1: held-out seeds by
-    default (for the figures), training seeds (``first`` 50000) while tuning."""
+    default (for the figures), training seeds (``first`` 50000) while tuning.
+
+    While tuning, judge a change over several shifts of the picture, not one: the gate area cropped a
+    tenth of a radius (about a frame pixel) wider or narrower falls differently on the working pixels,
+    and on 400 training scenes a case (62000..62399, six such crops) the exact rate moved by up to
+    0.0175 (rolling marbles 0.965 to 0.9825, traced glass 0.9675 to 0.9775, touching 0.985 to 0.9925),
+    the scenes read wrong and sure from 5 to 12 in 2,800. Every threshold here was chosen at one crop,
+    which reads its own training seeds best: rolling marbles read 0.9825 there, the most of the six."""
     chosen = set(range(first, first + n))
     held_out = chosen <= set(seeds(HELD_OUT_SEEDS))
     assert held_out or chosen <= set(seeds(TRAINING_SEEDS)), "seeds neither all held out nor all training"
