@@ -522,7 +522,7 @@ class MarbleDetector:
         else:
             diff = cur - to_log(local_background(work, self._work_r))
             tuning = WITHOUT_REFERENCE
-        change, _ = change_magnitude(diff, DARK_WEIGHT)
+        change, lum_change = change_magnitude(diff, DARK_WEIGHT)
         votes, per_radius = circle_votes(change, self._work_r, tuning.grad_min)
         t_fill = max(FILL_MIN_CHANGE, 3.0 * float(change[::2, ::2].mean()))
         side = self._fill_side
@@ -532,7 +532,7 @@ class MarbleDetector:
         self._near = []
         self._light: tuple[float, float] | None = None
         self._frame_r = self._work_r
-        centres = self._select(xs, ys, cur, diff, per_radius, score, tuning) if len(xs) else []
+        centres = self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning) if len(xs) else []
         if self._reference is not None:
             changed = change > UNEXPLAINED_CHANGE * t_fill
             self._near += _unexplained(changed, centres, self._frame_r)
@@ -565,20 +565,20 @@ class MarbleDetector:
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
                          self._reference is not None)
 
-    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray,
+    def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray, lum_change: np.ndarray,
                 per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[_Peak]:
         """Peaks (strongest first) with a specular highlight nearby (a small spot brighter than
         its surroundings, or clipped), then greedy non-maximum suppression and the shadow rule,
         with distances in units of the marble radius measured in this frame (see
         ``_frame_radius``). The clearer a peak the weaker the highlight it needs (``_glare_needed``),
         in a softly lit frame (``SOFT_GLARE``) a peak of ``SOFT_SCORE`` none, and with a reference,
-        new highlights away from every kept marble seed more marbles."""
+        new highlights away from every kept marble seed more marbles. ``lum_change``: the brightness
+        change (``diff``'s mean over its channels)."""
         highlight = tuning.highlight
         lum = cv2.transform(cur, MEAN3)
         spot = cv2.morphologyEx(lum, cv2.MORPH_TOPHAT, self._spot_kernel)  # lum less its opening
         radius_index = best_radius(per_radius, xs, ys).tolist()
         reach = int(HIGHLIGHT_REACH * self._work_r)
-        lum_change = cv2.transform(diff, MEAN3)
         peaks = []  # x, y, radius index, score, glare (how it stands out), its pixel, clipped
         for x, y, best in zip(xs.tolist(), ys.tolist(), radius_index):
             masked, xa, ya = disc_window(spot, x, y, reach)
