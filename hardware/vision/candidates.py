@@ -60,7 +60,10 @@ against 0.959, touching 0.995 against 0.987; 0.7 ms a candidate in numpy. Of the
 glass read wrong on 62000..62299, 6 were this review's decisions; 3 touching clear marbles left no
 peak, one glareless circle was the unlit network's and one extra was never reviewed. And 1 scene in
 400 (62300..62699) holds a clear marble on an over-exposed white board that changes no pixel of its
-disc by more than 2 levels: no detector sees it.
+disc by more than 2 levels: no detector sees it. Handing this review the circles without the glare
+they needed that lie ``REVIEW_NEAR``..``REVIEW_FAR`` from a marble too (the rules drop them unseen)
+read every case within a scene of 400 of what it read without, over three crops of the picture a
+frame pixel apart (62000..62399): traced glass 0, +1 and -1 scenes, rolling marbles +1, 0 and 0.
 """
 
 from __future__ import annotations
