@@ -63,7 +63,8 @@ peak, one glareless circle was the unlit network's and one extra was never revie
 disc by more than 2 levels: no detector sees it. Handing this review the circles without the glare
 they needed that lie ``REVIEW_NEAR``..``REVIEW_FAR`` from a marble too (the rules drop them unseen)
 read every case within a scene of 400 of what it read without, over three crops of the picture a
-frame pixel apart (62000..62399): traced glass 0, +1 and -1 scenes, rolling marbles +1, 0 and 0.
+frame pixel apart (62000..62399): traced glass 0, +1 and -1 scenes, rolling marbles +1, 0 and 0,
+touching -1, 0 and -1.
 """
 
 from __future__ import annotations
