@@ -111,7 +111,11 @@ them, but the outside count of 0.018 more ordinary training scenes was wrong (a 
 front of the row only half in view)."""
 
 WORK_RADIUS = 6.0
-"""Marble radius in pixels of the internal working image (frames are scaled down to this)."""
+"""Marble radius in pixels of the internal working image (frames are scaled down to this). At 5 a frame
+was read 21% faster (1.32 paces against 1.67), but traced glass read 0.967 on average over three
+crops of the picture a frame pixel apart against 0.972 over six at 6, and ordinary scenes read wrong and
+sure in 0.005 against 0.0013 (training seeds 62000..62399 and 40000..40399; every threshold was chosen
+at 6)."""
 
 RADIUS_PER_REGION_SIDE = 1.0 / 7.0
 """Default marble radius as a fraction of sqrt(median region area) when no radius is given."""
