@@ -180,6 +180,20 @@ def test_overlay_draws_without_touching_input() -> None:
     assert draw_overlay(sc.image, sc.regions, None).shape == sc.image.shape
 
 
+def test_overlay_labels_read_on_a_board_of_their_own_colour() -> None:
+    """The outside count is red: on a red board it sits on a dark box all the same."""
+    sc = make_scene(1)
+    det = count_marbles(sc.image, sc.regions, sc.reference)
+    red = np.zeros_like(sc.image)
+    red[:] = (0, 0, 255)
+    out = draw_overlay(red, sc.regions, det)
+    h = red.shape[0]
+    corner = out[h - 30:h - 4, 4:110].reshape(-1, 3).astype(int)
+    dark = (corner.sum(axis=1) < 60).mean()
+    text = ((corner[:, 2] > 200) & (corner[:, :2].max(axis=1) < 60)).mean()
+    assert dark > 0.4 and text > 0.05  # red letters on black, not red on red
+
+
 def _cli(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     detect_cli.add_arguments(parser)

@@ -15,9 +15,12 @@ _TEXT_BG = (0, 0, 0)
 
 
 def _label(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int]) -> None:
-    """Text with a dark outline so it reads on any background."""
+    """Text on a dark box so it reads on any background (a thin outline was lost on wood or a red board)."""
     thick = max(1, int(round(scale * 2)))
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, _TEXT_BG, thick + 2, cv2.LINE_AA)
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
+    pad = max(2, thick)
+    x, y = org
+    cv2.rectangle(img, (x - pad, y - th - pad), (x + tw + pad, y + base), _TEXT_BG, cv2.FILLED)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
@@ -38,11 +41,11 @@ def draw_overlay(image_bgr: np.ndarray, regions: GateRegions, detection: Detecti
         top = int(g.as_array()[:, 1].min())
         text = str(g.gate) if detection is None else f"{g.gate}: {detection.counts[g.gate - 1]}"
         (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
-        _label(out, text, (cx - tw // 2, max(th + 2, top - 4)), scale, _REGION)
+        _label(out, text, (cx - tw // 2, max(th + 4, top - 6)), scale, _REGION)
     if detection is not None:
         for m in detection.marbles:
             colour = _MARBLE if m.gate is not None else _OUTSIDE
             cv2.circle(out, (int(round(m.x)), int(round(m.y))), max(2, int(round(m.r))), colour,
                        max(1, int(round(scale * 2))), cv2.LINE_AA)
-        _label(out, f"outside: {detection.outside}", (6, h - 8), scale, _OUTSIDE)
+        _label(out, f"outside: {detection.outside}", (8, h - 10), scale, _OUTSIDE)
     return out
