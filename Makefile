@@ -10,7 +10,7 @@ TEST_JOBS ?= 2
 # On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
 VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
 
-.PHONY: run test bench lint clean install uninstall
+.PHONY: run test bench lint clean install uninstall real-photos
 
 $(PY):
 	$(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
@@ -35,6 +35,11 @@ test: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(PY) -m bench
+
+# The public real photographs the vision tests and figures read when named (by hand: needs git and GitHub).
+REAL ?= real-photos
+real-photos: $(VENV)/.installed-test
+	$(PY) -m bench.fetch_real $(REAL)
 
 lint: $(VENV)/.installed-test
 	$(PY) -m compileall -q companion hardware web tests bench

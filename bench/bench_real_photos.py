@@ -1,9 +1,10 @@
 """Marble vision on real photographs: the public marble-unet set (black glass marbles on bedding).
 
-Set COMPANION_REAL_PHOTOS to a copy of github.com/TrinityPandaLab/marble-unet (``inputs/N.tif``,
-512x512 colour photos padded (white) below the picture; ``Labels-double/marbles/N.tif``, a mask that is
-black where a marble is visible). Nothing is downloaded here: without the folder the figure is
-skipped. The repository states no licence, so none of its photos is kept in this project.
+Set COMPANION_REAL_PHOTOS to a copy of github.com/TrinityPandaLab/marble-unet (``make real-photos``
+fetches it; ``inputs/N.tif``, 512x512 colour photos padded (white) below the picture;
+``Labels-double/marbles/N.tif``, a mask that is black where a marble is visible). Nothing is
+downloaded here: without the folder the figure is skipped. The repository states no licence, so none
+of its photos is kept in this project.
 
 The set has no empty frames, so the detector runs without a reference. Its gates are the picture
 split 3 x 2 (the photos have no castle); the truth per gate is the connected components of the
@@ -41,13 +42,22 @@ class Photo:
     counts: tuple[int, ...]
 
 
+PHOTO_PARTS = ("inputs", "Labels-double/marbles")
+"""The folders of the marble-unet copy read here (``python -m bench.fetch_real`` fetches only these)."""
+
+
+def is_photo_copy(root: Path) -> bool:
+    """True when ``root`` holds the marble-unet folders read here."""
+    return all((root / part).is_dir() for part in PHOTO_PARTS)
+
+
 def photo_folder() -> Path | None:
     """The marble-unet copy named by COMPANION_REAL_PHOTOS, or None when absent."""
     value = os.environ.get("COMPANION_REAL_PHOTOS")
     if not value:
         return None
     root = Path(value)
-    return root if (root / "inputs").is_dir() and (root / "Labels-double" / "marbles").is_dir() else None
+    return root if is_photo_copy(root) else None
 
 
 def _components(mask_path: Path) -> list[tuple[float, float, int]]:

@@ -1,14 +1,14 @@
 """Marble vision on real photographs with an empty reference: a public sequence of glass marbles.
 
-Set COMPANION_REAL_SEQUENCE to a copy of github.com/robevans/Advanced-Vision-1: ``SEQ1/1.jpg`` ..
-``SEQ1/71.jpg``, 640x480 frames from a fixed camera above a white table. Frame 1 is empty (the
-reference); in the others glass marbles (clear, cat's-eye, coloured, black) roll in from both sides,
-many still moving, a roll of tape lies still. ``gtSeq1.mat`` holds the hand-labelled centre of every
-marble in every frame, counting pixels from 1 as MATLAB does (read here from 0, as this project
-counts: read from 1 they sat a pixel right of and below every marble); reading it needs scipy
-(``pip install scipy``). Nothing is downloaded here: without the folder, or without scipy, the
-figure is skipped. The repository states no licence, so none of its frames or labels is kept in
-this project. It is measured, never tuned to.
+Set COMPANION_REAL_SEQUENCE to a copy of github.com/robevans/Advanced-Vision-1 (``make real-photos``
+fetches it): ``SEQ1/1.jpg`` .. ``SEQ1/71.jpg``, 640x480 frames from a fixed camera above a white
+table. Frame 1 is empty (the reference); in the others glass marbles (clear, cat's-eye, coloured,
+black) roll in from both sides, many still moving, a roll of tape lies still. ``gtSeq1.mat`` holds
+the hand-labelled centre of every marble in every frame, counting pixels from 1 as MATLAB does (read
+here from 0, as this project counts: read from 1 they sat a pixel right of and below every marble);
+reading it needs scipy (``pip install scipy``). Nothing is downloaded here: without the folder, or
+without scipy, the figure is skipped. The repository states no licence, so none of its frames or
+labels is kept in this project. It is measured, never tuned to.
 
 The gates are the frame split 3 x 2, ``EDGE_RADII`` marble radii in from the frame's edges: a
 castle's gates never reach the edge of the picture, and the labels leave out the marbles still
@@ -48,13 +48,23 @@ class Sequence:
     radius: float
 
 
+SEQUENCE_PARTS = ("SEQ1",)
+"""The folder of the Advanced-Vision-1 copy read here, beside ``gtSeq1.mat`` at its top (``python -m
+bench.fetch_real`` fetches only these)."""
+
+
+def is_sequence_copy(root: Path) -> bool:
+    """True when ``root`` holds the Advanced-Vision-1 frames and labels read here."""
+    return (root / "SEQ1" / "1.jpg").is_file() and (root / "gtSeq1.mat").is_file()
+
+
 def sequence_folder() -> Path | None:
     """The copy named by COMPANION_REAL_SEQUENCE, or None when absent."""
     value = os.environ.get("COMPANION_REAL_SEQUENCE")
     if not value:
         return None
     root = Path(value)
-    return root if (root / "SEQ1" / "1.jpg").is_file() and (root / "gtSeq1.mat").is_file() else None
+    return root if is_sequence_copy(root) else None
 
 
 def _labels(mat_path: Path) -> dict[int, list[tuple[float, float]]]:
