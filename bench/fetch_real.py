@@ -14,6 +14,7 @@ is kept as it is. Needs git, and the network to GitHub.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -49,7 +50,9 @@ class FetchError(Exception):
 
 
 def _git(*args: str) -> None:
-    done = subprocess.run(["git", *args], capture_output=True, text=True)
+    # a repository moved or made private must fail, not wait for a password nobody will type
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0"}
+    done = subprocess.run(["git", *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env)
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["git failed"])[-1]
         raise FetchError(last)

@@ -89,3 +89,18 @@ def test_without_git_it_says_so(monkeypatch, tmp_path, capsys) -> None:
     assert fetch_real.main([str(tmp_path / "real")]) == 1
     assert "git is needed" in capsys.readouterr().err
     assert not (tmp_path / "real").exists()
+
+
+def test_git_never_waits_for_a_password(monkeypatch, tmp_path) -> None:
+    """A repository moved or made private asks for credentials: git must fail at once instead."""
+    seen = {}
+
+    def run(args, **kwargs):
+        seen.update(kwargs)
+        return subprocess.CompletedProcess(args, 128, "", "fatal: could not read Username: terminal prompts disabled")
+
+    monkeypatch.setattr(fetch_real.subprocess, "run", run)
+    with pytest.raises(fetch_real.FetchError, match="terminal prompts disabled"):
+        fetch_real.fetch(fetch_real.SOURCES[0], tmp_path)
+    assert seen["env"]["GIT_TERMINAL_PROMPT"] == "0" and seen["stdin"] is subprocess.DEVNULL
+    assert not (tmp_path / "marble-unet").exists()
