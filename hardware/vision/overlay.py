@@ -14,14 +14,16 @@ _OUTSIDE = (0, 0, 255)      # red circle: outside every region
 _TEXT_BG = (0, 0, 0)
 
 
-def _label(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int]) -> None:
-    """Text on a dark box so it reads on any background (a thin outline was lost on wood or a red board)."""
+def _label(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int],
+           centred: bool = False) -> None:
+    """Text on a dark box so it reads on any background (a thin outline was lost on wood or a red board);
+    ``org`` is its baseline's left end, or its middle when ``centred``; never above the image's top."""
     thick = max(1, int(round(scale * 2)))
     (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, thick)
     pad = max(2, thick)
-    x, y = org
+    x, y = org[0] - (tw // 2 if centred else 0), max(org[1], th + pad)
     cv2.rectangle(img, (x - pad, y - th - pad), (x + tw + pad, y + base), _TEXT_BG, cv2.FILLED)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+    cv2.putText(img, text, (x, y), cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
 def draw_overlay(image_bgr: np.ndarray, regions: GateRegions, detection: Detection | None) -> np.ndarray:
@@ -40,8 +42,7 @@ def draw_overlay(image_bgr: np.ndarray, regions: GateRegions, detection: Detecti
         cx, cy = (int(v) for v in g.as_array().mean(axis=0))
         top = int(g.as_array()[:, 1].min())
         text = str(g.gate) if detection is None else f"{g.gate}: {detection.counts[g.gate - 1]}"
-        (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)
-        _label(out, text, (cx - tw // 2, max(th + 4, top - 6)), scale, _REGION)
+        _label(out, text, (cx, top - 6), scale, _REGION, centred=True)
     if detection is not None:
         for m in detection.marbles:
             colour = _MARBLE if m.gate is not None else _OUTSIDE
