@@ -76,7 +76,9 @@ def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., A
     marble = sensors.castle.resting()[0]
     page = open_page()
     page.goto(f"{base}/camera")
-    expect(page.locator("#marble-size")).to_contain_text("Not measured", timeout=WAIT_MS)
+    known = f"Radius {sensors.castle.marble_size().radius_px:.1f} px, as the simulated castle draws them"
+    expect(page.locator("#marble-size")).to_contain_text(known, timeout=WAIT_MS)
+    expect(page.locator("#facts")).not_to_contain_text("not measured")
     page.click("#measure")
     canvas = page.locator("#calib")
     expect(canvas).to_be_visible(timeout=WAIT_MS)

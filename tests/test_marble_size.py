@@ -66,6 +66,23 @@ def test_a_tap_on_a_resting_marble_measures_its_radius(seed: int) -> None:
         assert size.radius_px == pytest.approx(marble.r, abs=1.2), marble
 
 
+def test_the_simulated_castle_gives_its_marble_size_until_a_tap_replaces_it(tmp_path: Path) -> None:
+    castle = _castle_with((2,), 1)
+    known = castle.marble_size()
+    hub = _hub(FakeService(castle.render()), tmp_path, default_regions=castle.regions(), default_marble=known)
+    assert hub.status()["marble"]["source"] == "simulation"
+    assert hub.marble_radius == known.radius_px
+    detector, _reference, radius = hub._detector_for(hub.current_regions())
+    assert detector.radius_px == radius == known.radius_px
+    assert not hub.marble_path.exists()  # the simulation's size is never saved as a calibration
+    hub.reference.offer(castle.render_empty(), beams_idle=True, regions_empty=True, now=1e9)
+    marble = castle.resting()[0]
+    assert hub.measure_marble(marble.x, marble.y)["source"] == "tap"
+    again = _hub(FakeService(castle.render()), tmp_path, default_regions=castle.regions(), default_marble=known)
+    assert again.status()["marble"]["source"] == "tap"  # a tap, once saved, outlasts the default
+    assert again.marble_radius == pytest.approx(marble.r, abs=1.2)
+
+
 def test_a_tap_on_nothing_or_without_a_reference_says_so(tmp_path: Path) -> None:
     castle = _castle_with((2,), 1)
     service = FakeService(castle.render())
@@ -165,7 +182,9 @@ def test_a_tap_through_the_api_measures_and_saves_the_radius(app_config: dict[st
                             ({"x": 560, "y": 100}, 422)):
             response = client.post("/api/camera/marble", json=bad)
             assert response.status_code == status, (bad, response.get_json())
-        assert client.get("/api/camera").get_json()["marble"]["source"] == "guess"  # nothing saved meanwhile
+        shown = client.get("/api/camera").get_json()["marble"]  # the simulated castle's size; nothing saved meanwhile
+        assert shown["source"] == "simulation" and shown["radius_px"] == sensors.castle.marble_size().radius_px
+        assert not sensors.camera.marble_path.exists()
         saved = client.post("/api/camera/marble", json={"x": marble.x, "y": marble.y})
         assert saved.status_code == 200 and saved.get_json()["marble"]["radius_px"] == pytest.approx(marble.r, abs=1.2)
         shown = client.get("/api/camera").get_json()["marble"]

@@ -17,7 +17,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from hardware.camera.service import CameraService
-from hardware.camera.simulated import SimulatedCameraSource, SimulatedCastle
+from hardware.camera.simulated import RADIUS_BACK, SimulatedCameraSource, SimulatedCastle
 from hardware.camera.sources import CameraError, FrameSource
 from hardware.gates import GateArray, GateConfig, MarbleReading
 from hardware.simulator import MarbleSimulator
@@ -72,6 +72,33 @@ def test_detector_counts_every_simulated_placement_exactly() -> None:
             seen["shared_gate"] += any(g is not None and gates.count(g) > 1 for g in gates)
     assert failures == []
     assert min(seen.values()) >= 10, seen  # every kind of placement was really tried
+
+
+def test_every_miss_is_in_view_with_the_smallest_radius_a_tap_measures() -> None:
+    """A table calibrated by a tap on a marble at the back of a trough (the smallest drawn) still sees every
+    marble that missed the gates: the misses rest well within the detector's view of the castle."""
+    rng = random.Random(99)
+    failures = []
+    for seed in range(3):
+        castle = SimulatedCastle(seed)
+        detector = MarbleDetector(castle.regions(), castle.render_empty(), marble_radius_px=RADIUS_BACK)
+        for _ in range(20):
+            castle.clear()
+            for gate in [None] * rng.randint(1, 3) + [rng.choice(GATE_CHOICES)]:
+                castle.add_marble(gate)
+            det = detector.detect(castle.render())
+            if (det.counts, det.outside) != expected(castle.marbles()):
+                failures.append((seed, [(round(m.x), round(m.y)) for m in castle.resting()], det.outside))
+    assert failures == []
+
+
+def test_the_simulation_knows_its_marble_size() -> None:
+    castle = SimulatedCastle(4)
+    for gate in (1, 2, 3, 4, 5, 6):
+        castle.add_marble(gate)
+    size = castle.marble_size()
+    assert size.source == "simulation"
+    assert all(abs(m.r - size.radius_px) < 1.0 for m in castle.resting())  # every trough's marble, back to front
 
 
 def test_detected_marbles_sit_where_they_were_drawn(castle: SimulatedCastle) -> None:

@@ -257,19 +257,20 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
     from hardware.camera.service import CameraService
     from hardware.camera.sources import open_source
 
-    default_regions = None
+    default_regions = default_marble = None
     if spec == "simulation":
         from hardware.camera.simulated import SimulatedCameraSource, SimulatedCastle
 
         sensors.castle = SimulatedCastle()
         source: Any = SimulatedCameraSource(sensors.castle)
-        default_regions = sensors.castle.regions()
+        default_regions, default_marble = sensors.castle.regions(), sensors.castle.marble_size()
     else:
         source = open_source(spec)  # ValueError for a bad spec
     data_dir = Path(app.config["DATA_DIR"]) / "camera"
     data_dir.mkdir(parents=True, exist_ok=True)
     service = CameraService(source, fps=float(app.config.get("CAMERA_FPS", 5.0)), on_change=sensors.publish_status)
     hub = CameraHub(service, data_dir, on_reading=sensors.on_camera_reading, default_regions=default_regions,
+                    default_marble=default_marble,
                     camera_only=camera_only, beams_idle=sensors.beams_idle, round_empty=sensors.round_empty,
                     settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)),
                     marker_mm=float(app.config.get("CAMERA_MARKER_MM", DEFAULT_MARKER_MM)),

@@ -89,7 +89,8 @@ class CameraHub:
     """Runs the vision loop beside a CameraService and keeps the calibration and the empty reference."""
 
     def __init__(self, service: CameraService, data_dir: Path, *, on_reading: Reading,
-                 default_regions: GateRegions | None = None, camera_only: bool = False,
+                 default_regions: GateRegions | None = None, default_marble: MarbleSize | None = None,
+                 camera_only: bool = False,
                  settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
                  beams_idle: Callable[[], bool] = lambda: True,
                  round_empty: Callable[[], bool] = lambda: True,
@@ -114,7 +115,8 @@ class CameraHub:
         # Refreshed at most every 5 minutes: light drifts slowly, and the SD card is spared.
         self.reference = ReferenceStore(data_dir / "empty-reference.png", min_interval=300.0)
         self._lock = threading.RLock()
-        self._default_regions = default_regions
+        self._default_regions = default_regions  # (both defaults: the simulated castle's, used until calibrated)
+        self._default_marble = default_marble
         self._regions: GateRegions | None = None
         self._regions_source = "none"
         self._anchor: MarkerAnchor | None = None
@@ -172,6 +174,8 @@ class CameraHub:
                 self._marble = MarbleSize.load(self.marble_path)
             elif self._anchor is not None:  # anchored before the marble's size was kept: measure it now
                 self._save_marble(self._size_from_anchor(self._anchor))
+            else:
+                self._marble = self._default_marble
         except (MarbleSizeError, OSError) as err:
             self._marble_error = f"{err}; anchor to the markers or tap a marble again"
             log.error("%s", self._marble_error)

@@ -27,6 +27,7 @@ DEFAULT_MARBLE_MM = 16.0
 """Diameter of the Diego Drachenzahn marbles (the rulebook gives none; measured on the game's marbles)."""
 MIN_RADIUS_PX, MAX_RADIUS_PX = 2.0, 60.0
 SOURCES = ("markers", "tap")
+"""How a saved size was measured (the simulated castle's known size, source "simulation", is never saved)."""
 TAP_REACH_PX = 6
 """A tap this close to a changed blob still counts as a tap on it (fingers are wider than pixels)."""
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.camera.marble_size import MarbleSize
 from hardware.camera.sources import CameraError
 from hardware.vision.regions import GATE_COUNT, GateRegion, GateRegions
 
@@ -29,11 +30,15 @@ TROUGH_TOP_Y, TROUGH_BOTTOM_Y = 150.0, 300.0
 TROUGH_TOP_HALF, TROUGH_BOTTOM_HALF = 38.0, 46.0
 WALL_TOP_Y = 42.0
 BOARD_FRONT_Y = 318.0
-MISS_Y = (BOARD_FRONT_Y + 22.0, 400.0)  # misses rest on the table just in front of the castle
+# Misses rest on the table just in front of the castle, at most about 3 radii before the board: well within the
+# detector's view (``detect.ROI_MARGIN_RADII`` around the gates) for any radius a tap on a trough's marble
+# measures (misses out to 5 radii lay on its edge: a radius tapped at the troughs' small end lost some).
+MISS_Y = (BOARD_FRONT_Y + 22.0, 370.0)
 MISS_X = (40.0, WIDTH - 40.0)
 
-# Marbles: radius grows a little toward the camera (the front of the image).
+# Marbles: radius grows a little toward the camera (the front of the image), from the troughs' back to FRONT_Y.
 RADIUS_BACK, RADIUS_FRONT = 14.5, 17.5
+FRONT_Y = 400.0
 CLEARANCE = 2.0  # pixels between a resting marble and a trough wall or another marble
 PLACEMENT_TRIES = 200
 
@@ -83,7 +88,7 @@ def trough_polygon(gate: int) -> tuple[tuple[float, float], ...]:
 
 
 def _radius_at(y: float) -> float:
-    t = (y - TROUGH_TOP_Y) / (MISS_Y[1] - TROUGH_TOP_Y)
+    t = (y - TROUGH_TOP_Y) / (FRONT_Y - TROUGH_TOP_Y)
     return RADIUS_BACK + (RADIUS_FRONT - RADIUS_BACK) * min(1.0, max(0.0, t))
 
 
@@ -308,6 +313,13 @@ class SimulatedCastle:
     def regions(self) -> GateRegions:
         """The six gate regions (trough polygons) of the rendered 640x480 image, gate 1 on the left."""
         return self._regions
+
+    @staticmethod
+    def marble_size() -> MarbleSize:
+        """The radius of a marble resting in the middle of a trough, as a calibration would measure it (the
+        simulated castle's marbles are drawn at a known size: there is nothing to measure)."""
+        middle = (TROUGH_TOP_Y + TROUGH_BOTTOM_Y) / 2
+        return MarbleSize(round(_radius_at(middle), 2), "simulation", 0.0)
 
     def _place(self, gate: int | None) -> RestingMarble:
         """Pick a free resting spot (caller holds the lock); the roomiest of many tries if none is free."""

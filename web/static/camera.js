@@ -27,6 +27,12 @@ let polygons = {};   // gate -> [[x, y], ...] in image pixels
 let gate = 1;
 let fresh = true;    // the next tap on the picture starts the selected gate anew
 
+/** How the marble's size was measured, as the page says it. */
+function marbleSource(marble) {
+  return { tap: "measured by a tap", markers: "from the markers' printed size",
+    simulation: "as the simulated castle draws them" }[marble.source] || marble.source;
+}
+
 function facts(s) {
   if (!s || s.ok === false && !s.camera) return [h("li", { class: "warn" }, s?.error || "the camera is off")];
   const cam = s.camera;
@@ -39,7 +45,7 @@ function facts(s) {
   ];
   const marble = s.marble;
   if (marble) items.push(h("li", { class: marble.radius_px ? "" : "warn" }, marble.radius_px
-    ? `Marble radius ${marble.radius_px.toFixed(1)} px (${marble.source === "tap" ? "measured by a tap" : "from the markers"})`
+    ? `Marble radius ${marble.radius_px.toFixed(1)} px (${marbleSource(marble)})`
     : "Marble size not measured: guessed from the gates (often far off)"));
   if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
   if (s.last_detection) items.push(h("li", {}, `Seen: ${s.last_detection.counts.join(" · ")} · outside ${s.last_detection.outside}`));
@@ -56,7 +62,7 @@ function renderUnsure(s) {
 function renderMarble(s) {
   const marble = s?.marble;
   $("marble-size").textContent = !marble ? "" : marble.radius_px
-    ? `Radius ${marble.radius_px.toFixed(1)} px, ${marble.source === "tap" ? "measured by a tap" : "from the markers' printed size"}.`
+    ? `Radius ${marble.radius_px.toFixed(1)} px, ${marbleSource(marble)}.`
     : "Not measured: anchor to the markers or tap one resting marble.";
   if (marble?.error) $("marble-size").textContent += ` ${marble.error}`;
 }
