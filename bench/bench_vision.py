@@ -109,6 +109,27 @@ def nudge_changes(scenes: list, shift: int = 1, radius_given: bool = False) -> t
     return counts / len(scenes), flags / len(scenes)
 
 
+def area_costs(scenes: list) -> list[tuple[str, int, float]]:
+    """The detection time by the size of the image it works on: (set-up, working pixels, median ms per frame) for
+    the frames of ``scenes`` read as the castle's row of gates, and read as six gates of a 3 x 2 grid over the
+    whole frame (2.5 radii in from its edges) at marble radii of 8, 12 and 16 pixels. The detector scales the
+    gate area (its gates and ``detect.ROI_MARGIN_RADII`` around them) to ``detect.WORK_RADIUS`` working pixels
+    a marble radius: its time follows the working pixels, more than the marbles."""
+    from bench.bench_real_photos import grid
+
+    def measured(label: str, make: Callable[[object], MarbleDetector]) -> tuple[str, int, float]:
+        detectors = [(make(sc), sc) for sc in scenes]
+        pixels = statistics.median(int(np.prod(d._prepare(sc.image).shape[:2])) for d, sc in detectors)
+        return label, int(pixels), statistics.median(_median_ms(d, [sc.image], repeat=3)[0] for d, sc in detectors)
+
+    h, w = scenes[0].image.shape[:2]
+    rows = [measured("the castle's row of gates", lambda sc: MarbleDetector(sc.regions, sc.reference))]
+    for radius in (16.0, 12.0, 8.0):
+        rows.append(measured(f"a 3 x 2 grid over the frame, radius {radius:.0f} px", lambda sc, r=radius:
+                             MarbleDetector(grid(w, h, 2.5 * r), sc.reference, marble_radius_px=r)))
+    return rows
+
+
 def main() -> None:
     """Print median and p99 detection time for 640x480 and 320x240 (lores) frames."""
     from tests.scenes import CASES, make_scenes  # generator lives with the tests
@@ -134,6 +155,9 @@ def main() -> None:
                 print("vision: 640x480 with reference, share of the time by stage: "
                       + ", ".join(f"{label} {share:.0%}" for label, share in shares)
                       + f", the rest (in detect itself) {1.0 - sum(s for _, s in shares):.0%}")
+                print("vision: 640x480 with reference, by the image worked on: " + "; ".join(
+                    f"{label} {pixels / 1000:.0f}k working pixels, {ms:.2f} ms" for label, pixels, ms in
+                    area_costs(scenes)))
     moved = nudge_changes(list(make_scenes(200, 900)))
     glass = nudge_changes(list(make_scenes(60, 50000, case="glass")), radius_given=True)
     print(f"vision: a one-pixel camera nudge changes the six counts of {moved[0]:.3f} of ordinary scenes and counts "

@@ -234,3 +234,14 @@ def test_the_benchmark_names_every_stage_of_the_detector() -> None:
     assert list(shares) == [label for label, _ in STAGES]
     assert all(0.0 < share < 1.0 for share in shares.values()), shares  # a renamed stage would read 0
     assert sum(shares.values()) < 1.0
+
+
+def test_the_benchmark_reads_the_same_frames_on_ever_larger_working_images() -> None:
+    from bench.bench_vision import area_costs
+
+    rows = area_costs(list(make_scenes(2, 900)))
+    assert [label for label, _, _ in rows][0] == "the castle's row of gates"
+    grid_pixels = [pixels for _, pixels, _ in rows[1:]]  # radii 16, 12, 8: each marble radius worked at 6 px
+    assert grid_pixels == sorted(grid_pixels) and len(set(grid_pixels)) == 3
+    assert grid_pixels[2] / grid_pixels[0] == pytest.approx((16 / 8) ** 2, rel=0.1)
+    assert all(ms > 0.0 for _, _, ms in rows)
