@@ -27,8 +27,8 @@ def _median_ms(detector: MarbleDetector, frames: list, repeat: int = 5) -> tuple
 
 STAGES = (("crop and scale", "_prepare"), ("light correction", "light_gain"), ("change", "change_magnitude"),
           ("circle votes", "circle_votes"), ("peaks, glare, review", "_select"),
-          ("unexplained change", "_unexplained"), ("leftover change", "_leftover_change"),
-          ("faint change", "_faint_change"))
+          ("unexplained change", "unexplained_blobs"), ("leftover change", "leftover_change"),
+          ("faint change", "faint_change"))
 """The detector's stages, each by the function that does it (``hardware.vision``)."""
 
 

@@ -138,7 +138,7 @@ def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> N
     the marble found flags gate 1 (only); without the changed-blob checks (and the clear circle
     without its glare and the faint smear, which flag it too) the wrong count is sure.
     A lone rolling marble (72011) is read right but its gate waits for a tap (still rolling)."""
-    from hardware.vision import detect
+    from hardware.vision import detect, unexplained
 
     def rolling(seed: int):
         sc = make_scene(seed, case="blur")
@@ -148,10 +148,10 @@ def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> N
     assert det.counts[0] < sc.counts[0] and det.unsure == (True,) + (False,) * 5
     sc, det = rolling(72011)
     assert det.counts == sc.counts and det.unsure[sc.counts.index(1)]
-    monkeypatch.setattr(detect, "REST_AREA", 100.0)
-    monkeypatch.setattr(detect, "LONE_AREA", 100.0)
+    monkeypatch.setattr(unexplained, "REST_AREA", 100.0)
+    monkeypatch.setattr(unexplained, "LONE_AREA", 100.0)
     monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
-    monkeypatch.setattr(detect, "FAINT_CHANGE", math.inf)
+    monkeypatch.setattr(unexplained, "FAINT_CHANGE", math.inf)
     sc, det = rolling(72005)
     assert det.counts != sc.counts and not det.is_unsure
 
@@ -174,7 +174,7 @@ def test_a_clear_circle_without_its_glare_makes_its_gate_unsure(monkeypatch) -> 
     """Held-out seed 72220: a rolling clear marble in gate 4 smeared its glare away. The unlit network
     counts it; without that network it is missed, but its changed circle stays, and gate 4 waits for
     a tap. Without the rule too the wrong count is sure."""
-    from hardware.vision import detect
+    from hardware.vision import detect, unexplained
 
     sc = make_scene(72220, case="blur")
     assert read(sc).counts == sc.counts
@@ -183,7 +183,7 @@ def test_a_clear_circle_without_its_glare_makes_its_gate_unsure(monkeypatch) -> 
     assert det.counts[3] < sc.counts[3] and det.unsure == (False, False, False, True, False, False)
     assert det.counts[4] == sc.counts[4] == 1
     monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
-    monkeypatch.setattr(detect, "FAINT_CHANGE", math.inf)  # (its faint smear flags gate 4 too)
+    monkeypatch.setattr(unexplained, "FAINT_CHANGE", math.inf)  # (its faint smear flags gate 4 too)
     det = read(sc)
     assert det.counts[3] < sc.counts[3] and not det.is_unsure
 
@@ -394,10 +394,10 @@ def test_a_review_verdict_within_the_margin_is_unsure(log_odds, kept, unsure) ->
 
 
 def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
-    """``_faint_change`` on a change image: a disc of faint change (over ``FAINT_CHANGE`` averaged over a
-    marble's disc) far from the marble kept is reported at its centre; the same disc within
-    ``FAINT_RADII`` of a marble (its shadow's reach) is not, nor one half as faint."""
-    from hardware.vision import detect
+    """``unexplained.faint_change`` on a change image: a disc of faint change (over ``FAINT_CHANGE``
+    averaged over a marble's disc) far from the marble kept is reported at its centre; the same disc
+    within ``FAINT_RADII`` of a marble (its shadow's reach) is not, nor one half as faint."""
+    from hardware.vision import unexplained
 
     r, side = 6.0, 11
     change = np.zeros((60, 200), np.float32)
@@ -405,8 +405,8 @@ def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
     smear = (xx - 150) ** 2 + (yy - 30) ** 2 <= (1.3 * r) ** 2
     change[smear] = 0.12
     kept = [(40, 30, r, 1.0, 0.0, 0.0)]
-    found = detect._faint_change(change, kept, r, side)
+    found = unexplained.faint_change(change, kept, r, side)
     assert len(found) == 1 and abs(found[0][0] - 150) <= 1 and abs(found[0][1] - 30) <= 1
     near = [(150 - r, 30, r, 1.0, 0.0, 0.0)]
-    assert detect._faint_change(change, near, r, side) == []
-    assert detect._faint_change(change * 0.5, kept, r, side) == []
+    assert unexplained.faint_change(change, near, r, side) == []
+    assert unexplained.faint_change(change * 0.5, kept, r, side) == []

@@ -27,6 +27,10 @@ RADIUS_FACTORS = (0.75, 0.85, 0.95, 1.05, 1.15, 1.25)
 """Radii voted for, as fractions of the expected marble radius (perspective, estimate error)."""
 
 
+Peak = tuple[int, int, float, float, float, float]
+"""A candidate marble in working pixels: x, y, radius, score, highlight offset dx, dy."""
+
+
 def nonzero_xy(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(xs, ys) of the non-zero pixels of a 2-D bool or uint8 ``mask``, in row-major order (as
     ``np.nonzero``, which is several times slower on a 2-D image)."""

@@ -61,13 +61,13 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR``
    radii (a touching pair or one rolling marble), a clear circle of the marble's size without its
    highlight, far from every marble (``UNLIT_SCORE``: a rolling marble's glare smeared away), or
-   (with a reference) a changed blob the size
-   of a marble that no marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a
-   faint one, a new object), or a changed blob holding more change than the marbles found in it
-   explain: ``REST_AREA`` marble discs outside their discs, off the shadow side (a touching
-   neighbour missed, a marble still rolling and smeared along its path: the gate waits for a
-   person rather than score it), or a blob with no marble in it that is no near marble's shadow,
-   or a place far from every marble found where the change averaged over a marble's disc reaches
+   (with a reference, ``hardware.vision.unexplained``) a changed blob the size of a marble that no
+   marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a faint one, a new
+   object), or a changed blob holding more change than the marbles found in it explain:
+   ``REST_AREA`` marble discs outside their discs, off the shadow side (a touching neighbour
+   missed, a marble still rolling and smeared along its path: the gate waits for a person rather
+   than score it), or a blob with no marble in it that is no near marble's shadow, or a place far
+   from every marble found where the change averaged over a marble's disc reaches
    ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
    ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
@@ -89,6 +89,7 @@ from hardware.vision.circles import (
     LOG_TABLE,
     MEAN3,
     RADIUS_FACTORS,
+    Peak,
     best_radius,
     change_magnitude,
     circle_votes,
@@ -98,10 +99,16 @@ from hardware.vision.circles import (
     local_maxima,
     median,
     neighbourhood_votes,
-    nonzero_xy,
     to_log,
 )
 from hardware.vision.regions import GateRegions
+from hardware.vision.unexplained import (
+    EXPLAINED_RADII,
+    UNEXPLAINED_CHANGE,
+    faint_change,
+    leftover_change,
+    unexplained_blobs,
+)
 
 ROI_MARGIN_RADII = 6.0
 """The gate area is read with this many marble radii around the regions, so that a marble that misses
@@ -316,34 +323,6 @@ NEAR_SAME = 1.0
 SURE_SCORE = 1.1
 """A kept marble below this many times ``min_score`` makes its gate unsure."""
 
-UNEXPLAINED_AREA = 0.6
-"""A changed blob farther than ``EXPLAINED_RADII`` from every marble found, of at least this many
-marble discs' area, makes its gate unsure."""
-
-UNEXPLAINED_CHANGE = 0.6
-"""Fraction of the disc fill's change threshold above which a pixel belongs to a changed blob."""
-
-EXPLAINED_RADII = 2.0
-"""Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
-
-REST_AREA = 0.6
-"""Changed area (marble discs) of a blob outside the discs of the marbles found in it, off the
-shadow side, that makes its gate unsure (a touching neighbour missed, a smeared, rolling marble)."""
-
-REST_SHADOW_COS = 0.5
-"""Cosine (from the blob's marble to that leftover change, against the light) above which the
-leftover lies on the shadow side, where the marble's own shadow and caustic explain it."""
-
-LONE_AREA = 0.5
-"""A changed blob of this many marble discs with no marble found in it makes its gate unsure,
-unless it lies on the shadow side of a marble within ``LONE_REACH`` radii (its shadow)."""
-
-LONE_REACH = 3.0
-"""Farthest (radii) a marble's detached shadow lies from it."""
-
-REST_RADII = 1.15
-"""A marble found explains the change within this many radii of its centre."""
-
 CLOSE_PAIR = 1.8
 """Two marbles kept closer than this many radii make their gate unsure (a touching pair read as
 one smeared marble, or one marble read as two)."""
@@ -363,18 +342,6 @@ circle of the marble's size is a marble whose glare a roll smeared away or no la
 person says otherwise (chosen on training seeds: 1.2 to 1.4 read the same; rolling marbles missed
 and not flagged fell from 0.010 to 0.003, other cases as before)."""
 
-FAINT_CHANGE = 0.08
-"""With a reference, a place farther than ``FAINT_RADII`` from every marble kept where the change
-averaged over a marble's disc reaches this makes its gate unsure: a rolling marble smeared too thin
-for any circle or changed blob (chosen on training seeds 62000..62999, 1,000 scenes a case: rolling
-marbles wrong and not flagged fell from 0.008 to 0.003, flagged rose from 0.144 to 0.150; traced
-glass stayed 0.008 while flagged rose from 0.230 to 0.250, clutter 0.051 to 0.057, the others by 0.002
-to 0.004, none wrong and not flagged more; 0.06 or 0.07 flag more for the same; nearer than 3 radii
-a marble's own shadow and caustic reach and glass flagged 0.33 to 0.68)."""
-
-FAINT_RADII = 3.0
-"""Change nearer than this many radii to a marble kept is left to the changed-blob checks."""
-
 BORDER_RADII = 0.25
 """A marble found closer than this many radii to the border between two gates (or between a gate and
 the outside) makes both unsure: where it rests is known to about a pixel, and a marble on the line is
@@ -383,10 +350,6 @@ either side's (in the castle, walls part the gates and no marble rests there).""
 CLIPPED_VALUE = 250
 """A channel (of the reference or the frame) at or above this is over-exposed: only a lower bound of
 its true value."""
-
-
-_Peak = tuple[int, int, float, float, float, float]
-"""A candidate marble in working pixels: x, y, radius, score, highlight offset dx, dy."""
 
 
 class MarbleDetector:
@@ -539,9 +502,9 @@ class MarbleDetector:
         centres = self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning) if len(xs) else []
         if self._reference is not None:
             changed = change > UNEXPLAINED_CHANGE * t_fill
-            self._near += _unexplained(changed, centres, self._frame_r)
-            self._near += _leftover_change(changed, centres, self._frame_r, self._light)
-            self._near += _faint_change(change, centres, self._frame_r, side)
+            self._near += unexplained_blobs(changed, centres, self._frame_r)
+            self._near += leftover_change(changed, centres, self._frame_r, self._light)
+            self._near += faint_change(change, centres, self._frame_r, side)
         px, py, x0, y0 = self._to_frame(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
@@ -570,7 +533,7 @@ class MarbleDetector:
                          self._reference is not None)
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray, lum_change: np.ndarray,
-                per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[_Peak]:
+                per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[Peak]:
         """Peaks (strongest first) with a specular highlight nearby (a small spot brighter than
         its surroundings, or clipped), then greedy non-maximum suppression and the shadow rule,
         with distances in units of the marble radius measured in this frame (see
@@ -593,8 +556,8 @@ class MarbleDetector:
         glares = [(math.inf, math.inf) if clipped else (g, min(g, float(lum_change[gy, gx])))
                   for _, _, _, s, g, gx, gy, clipped in peaks if s >= VERY_STRONG_SCORE]
         soft = self._reference is not None and _soft_light(glares, highlight)
-        cands: list[_Peak] = []
-        unlit: list[_Peak] = []  # clear enough, but without the glare needed
+        cands: list[Peak] = []
+        unlit: list[Peak] = []  # clear enough, but without the glare needed
         misses: list[tuple[int, int]] = []  # nearly a marble: its gate is unsure
         for x, y, best, s, g, gx, gy, clipped in peaks:
             needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning))
@@ -632,16 +595,16 @@ class MarbleDetector:
                        if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
         return kept
 
-    def _review(self, cands: list[_Peak], kept: list[_Peak], diff: np.ndarray, spot: np.ndarray,
+    def _review(self, cands: list[Peak], kept: list[Peak], diff: np.ndarray, spot: np.ndarray,
                 lum_change: np.ndarray, radius: float, light: tuple[float, float] | None,
-                highlight: float) -> list[_Peak]:
+                highlight: float) -> list[Peak]:
         """Strongest first, a candidate whose nearest stronger marble kept lies
         ``review.REVIEW_NEAR``..``review.REVIEW_FAR`` radii away is kept or rejected by the
         network of ``hardware.vision.candidates``; every other keeps the rules' verdict,
         except that a peak closer than ``REVIEW_NEAR`` to a marble only the model kept is dropped."""
         was = {id(k) for k in kept}
         order = sorted({id(c): c for c in cands + kept}.values(), key=lambda c: -c[3])
-        final: list[_Peak] = []
+        final: list[Peak] = []
         near2, far2 = (review.REVIEW_NEAR * radius) ** 2, (review.REVIEW_FAR * radius) ** 2
         for c in order:
             verdict = id(c) in was
@@ -661,9 +624,9 @@ class MarbleDetector:
                 final.append(c)
         return final
 
-    def _review_unlit(self, unlit: list[_Peak], kept: list[_Peak], diff: np.ndarray, spot: np.ndarray,
+    def _review_unlit(self, unlit: list[Peak], kept: list[Peak], diff: np.ndarray, spot: np.ndarray,
                       lum_change: np.ndarray, radius: float, light: tuple[float, float] | None,
-                      highlight: float, soft: bool) -> list[_Peak]:
+                      highlight: float, soft: bool) -> list[Peak]:
         """Strongest first, a clear circle without the glare it needed, at least ``REVIEW_NEAR``
         radii from every marble kept, is added or left out by the unlit network of
         ``hardware.vision.candidates`` (clear glass under soft light, a marble whose glare a roll
@@ -681,14 +644,14 @@ class MarbleDetector:
                 kept.append(c)
         return kept
 
-    def _verdict(self, c: _Peak, log_odds: float) -> bool:
+    def _verdict(self, c: Peak, log_odds: float) -> bool:
         """A network's verdict on peak ``c`` (a marble when ``log_odds`` is above 0); a margin under
         ``REVIEW_MARGIN`` makes its gate unsure."""
         if abs(log_odds) < REVIEW_MARGIN:
             self._near.append((c[0], c[1]))
         return log_odds > 0.0
 
-    def _frame_radius(self, marbles: list[_Peak],
+    def _frame_radius(self, marbles: list[Peak],
                       per_radius: np.ndarray) -> float:
         """The marble radius in this frame (working pixels): where the pooled circle votes of the
         confident detections (score ``RADIUS_SCORE`` or more) peak (parabolic interpolation between the
@@ -715,8 +678,8 @@ class MarbleDetector:
                 f += 0.5 * (a - c) / den * (RADIUS_FACTORS[k + 1] - RADIUS_FACTORS[k])
         return max(least, self._work_r * f)
 
-    def _suppress(self, cands: list[_Peak], radius: float, diff: np.ndarray | None,
-                  light: tuple[float, float] | None = None) -> list[_Peak]:
+    def _suppress(self, cands: list[Peak], radius: float, diff: np.ndarray | None,
+                  light: tuple[float, float] | None = None) -> list[Peak]:
         """Greedy: keep a peak unless it lies within ``PEAK_SEPARATION`` radii of a kept one or
         (given the log difference image ``diff``) in the shadow of a kept one; ``light`` is the
         frame's light direction (see ``_light_direction``), else each marble's own highlight.
@@ -726,7 +689,7 @@ class MarbleDetector:
         shadow side) replaces that peak when it is not much weaker (``LIGHT_SIDE_RATIO``).
         Otherwise a close peak is kept when ``_second_marble`` finds it a touching neighbour of
         every kept peak it is close to."""
-        kept: list[_Peak] = []
+        kept: list[Peak] = []
         sep2 = (PEAK_SEPARATION * radius) ** 2
         for c in cands:
             x, y = c[0], c[1]
@@ -746,7 +709,7 @@ class MarbleDetector:
         return kept
 
     @staticmethod
-    def _coloured(c: _Peak, diff: np.ndarray, radius: float) -> bool:
+    def _coloured(c: Peak, diff: np.ndarray, radius: float) -> bool:
         """True when the disc of peak ``c`` changed colour (median chroma of the log difference
         above ``SHADOW_MAX_CHROMA``): a shadow only darkens, a tinted or opaque marble recolours."""
         x, y = c[0], c[1]
@@ -756,7 +719,7 @@ class MarbleDetector:
         return median(chroma) > SHADOW_MAX_CHROMA
 
 
-def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, float] | None = None,
+def _in_shadow(c: Peak, kept: list[Peak], radius: float, light: tuple[float, float] | None = None,
                reach: float = SHADOW_REACH) -> bool:
     """True when peak ``c`` lies on the far side from the light of another marble of ``kept``,
     closer than ``reach`` radii: its shadow, with the caustic a glass marble focuses into it. The light's
@@ -771,7 +734,7 @@ def _in_shadow(c: _Peak, kept: list[_Peak], radius: float, light: tuple[float, f
     return False
 
 
-def _shadow_reach(marbles: list[_Peak], radius: float) -> float:
+def _shadow_reach(marbles: list[Peak], radius: float) -> float:
     """How far (radii) a marble's shadow and caustic reach under this frame's lamp: its shadow's
     centre (``candidates.shadow_distance``, from the lamp's height that a sphere's glare offset
     gives) and ``SHADOW_BEYOND`` more for its far part. From the median glare
@@ -802,108 +765,7 @@ def _soft_light(glares: list[tuple[float, float]], highlight: float) -> bool:
     return new < SOFT_GLARE * highlight and stands < SOFT_SPOT * highlight
 
 
-def _unexplained(changed: np.ndarray, kept: list[_Peak], radius: float) -> list[tuple[int, int]]:
-    """Centres of the changed blobs (``changed``: bool mask) that no marble in ``kept`` explains:
-    farther than ``EXPLAINED_RADII`` from each, at least ``UNEXPLAINED_AREA`` marble discs large."""
-    mask = changed.astype(np.uint8)
-    for k in kept:
-        cv2.circle(mask, (int(k[0]), int(k[1])), int(round(EXPLAINED_RADII * radius)), 0, -1)
-    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    return _blob_centres(opened, UNEXPLAINED_AREA * math.pi * radius * radius)
-
-
-def _blob_centres(mask: np.ndarray, least: float = 0.0) -> list[tuple[int, int]]:
-    """Centres of the 8-connected blobs of ``mask`` (uint8) of at least ``least`` pixels."""
-    n, labels = cv2.connectedComponents(mask, connectivity=8)  # (its stats cost 5 times more)
-    if n < 2:
-        return []
-    xs, ys = nonzero_xy(mask)
-    lab = labels[ys, xs]
-    areas = np.bincount(lab, minlength=n)
-    sx, sy = np.bincount(lab, xs, n), np.bincount(lab, ys, n)
-    return [(int(sx[i] / areas[i]), int(sy[i] / areas[i])) for i in range(1, n) if areas[i] >= least]
-
-
-def _faint_change(change: np.ndarray, kept: list[_Peak], radius: float, side: int) -> list[tuple[int, int]]:
-    """Centres of the places farther than ``FAINT_RADII`` from every marble of ``kept`` where the
-    mean change over a marble's disc (a ``side`` square) reaches ``FAINT_CHANGE``."""
-    mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
-    mask = (mean >= FAINT_CHANGE).astype(np.uint8)
-    if not mask.any():
-        return []
-    for k in kept:
-        cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
-    return _blob_centres(mask)
-
-
-def _leftover_change(changed: np.ndarray, kept: list[_Peak], radius: float,
-                     light: tuple[float, float] | None) -> list[tuple[int, int]]:
-    """Where a changed blob (``changed``: bool mask, opened 3x3) holds more change than the
-    marbles of ``kept`` found in it explain: outside their discs (``REST_RADII``), at least
-    ``REST_AREA`` marble discs of change nearest one of them whose centre lies off that marble's
-    shadow side (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
-    missed, or a marble still rolling, smeared along its path. The light is ``light`` (the
-    frame's), else where that marble's highlight sits. A blob of ``LONE_AREA`` discs with no
-    marble found in it counts too, unless it lies on the shadow side of a marble within
-    ``LONE_REACH`` radii (a detached shadow). Returns each leftover's centre and its marble's."""
-    opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels = cv2.connectedComponents(opened, connectivity=8)
-    if n < 2:
-        return []
-    xs, ys = nonzero_xy(opened)
-    lab = labels[ys, xs]
-    areas = np.bincount(lab, minlength=n)
-    disc = math.pi * radius * radius
-    owner: dict[int, list[_Peak]] = {}
-    reach = max(1, int(0.7 * radius))
-    for k in kept:  # a marble's blob: the most common one near its centre (clear glass: a ring)
-        x, y = int(k[0]), int(k[1])
-        near = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].ravel()
-        near = near[near > 0]
-        if len(near):
-            owner.setdefault(int(np.bincount(near).argmax()), []).append(k)
-    rest = opened
-    for k in kept:
-        cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(REST_RADII * radius)), 0, -1)
-    left = rest[ys, xs] > 0
-
-    def off_shadow(k: _Peak, cx: float, cy: float) -> bool:
-        vx, vy = cx - k[0], cy - k[1]
-        hx, hy = review.toward_light(k, light, radius)
-        return -(vx * hx + vy * hy) < REST_SHADOW_COS * math.hypot(vx, vy)
-
-    out = []
-    for i in (np.nonzero(areas >= min(REST_AREA, LONE_AREA) * disc)[0]).tolist():
-        if i == 0:
-            continue
-        pick = lab == i
-        mine = owner.get(i)
-        if mine is None:  # no marble in it: a detached shadow of a near marble, or a marble missed
-            if areas[i] >= LONE_AREA * disc:
-                cx, cy = float(xs[pick].mean()), float(ys[pick].mean())
-                near_k = min(kept, key=lambda q: (cx - q[0]) ** 2 + (cy - q[1]) ** 2) if kept else None
-                if near_k is None or (cx - near_k[0]) ** 2 + (cy - near_k[1]) ** 2 > (LONE_REACH * radius) ** 2 \
-                        or off_shadow(near_k, cx, cy):
-                    out.append((int(cx), int(cy)))
-            continue
-        if areas[i] < REST_AREA * disc:
-            continue
-        px, py = xs[pick & left], ys[pick & left]
-        if len(px) < REST_AREA * disc:
-            continue
-        # each leftover pixel belongs to the nearest marble of the blob
-        d2 = np.stack([(px - k[0]) ** 2 + (py - k[1]) ** 2 for k in mine])
-        nearest = np.argmin(d2, axis=0)
-        for j, k in enumerate(mine):
-            sel = nearest == j
-            if sel.sum() >= REST_AREA * disc:
-                cx, cy = float(px[sel].mean()), float(py[sel].mean())
-                if off_shadow(k, cx, cy):
-                    out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
-    return out
-
-
-def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float] | None:
+def _light_direction(marbles: list[Peak], radius: float) -> tuple[float, float] | None:
     """The frame's light direction (unit vector in the image plane, toward the light) when the
     confident marbles (score ``RADIUS_SCORE`` or more, highlight off-centre:
     ``candidates.toward_light``) agree on one: the mean of their highlight directions, if at least
@@ -918,7 +780,7 @@ def _light_direction(marbles: list[_Peak], radius: float) -> tuple[float, float]
 
 
 def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.ndarray,
-                          kept: list[_Peak], radius: float, highlight: float) -> list[_Peak]:
+                          kept: list[Peak], radius: float, highlight: float) -> list[Peak]:
     """Marbles found from new highlights: a specular spot (``spot`` at least ``highlight``) that
     the empty reference lacks (brightened by at least as much, ``lum_change``), farther than
     ``SEED_AWAY`` radii from every kept marble (so neither a kept marble's own highlight nor the
@@ -928,7 +790,7 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
     new = cv2.copyTo(spot, (lum_change > highlight).view(np.uint8))  # 0 elsewhere
     sx, sy = local_maxima(new, highlight)
     reach = int(math.ceil(HIGHLIGHT_REACH * radius))
-    added: list[_Peak] = []
+    added: list[Peak] = []
     for x, y in zip(sx.tolist(), sy.tolist()):
         found = kept + added
         if any((x - k[0]) ** 2 + (y - k[1]) ** 2 < (SEED_AWAY * radius) ** 2 for k in found):
@@ -944,7 +806,7 @@ def _seeded_by_highlights(spot: np.ndarray, lum_change: np.ndarray, score: np.nd
     return added
 
 
-def _second_marble(c: _Peak, k: _Peak, diff: np.ndarray, radius: float) -> bool:
+def _second_marble(c: Peak, k: Peak, diff: np.ndarray, radius: float) -> bool:
     """True when peak ``c``, closer than ``PEAK_SEPARATION`` to the kept peak ``k`` but at least
     ``TWO_MIN_DISTANCE`` radii away, is a second marble touching it (whose votes peak pulled toward
     its neighbour): the part of c's disc outside k's disc changed (``TWO_MIN_FILL`` of it by
@@ -959,7 +821,7 @@ def _second_marble(c: _Peak, k: _Peak, diff: np.ndarray, radius: float) -> bool:
     return fill >= TWO_MIN_FILL and chroma >= TWO_MIN_CHROMA and lum > TWO_MAX_DARKENING
 
 
-def _shadow_shifted(k: _Peak, c: _Peak, light: tuple[float, float]) -> bool:
+def _shadow_shifted(k: Peak, c: Peak, light: tuple[float, float]) -> bool:
     """True when peak ``k`` lies from peak ``c`` away from the light (within the shadow cone)."""
     vx, vy = k[0] - c[0], k[1] - c[1]
     d = math.hypot(vx, vy)

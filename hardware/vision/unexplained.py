@@ -1,0 +1,160 @@
+"""Change that no marble found explains: the checks that make a gate unsure (ruling D4) with a reference.
+
+After the detector has kept its marbles, what is left of the change image is looked at once more: a changed
+blob the size of a marble far from every marble found (``unexplained_blobs``: a smeared, rolling marble, a
+faint one, a new object), a blob holding more change than the marbles found in it explain
+(``leftover_change``: a touching neighbour missed, a marble still rolling), and a place far from every
+marble where the change averaged over a marble's disc is faint but there (``faint_change``: a rolling
+marble smeared too thin for a circle or a blob). Each returns the places (working pixels) whose gate a
+person should confirm. Distances are in marble radii, areas in marble discs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from hardware.vision import candidates as review
+from hardware.vision.circles import Peak, nonzero_xy
+
+UNEXPLAINED_AREA = 0.6
+"""A changed blob farther than ``EXPLAINED_RADII`` from every marble found, of at least this many
+marble discs' area, makes its gate unsure."""
+
+UNEXPLAINED_CHANGE = 0.6
+"""Fraction of the disc fill's change threshold above which a pixel belongs to a changed blob."""
+
+EXPLAINED_RADII = 2.0
+"""Change within this many radii of a marble found is its own (its disc, shadow and caustic)."""
+
+REST_AREA = 0.6
+"""Changed area (marble discs) of a blob outside the discs of the marbles found in it, off the
+shadow side, that makes its gate unsure (a touching neighbour missed, a smeared, rolling marble)."""
+
+REST_SHADOW_COS = 0.5
+"""Cosine (from the blob's marble to that leftover change, against the light) above which the
+leftover lies on the shadow side, where the marble's own shadow and caustic explain it."""
+
+LONE_AREA = 0.5
+"""A changed blob of this many marble discs with no marble found in it makes its gate unsure,
+unless it lies on the shadow side of a marble within ``LONE_REACH`` radii (its shadow)."""
+
+LONE_REACH = 3.0
+"""Farthest (radii) a marble's detached shadow lies from it."""
+
+REST_RADII = 1.15
+"""A marble found explains the change within this many radii of its centre."""
+
+FAINT_CHANGE = 0.08
+"""With a reference, a place farther than ``FAINT_RADII`` from every marble kept where the change
+averaged over a marble's disc reaches this makes its gate unsure: a rolling marble smeared too thin
+for any circle or changed blob (chosen on training seeds 62000..62999, 1,000 scenes a case: rolling
+marbles wrong and not flagged fell from 0.008 to 0.003, flagged rose from 0.144 to 0.150; traced
+glass stayed 0.008 while flagged rose from 0.230 to 0.250, clutter 0.051 to 0.057, the others by 0.002
+to 0.004, none wrong and not flagged more; 0.06 or 0.07 flag more for the same; nearer than 3 radii
+a marble's own shadow and caustic reach and glass flagged 0.33 to 0.68)."""
+
+FAINT_RADII = 3.0
+"""Change nearer than this many radii to a marble kept is left to the changed-blob checks."""
+
+def unexplained_blobs(changed: np.ndarray, kept: list[Peak], radius: float) -> list[tuple[int, int]]:
+    """Centres of the changed blobs (``changed``: bool mask) that no marble in ``kept`` explains:
+    farther than ``EXPLAINED_RADII`` from each, at least ``UNEXPLAINED_AREA`` marble discs large."""
+    mask = changed.astype(np.uint8)
+    for k in kept:
+        cv2.circle(mask, (int(k[0]), int(k[1])), int(round(EXPLAINED_RADII * radius)), 0, -1)
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    return blob_centres(opened, UNEXPLAINED_AREA * math.pi * radius * radius)
+
+
+def blob_centres(mask: np.ndarray, least: float = 0.0) -> list[tuple[int, int]]:
+    """Centres of the 8-connected blobs of ``mask`` (uint8) of at least ``least`` pixels."""
+    n, labels = cv2.connectedComponents(mask, connectivity=8)  # (its stats cost 5 times more)
+    if n < 2:
+        return []
+    xs, ys = nonzero_xy(mask)
+    lab = labels[ys, xs]
+    areas = np.bincount(lab, minlength=n)
+    sx, sy = np.bincount(lab, xs, n), np.bincount(lab, ys, n)
+    return [(int(sx[i] / areas[i]), int(sy[i] / areas[i])) for i in range(1, n) if areas[i] >= least]
+
+
+def faint_change(change: np.ndarray, kept: list[Peak], radius: float, side: int) -> list[tuple[int, int]]:
+    """Centres of the places farther than ``FAINT_RADII`` from every marble of ``kept`` where the
+    mean change over a marble's disc (a ``side`` square) reaches ``FAINT_CHANGE``."""
+    mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
+    mask = (mean >= FAINT_CHANGE).astype(np.uint8)
+    if not mask.any():
+        return []
+    for k in kept:
+        cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
+    return blob_centres(mask)
+
+
+def leftover_change(changed: np.ndarray, kept: list[Peak], radius: float,
+                     light: tuple[float, float] | None) -> list[tuple[int, int]]:
+    """Where a changed blob (``changed``: bool mask, opened 3x3) holds more change than the
+    marbles of ``kept`` found in it explain: outside their discs (``REST_RADII``), at least
+    ``REST_AREA`` marble discs of change nearest one of them whose centre lies off that marble's
+    shadow side (cosine against the light below ``REST_SHADOW_COS``): a touching neighbour
+    missed, or a marble still rolling, smeared along its path. The light is ``light`` (the
+    frame's), else where that marble's highlight sits. A blob of ``LONE_AREA`` discs with no
+    marble found in it counts too, unless it lies on the shadow side of a marble within
+    ``LONE_REACH`` radii (a detached shadow). Returns each leftover's centre and its marble's."""
+    opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels = cv2.connectedComponents(opened, connectivity=8)
+    if n < 2:
+        return []
+    xs, ys = nonzero_xy(opened)
+    lab = labels[ys, xs]
+    areas = np.bincount(lab, minlength=n)
+    disc = math.pi * radius * radius
+    owner: dict[int, list[Peak]] = {}
+    reach = max(1, int(0.7 * radius))
+    for k in kept:  # a marble's blob: the most common one near its centre (clear glass: a ring)
+        x, y = int(k[0]), int(k[1])
+        near = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].ravel()
+        near = near[near > 0]
+        if len(near):
+            owner.setdefault(int(np.bincount(near).argmax()), []).append(k)
+    rest = opened
+    for k in kept:
+        cv2.circle(rest, (int(round(k[0])), int(round(k[1]))), int(round(REST_RADII * radius)), 0, -1)
+    left = rest[ys, xs] > 0
+
+    def off_shadow(k: Peak, cx: float, cy: float) -> bool:
+        vx, vy = cx - k[0], cy - k[1]
+        hx, hy = review.toward_light(k, light, radius)
+        return -(vx * hx + vy * hy) < REST_SHADOW_COS * math.hypot(vx, vy)
+
+    out = []
+    for i in (np.nonzero(areas >= min(REST_AREA, LONE_AREA) * disc)[0]).tolist():
+        if i == 0:
+            continue
+        pick = lab == i
+        mine = owner.get(i)
+        if mine is None:  # no marble in it: a detached shadow of a near marble, or a marble missed
+            if areas[i] >= LONE_AREA * disc:
+                cx, cy = float(xs[pick].mean()), float(ys[pick].mean())
+                near_k = min(kept, key=lambda q: (cx - q[0]) ** 2 + (cy - q[1]) ** 2) if kept else None
+                if near_k is None or (cx - near_k[0]) ** 2 + (cy - near_k[1]) ** 2 > (LONE_REACH * radius) ** 2 \
+                        or off_shadow(near_k, cx, cy):
+                    out.append((int(cx), int(cy)))
+            continue
+        if areas[i] < REST_AREA * disc:
+            continue
+        px, py = xs[pick & left], ys[pick & left]
+        if len(px) < REST_AREA * disc:
+            continue
+        # each leftover pixel belongs to the nearest marble of the blob
+        d2 = np.stack([(px - k[0]) ** 2 + (py - k[1]) ** 2 for k in mine])
+        nearest = np.argmin(d2, axis=0)
+        for j, k in enumerate(mine):
+            sel = nearest == j
+            if sel.sum() >= REST_AREA * disc:
+                cx, cy = float(px[sel].mean()), float(py[sel].mean())
+                if off_shadow(k, cx, cy):
+                    out += [(int(cx), int(cy)), (int(k[0]), int(k[1]))]
+    return out
