@@ -115,7 +115,8 @@ class CameraHub:
         # Refreshed at most every 5 minutes: light drifts slowly, and the SD card is spared.
         self.reference = ReferenceStore(data_dir / "empty-reference.png", min_interval=300.0)
         self._lock = threading.RLock()
-        self._default_regions = default_regions  # (both defaults: the simulated castle's, used until calibrated)
+        # the simulated castle's gates and marble size, used until a calibration is saved
+        self._default_regions = default_regions
         self._default_marble = default_marble
         self._regions: GateRegions | None = None
         self._regions_source = "none"
