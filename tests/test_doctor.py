@@ -70,6 +70,7 @@ def test_doctor_reads_mock_pins_and_one_frame_of_a_file_camera(tmp_path: Path, p
     assert "3: GPIO22 (pin 15) BROKEN" in gates.detail and "1: GPIO17 (pin 11) clear" in gates.detail
     assert "align the emitter" in gates.fix
     assert report["camera"].ok and "one test frame 64x48" in report["camera"].detail
+    assert report["calibration"].ok is None and "not running" in report["calibration"].detail
     assert report["port"].ok is False and "sudo systemctl start companion" in report["port"].fix
     assert report["service"].ok is False and "failed" in report["service"].detail
     assert report["kiosk"].ok is False and report["kiosk"].fix == "sudo ./systemd/install.sh"
@@ -190,6 +191,40 @@ def test_doctor_reads_gates_and_camera_through_the_running_service(service: tupl
     assert "2: GPIO27 (pin 13) BROKEN" in report["gates"].detail
     assert report["camera"].ok is False and "no Pi camera found" in report["camera"].detail
     assert report["port"].ok and report["service"].ok
+
+
+def test_doctor_reads_the_camera_calibration_through_the_running_service(service: tuple[int, type[_Health]],
+                                                                         app_config: dict[str, Any]) -> None:
+    port, handler = service
+    simulated = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "simulation"})
+    try:  # the health of a real service: the simulated castle's gates and marble size, and its first reference
+        sensors = simulated.extensions["sensors"]
+        wait_for(lambda: sensors.camera.reference.get() is not None)
+        handler.body = health_report(simulated)
+    finally:
+        shutdown(simulated)
+
+    def calibration() -> doctor.Check:
+        return _by_name(doctor.checks(_args("--port", str(port), "--data", app_config["DATA_DIR"]),
+                                      runner=_systemctl("active"), root=Path(app_config["DATA_DIR"]), on_pi=False)
+                        )["calibration"]
+
+    check = calibration()
+    assert check.ok is True, check
+    radius = handler.body["sensors"]["camera"]["marble"]["radius_px"]
+    assert check.detail.startswith(f"the simulated castle's gates, marble radius {radius:.1f} px "
+                                   "(the simulated castle's)")
+    assert "empty reference" in check.detail
+    camera = handler.body["sensors"]["camera"]
+    camera["reference"] = {**camera["reference"], "captured": False, "age": None}
+    check = calibration()
+    assert check.ok is None and "every count is unsure" in check.detail and "take reference" in check.fix
+    camera.update(calibrated=False, calibration="none", marble={"radius_px": None, "source": "guess"})
+    check = calibration()
+    assert check.ok is False and "the gates are not calibrated" in check.detail
+    assert "the marble's size is not measured" in check.detail and "Tap one resting marble" in check.fix
+    handler.body["sensors"]["camera"] = {"ok": False, "error": "the camera is off"}  # a service without a camera
+    assert calibration().ok is None and "without a camera" in calibration().detail
 
 
 # --- /api/health's parts ----------------------------------------------------------------------------------------

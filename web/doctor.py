@@ -1,10 +1,11 @@
 """`companion doctor`: check the Pi set-up and say, for each thing that is wrong, how to fix it.
 
 Checks the config file, numpy against apt's picamera2, the data folder and its free space, then (unless
-``--quick``) the pin factory and each gate's level, the camera with one test frame, the port, the service,
-the kiosk and screen blanking. While the service runs it holds the GPIO lines and the camera, so the gates
-and the camera are then read from its /api/health instead. ``--quick`` opens no device and is the install's
-smoke test of a new release. Exit status 1 if any check fails.
+``--quick``) the pin factory and each gate's level, the camera with one test frame, the camera's calibration
+(gates, marble size, empty reference: read through the running service), the port, the service, the kiosk
+and screen blanking. While the service runs it holds the GPIO lines and the camera, so the gates and the
+camera are then read from its /api/health instead. ``--quick`` opens no device and is the install's smoke
+test of a new release. Exit status 1 if any check fails.
 """
 from __future__ import annotations
 
@@ -50,8 +51,8 @@ class Check:
 
     def render(self) -> str:
         mark = {True: "ok  ", False: "FAIL", None: "note"}[self.ok]
-        line = f"{mark}  {self.name:<10}{self.detail}"
-        return line + (f"\n      {'':<10}fix: {self.fix}" if self.fix and self.ok is not True else "")
+        line = f"{mark}  {self.name:<12}{self.detail}"
+        return line + (f"\n      {'':<12}fix: {self.fix}" if self.fix and self.ok is not True else "")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +93,7 @@ def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner 
         return report
     port = args.port or 8080
     health = _health(port)
-    report += [_gates(args, health, pin_factory), _camera(args, health, on_pi),
+    report += [_gates(args, health, pin_factory), _camera(args, health, on_pi), _calibration(health),
                _port(port, health), _service(runner or _run), _kiosk(root), _blanking(root)]
     return report
 
@@ -250,6 +251,42 @@ def _camera(args: argparse.Namespace, health: dict[str, Any] | None, on_pi: bool
                                                         "to the board, blue side to the clip")
     height, width = frame.shape[:2]
     return Check("camera", True, f"{spec}: one test frame {width}x{height}, mean level {float(frame.mean()):.0f}")
+
+
+GATES_FROM = {"tap": "gates tapped", "markers": "gates anchored to the markers",
+              "simulation": "the simulated castle's gates"}
+MARBLE_FROM = {"tap": "measured by a tap", "markers": "from the markers", "simulation": "the simulated castle's"}
+CALIBRATE = ("on the kiosk's Camera page: tap the corners of each gate and save; then Anchor to the 4 markers "
+             "(it measures the marble too) or Tap one resting marble")
+
+
+def _age(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 \
+        else f"{seconds / 3600:.0f} h"
+
+
+def _calibration(health: dict[str, Any] | None) -> Check:
+    """The camera's calibration as the running service holds it: the gates and the marble's size, which the
+    detector needs (a size guessed from the gates is often far off), and the empty reference (until it is
+    taken every count is unsure)."""
+    if health is None:
+        return Check("calibration", None, "the service is not running: the camera's calibration is read through it")
+    camera = health["sensors"]["camera"]
+    if "calibrated" not in camera:
+        return Check("calibration", None, "the service runs without a camera: nothing to calibrate")
+    marble, reference = camera.get("marble") or {}, camera.get("reference") or {}
+    missing = [what for what, lacking in (("the gates are not calibrated", not camera["calibrated"]),
+                                          ("the marble's size is not measured (guessed from the gates: often "
+                                           "far off)", not marble.get("radius_px"))) if lacking]
+    if missing:
+        return Check("calibration", False, "; ".join(missing), CALIBRATE)
+    detail = (f"{GATES_FROM.get(camera['calibration'], camera['calibration'])}, marble radius "
+              f"{marble['radius_px']:.1f} px ({MARBLE_FROM.get(marble['source'], marble['source'])})")
+    if not reference.get("captured"):
+        return Check("calibration", None, f"{detail}; no empty reference yet, so every count is unsure",
+                     "with the gates empty, press Gates empty: take reference on the Camera page (it is also "
+                     "taken by itself once the beams are idle and no round has marbles)")
+    return Check("calibration", True, f"{detail}; empty reference {_age(reference['age'])} old")
 
 
 def _port(port: int, health: dict[str, Any] | None) -> Check:
