@@ -260,11 +260,6 @@ CALIBRATE = ("on the kiosk's Camera page: tap the corners of each gate and save;
              "(it measures the marble too) or Tap one resting marble")
 
 
-def _age(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min" if seconds < 7200 \
-        else f"{seconds / 3600:.0f} h"
-
-
 def _calibration(health: dict[str, Any] | None) -> Check:
     """The camera's calibration as the running service holds it: the gates and the marble's size, which the
     detector needs (a size guessed from the gates is often far off), and the empty reference (until it is
@@ -274,10 +269,14 @@ def _calibration(health: dict[str, Any] | None) -> Check:
     camera = health["sensors"]["camera"]
     if "calibrated" not in camera:
         return Check("calibration", None, "the service runs without a camera: nothing to calibrate")
+    from .kiosk import plain_ago
+
     marble, reference = camera.get("marble") or {}, camera.get("reference") or {}
-    missing = [what for what, lacking in (("the gates are not calibrated", not camera["calibrated"]),
-                                          ("the marble's size is not measured (guessed from the gates: often "
-                                           "far off)", not marble.get("radius_px"))) if lacking]
+    missing = []
+    if not camera["calibrated"]:
+        missing.append("the gates are not calibrated")
+    if not marble.get("radius_px"):
+        missing.append("the marble's size is not measured (guessed from the gates: often far off)")
     if missing:
         return Check("calibration", False, "; ".join(missing), CALIBRATE)
     detail = (f"{GATES_FROM.get(camera['calibration'], camera['calibration'])}, marble radius "
@@ -286,7 +285,7 @@ def _calibration(health: dict[str, Any] | None) -> Check:
         return Check("calibration", None, f"{detail}; no empty reference yet, so every count is unsure",
                      "with the gates empty, press Gates empty: take reference on the Camera page (it is also "
                      "taken by itself once the beams are idle and no round has marbles)")
-    return Check("calibration", True, f"{detail}; empty reference {_age(reference['age'])} old")
+    return Check("calibration", True, f"{detail}; empty reference taken {plain_ago(reference['captured_at'])}")
 
 
 def _port(port: int, health: dict[str, Any] | None) -> Check:
