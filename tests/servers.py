@@ -57,6 +57,13 @@ def call(url: str, body: Any = None, method: str | None = None, timeout: float =
         return err.code, json.loads(err.read() or b"null")
 
 
+def new_diego_at(base: str) -> dict:
+    """A new Diego Drachenzahn game for Ada, Ben and Cleo on the server at ``base``; its view."""
+    status, view = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"]})
+    assert status == 201
+    return view
+
+
 class SseReader:
     """Reads Server-Sent Events from an open response, one (event, data) at a time."""
 

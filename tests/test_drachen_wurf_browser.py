@@ -94,6 +94,8 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     other = open_page(800, 480)
     visit(other, base, game)
     expect(other.locator("#live")).to_have_text("live")
+    # the game's own symbols, from its own sprite (the kit's icon, told which sprite)
+    expect(page.locator("#supply svg.egg use")).to_have_attribute("href", "/static/games/drachen-wurf.svg#egg")
 
     # Ada: four tiles come up (W8, 2 players), she removes one, the dice win two
     expect(page.locator("#turn")).to_contain_text("flips 4 tiles")

@@ -3,29 +3,15 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Iterator
 
-import pytest
 from flask import Flask
 
-from tests.servers import SseReader, call, connect, request_head, serving
+from tests.servers import SseReader, call, connect, new_diego_at, request_head, serving
 from tests.waiting import PATIENCE_S
 
 
-@pytest.fixture
-def base(app: Flask) -> Iterator[str]:
-    with serving(app) as url:
-        yield url
-
-
-def _new(base: str) -> dict:
-    status, view = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"]})
-    assert status == 201
-    return view
-
-
 def test_full_view_on_connect_then_one_message_per_change(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
     try:
         assert stream.next_named("session") == session
@@ -45,7 +31,7 @@ def test_full_view_on_connect_then_one_message_per_change(base: str) -> None:
 
 
 def test_every_client_gets_every_change(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     url = f"{base}/api/sessions/{session['id']}"
     streams = [SseReader(f"{url}/stream") for _ in range(5)]
     try:
@@ -60,7 +46,7 @@ def test_every_client_gets_every_change(base: str) -> None:
 
 
 def test_streams_of_other_sessions_hear_nothing(base: str) -> None:
-    first, second = _new(base), _new(base)
+    first, second = new_diego_at(base), new_diego_at(base)
     stream = SseReader(f"{base}/api/sessions/{second['id']}/stream")
     try:
         stream.next_named("session")
@@ -73,7 +59,7 @@ def test_streams_of_other_sessions_hear_nothing(base: str) -> None:
 
 
 def test_stream_asks_for_a_one_second_retry_and_keeps_alive_when_quiet(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     sock = connect(base)
     try:
         sock.sendall(request_head(f"/api/sessions/{session['id']}/stream"))
@@ -97,7 +83,7 @@ def test_unknown_session_stream_is_404(base: str) -> None:
 def test_streams_end_when_the_server_stops(app: Flask) -> None:
     ended = threading.Event()
     with serving(app) as url:
-        session = _new(url)
+        session = new_diego_at(url)
         stream = SseReader(f"{url}/api/sessions/{session['id']}/stream")
         stream.next_named("session")
 
@@ -117,7 +103,7 @@ def test_streams_end_when_the_server_stops(app: Flask) -> None:
 def test_a_change_reads_the_same_on_the_stream_as_in_the_answer(base: str) -> None:
     """A page knows the stream's echo of its own tap by its text (JSON.stringify in kit.js ``show``): keys in
     another order would redraw the page for every echo."""
-    session = _new(base)
+    session = new_diego_at(base)
     stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
     try:
         assert json.dumps(stream.next_named("session")) == json.dumps(session)

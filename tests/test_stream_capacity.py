@@ -12,7 +12,7 @@ import socket
 import struct
 import urllib.parse
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from flask import Flask, Response, request
@@ -23,6 +23,7 @@ from tests.servers import (
     call,
     connect,
     free_port,
+    new_diego_at,
     read_response,
     request_head,
     serving,
@@ -36,20 +37,8 @@ from web.app import create_app, shutdown
 LIMIT = 64 * 1024
 
 
-@pytest.fixture
-def base(app: Flask) -> Iterator[str]:
-    with serving(app) as url:
-        yield url
-
-
-def _new(base: str) -> dict:
-    status, view = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"]})
-    assert status == 201
-    return view
-
-
 def test_a_hundred_readers_and_twenty_idle_streams_leave_the_server_free(app: Flask, base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     url = f"{base}/api/sessions/{session['id']}"
     crowd = SseCrowd(f"{url}/stream", readers=100, idle=20)
     try:
@@ -67,7 +56,7 @@ def test_a_hundred_readers_and_twenty_idle_streams_leave_the_server_free(app: Fl
 
 
 def test_head_never_subscribes(app: Flask, base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     bus = app.extensions["table"].bus
     parts = urllib.parse.urlsplit(base)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=PATIENCE_S)
@@ -89,13 +78,13 @@ def test_head_never_subscribes(app: Flask, base: str) -> None:
 
 
 def test_other_methods_on_a_stream_are_405_json(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     status, body = call(f"{base}/api/sessions/{session['id']}/stream", {}, method="POST")
     assert status == 405 and body["error"]["code"] == "method_not_allowed"
 
 
 def test_clients_that_go_away_leave_no_subscription(app: Flask, base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     bus = app.extensions["table"].bus
     path = f"/api/sessions/{session['id']}/stream"
     for reset in (False, True) * 10:  # at once, before the server has even answered: closed or reset
@@ -116,7 +105,7 @@ def test_clients_that_go_away_leave_no_subscription(app: Flask, base: str) -> No
 
 def test_a_client_that_stops_reading_is_let_go(app: Flask, base: str) -> None:
     app.config["WRITE_TIMEOUT"] = 1.0
-    session = _new(base)
+    session = new_diego_at(base)
     bus = app.extensions["table"].bus
     url = f"{base}/api/sessions/{session['id']}"
     crowd = SseCrowd(f"{url}/stream", readers=1, idle=1)
@@ -165,7 +154,7 @@ def test_the_client_address_is_the_socket_peer_never_a_header(app: Flask) -> Non
 
 
 def test_a_huge_declared_body_is_refused_before_it_is_sent(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     sock = connect(base)
     try:
         sock.sendall(request_head(f"/api/sessions/{session['id']}/events", "POST",
@@ -183,7 +172,7 @@ def _chunk(data: bytes) -> bytes:
 
 
 def test_a_chunked_body_is_refused_once_past_the_limit(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     sock = connect(base)
     try:
         sock.sendall(request_head(f"/api/sessions/{session['id']}/events", "POST",
@@ -199,7 +188,7 @@ def test_a_chunked_body_is_refused_once_past_the_limit(base: str) -> None:
 
 
 def test_a_chunked_body_within_the_limit_reaches_the_app(base: str) -> None:
-    session = _new(base)
+    session = new_diego_at(base)
     sock = connect(base)
     try:
         sock.sendall(request_head(f"/api/sessions/{session['id']}/events", "POST",
@@ -217,7 +206,7 @@ def test_serve_stops_cleanly_on_a_signal_with_streams_open(tmp_path: Path, sig: 
     base = f"http://127.0.0.1:{port}"
     server = start_server(tmp_path, port)
     try:
-        session = _new(base)
+        session = new_diego_at(base)
         stream = SseReader(f"{base}/api/sessions/{session['id']}/stream")
         stream.next_named("session")
         server.send_signal(sig)

@@ -37,14 +37,14 @@ export function h(tag, props = {}, ...children) {
   return el;
 }
 
-/** A gate symbol from the vendored sprite. */
-export function icon(id, cls = "icon") {
+/** A symbol from a vendored sprite: the gate symbols unless a game names its own ``sprite``. */
+export function icon(id, cls = "icon", sprite = SPRITE) {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("class", cls);
   svg.setAttribute("aria-hidden", "true");
   const use = document.createElementNS(ns, "use");
-  use.setAttribute("href", `${SPRITE}#${id}`);
+  use.setAttribute("href", `${sprite}#${id}`);
   svg.append(use);
   return svg;
 }

@@ -2,7 +2,7 @@
 // time: the tiles that came up (a 6x6 grid, tap = flip), the W8 removal with 2 players, securing the base tile by
 // tile into hoard rows (the legal rows light up with what each would score), what the dice won (the tile, then
 // the number of matching dice; an egg may have doubled a die), the egg move and the end of the turn.
-import { button, colourOf, explain, h, startGame, who, wire } from "../kit.js";
+import { button, colourOf, explain, h, icon, startGame, who, wire } from "../kit.js";
 
 const SPRITE = "/static/games/drachen-wurf.svg";
 const SIDES = [2, 3, 4, 5, 6];
@@ -82,16 +82,7 @@ function shortName(name) {
   return text.length <= 6 ? text : text.slice(0, 5);
 }
 
-function symbol(id, cls = "wsym") {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("class", cls);
-  svg.setAttribute("aria-hidden", "true");
-  const use = document.createElementNS(ns, "use");
-  use.setAttribute("href", `${SPRITE}#${id}`);
-  svg.append(use);
-  return svg;
-}
+const symbol = (id, cls = "wsym") => icon(id, cls, SPRITE);
 
 const landSymbol = (ix, cls) => symbol(look.landscapes[ix], cls);
 
