@@ -89,6 +89,9 @@ class Scene:
     marbles: tuple[SceneMarble, ...]
     marble_radius_px: float
     case: str | None = None
+    retakes: tuple[np.ndarray, ...] = ()
+    """More frames of the same resting scene, each with the camera's own fresh noise (``make_scene``'s
+    ``retakes``): what a camera gives when it is asked for a few frames in a row."""
 
 
 # --------------------------------------------------------------------------- board
@@ -519,9 +522,10 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
     return out
 
 
-def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None) -> Scene:
+def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0) -> Scene:
     """Build the scene for ``seed`` at image ``size`` (width, height); ``case``: one of ``CASES``
-    (a hard case) or None (an ordinary scene)."""
+    (a hard case) or None (an ordinary scene); with ``retakes`` more frames of it (their noise from a
+    generator of their own: the scene and its first frame are the same with or without them)."""
     if case is not None and case not in CASES:
         raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
     rng = np.random.default_rng(seed if case is None else [seed, CASES.index(case) + 1])
@@ -596,13 +600,15 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     quality = int(rng.integers(50, 96))
     image = _camera(scene, rng, blur, noise, quality)
     reference = _camera(ref_img, rng, blur, noise, quality)
+    again = np.random.default_rng([seed, CASES.index(case) + 1 if case else 0, 1])  # the retakes' own noise
+    frames = tuple(_camera(scene, again, blur, noise, quality) for _ in range(retakes))
     counts = [0] * 6
     for m in marbles:
         if m.gate is not None:
             counts[m.gate - 1] += 1
     mean_r = float(np.mean([m.r for m in marbles])) if marbles else r * _local_scale(H, w / 2, ry0)
     return Scene(seed, image, reference, regions, tuple(counts),  # type: ignore[arg-type]
-                 sum(m.gate is None for m in marbles), tuple(marbles), mean_r, case)
+                 sum(m.gate is None for m in marbles), tuple(marbles), mean_r, case, frames)
 
 
 def make_scenes(n: int, start: int = 0, size: tuple[int, int] = (640, 480),

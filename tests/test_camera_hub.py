@@ -89,6 +89,86 @@ def test_confirmation_reads_the_settled_frame(tmp_path: Path) -> None:
     assert readings and readings[0][1][:2] == b"\xff\xd8"  # the photo, with its overlay, as JPEG
 
 
+class QueuedService(FakeService):
+    """Hands out one queued frame for each settled frame asked for (None once they run out)."""
+
+    def __init__(self, frames: list[np.ndarray | None]) -> None:
+        super().__init__(frames[0])
+        self.queue = list(frames)
+        self.asked = 0
+
+    def settled_frame(self, timeout: float = 2.0) -> np.ndarray | None:
+        self.asked += 1
+        return self.queue.pop(0) if self.queue else None
+
+
+def _red_marbles(board: np.ndarray, *centres: tuple[int, int]) -> np.ndarray:
+    frame = board.copy()
+    for x, y in centres:
+        cv2.circle(frame, (x, y), 12, (40, 40, 220), -1)
+        cv2.circle(frame, (x - 4, y - 4), 3, (255, 255, 255), -1)  # its highlight
+    return frame
+
+
+def test_a_confirmation_reads_three_frames_and_reports_what_most_of_them_read(tmp_path: Path) -> None:
+    """A frame that reads a gate differently (a hand, a flicker) is outvoted, and that gate is unsure."""
+    board = np.full((480, 640, 3), 120, np.uint8)
+    one, two = _red_marbles(board, (295, 230)), _red_marbles(board, (295, 230), (292, 205))
+    service = QueuedService([two, one, one])
+    readings: list[Any] = []
+    hub = CameraHub(service, tmp_path, on_reading=lambda d, photo: readings.append((d, photo)))  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.reference.offer(board, beams_idle=True, regions_empty=True, now=1e9)
+    assert hub.detect(two).detection.counts[2] == 2  # type: ignore[union-attr]  # the odd frame alone reads two
+    detection = hub.confirm_now()
+    assert service.asked == 3
+    assert detection is not None and list(detection.counts) == [0, 0, 1, 0, 0, 0]
+    assert detection.unsure == (False, False, True, False, False, False)  # the frames disagreed there
+    assert len(readings) == 1 and readings[0][0] == detection
+    assert hub.last_reading is not None and np.array_equal(hub.last_reading.frame, one)  # a frame that read 1
+
+
+def test_a_camera_that_stops_after_one_frame_confirms_from_that_frame(tmp_path: Path) -> None:
+    board = np.full((480, 640, 3), 120, np.uint8)
+    frame = _red_marbles(board, (295, 230))
+    service = QueuedService([frame])
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.reference.offer(board, beams_idle=True, regions_empty=True, now=1e9)
+    detection = hub.confirm_now()
+    assert service.asked == 2  # the second frame never came
+    assert detection is not None and list(detection.counts) == [0, 0, 1, 0, 0, 0]
+    assert detection == hub.detect(frame).detection  # type: ignore[union-attr]  # that frame's own reading
+
+
+def test_the_camera_alone_reports_a_rest_with_the_flags_most_of_its_frames_raised(tmp_path: Path) -> None:
+    from hardware.camera.hub import ReadingFrame
+    from hardware.vision.detect import Detection
+
+    hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    camera_only=True)
+    regions = hub.set_regions(GATES)
+    def seen(counts: tuple[int, ...], unsure: tuple[bool, ...]) -> ReadingFrame:  # a frame of its own each
+        return ReadingFrame(np.zeros((48, 64, 3), np.uint8), None, regions, None,
+                            Detection(counts, 0, (), unsure))  # type: ignore[arg-type]
+
+    gate_2 = (0, 1, 0, 0, 0, 0)
+    steady, flagged = (False,) * 6, (False, True, False, False, False, False)
+    assert hub._follow_rest(seen(gate_2, flagged), now=0.0) is None
+    assert hub._follow_rest(seen(gate_2, steady), now=0.6) is None
+    rested = hub._follow_rest(seen(gate_2, steady), now=1.2)  # three frames over a second: at rest
+    assert rested is not None and rested.detection.counts == gate_2
+    assert not rested.detection.is_unsure  # one frame in three flagged gate 2
+    # the marbles move on and rest again: two of the last three frames flag gate 2
+    gate_2_and_3 = (0, 1, 1, 0, 0, 0)
+    assert hub._follow_rest(seen(gate_2_and_3, steady), now=5.0) is None
+    assert hub._follow_rest(seen(gate_2_and_3, flagged), now=5.5) is None
+    rested = hub._follow_rest(seen(gate_2_and_3, flagged), now=6.0)
+    assert rested is not None and rested.detection.unsure == flagged
+    assert rested.detection is not hub._run[-1].detection and rested.frame is hub._run[-1].frame  # the newest
+    assert hub._follow_rest(seen(gate_2_and_3, steady), now=6.5) is None  # reported once
+
+
 def test_a_camera_that_is_down_confirms_nothing(tmp_path: Path) -> None:
     readings: list[Any] = []
     hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *a: readings.append(a))  # type: ignore[arg-type]

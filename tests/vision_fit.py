@@ -22,7 +22,8 @@ from multiprocessing import Pool
 import numpy as np
 
 from hardware.vision import candidates
-from hardware.vision.detect import MarbleDetector
+from hardware.vision.consensus import CONFIRM_FRAMES, consensus
+from hardware.vision.detect import Detection, MarbleDetector
 from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, make_scene, seeds
 
 
@@ -96,16 +97,25 @@ assert set(ORDINARY_TRAINING_SEEDS) | set(HARD_TRAINING_SEEDS) <= set(seeds(TRAI
 TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [(s, c) for c in CASES for s in HARD_TRAINING_SEEDS]
 
 
-def measure_one(job: tuple[int, str | None]) -> tuple[str | None, bool, bool, bool, bool, int]:
-    """(case, six counts exact with reference, and without, flagged unsure with reference, and
-    wrong but not flagged, marbles) for one scene."""
+def _judged(detection: Detection, truth: tuple[int, ...]) -> tuple[bool, bool, bool, bool]:
+    """(six counts exact, a gate flagged unsure, read wrong with no gate flagged, a gate read wrong and
+    not flagged)."""
+    exact = detection.counts == truth
+    return (exact, detection.is_unsure, not exact and not detection.is_unsure,
+            any(c != t and not u for c, t, u in zip(detection.counts, truth, detection.unsure)))
+
+
+def measure_one(job: tuple[int, str | None]) -> tuple[str | None, bool, bool, tuple[bool, ...], tuple[bool, ...]]:
+    """(case, marbles, six counts exact without reference, and ``_judged`` with reference: of the
+    scene's frame, and of a confirmation's ``CONFIRM_FRAMES`` frames, the scene in as many frames of fresh
+    sensor noise) for one scene."""
     seed, case = job
-    sc = make_scene(seed, case=case)
-    with_ref = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+    sc = make_scene(seed, case=case, retakes=CONFIRM_FRAMES - 1)
+    detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+    frames = [detector.detect(frame) for frame in (sc.image, *sc.retakes)]
     noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
-    unsure = bool(getattr(with_ref, "is_unsure", False))  # (a detector without the flag: never)
-    ok = with_ref.counts == sc.counts
-    return case, ok, noref.counts == sc.counts, unsure, not ok and not unsure, len(sc.marbles)
+    return (case, len(sc.marbles), noref.counts == sc.counts, _judged(frames[0], sc.counts),
+            _judged(consensus(frames)[0], sc.counts))
 
 
 def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
@@ -125,15 +135,16 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
     jobs = [(s, c) for c in CASES for s in range(first, first + n)]
     with Pool(2) as pool:
         rows = pool.map(measure_one, jobs, chunksize=10)
-    for case in CASES:
-        got = [r for r in rows if r[0] == case]
-        k = len(got)
-        print(f"{case:9s} n={k} exact with reference {sum(r[1] for r in got) / k:.3f}, "
-              f"without {sum(r[2] for r in got) / k:.3f}; unsure {sum(r[3] for r in got) / k:.3f}, "
-              f"wrong and not unsure {sum(r[4] for r in got) / k:.3f}")
-    k = len(rows)
-    print(f"all       n={k} exact with reference {sum(r[1] for r in rows) / k:.3f}, "
-          f"wrong and not unsure {sum(r[4] for r in rows) / k:.3f}")
+    by_case = [(case, [r for r in rows if r[0] == case]) for case in CASES] + [("all", rows)]
+    for frames, column in ((1, 3), (CONFIRM_FRAMES, 4)):
+        print(f"read from {frames} frame{'s' if frames > 1 else ''} with reference"
+              + (" (the table's confirmation, hardware.vision.consensus)" if frames > 1 else ""))
+        for case, got in by_case:
+            k = len(got)
+            exact, unsure, wrong_sure, gate_wrong_sure = (sum(r[column][i] for r in got) / k for i in range(4))
+            without = f", without reference {sum(r[2] for r in got) / k:.3f}" if frames == 1 else ""
+            print(f"  {case:9s} n={k} exact {exact:.3f}{without}; unsure {unsure:.3f}, wrong and not unsure "
+                  f"{wrong_sure:.3f} (a gate wrong and not unsure {gate_wrong_sure:.3f})")
 
 
 UNLIT_TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [

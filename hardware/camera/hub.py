@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -62,6 +62,15 @@ class ReadingFrame:
     regions: GateRegions
     marble_radius: float | None
     detection: Detection
+
+
+def _agreed(readings: list[ReadingFrame]) -> ReadingFrame:
+    """One reading of a few frames of the same resting marbles (``hardware.vision.consensus``), with the
+    picture of the frame whose marbles it lists."""
+    from hardware.vision.consensus import consensus
+
+    detection, best = consensus([r.detection for r in readings])
+    return replace(readings[best], detection=detection)
 
 
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
@@ -138,6 +147,7 @@ class CameraHub:
         self._error: str | None = None
         self._timer: threading.Timer | None = None
         self._rest = RestWatcher()
+        self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._load_calibration()
@@ -331,15 +341,25 @@ class CameraHub:
             self._timer.start()
 
     def confirm_now(self) -> Detection | None:
-        """Take a settled frame, count the marbles and report the reading; None if the camera is down."""
-        frame = self.service.settled_frame(timeout=3.0)
-        if frame is None:
+        """Take ``CONFIRM_FRAMES`` settled frames, count the marbles in each and report their consensus
+        (``hardware.vision.consensus``); None if the camera is down. A camera that stops after the first
+        frame leaves the reading to the frames it gave."""
+        from hardware.vision.consensus import CONFIRM_FRAMES
+
+        readings: list[ReadingFrame] = []
+        for _ in range(CONFIRM_FRAMES):
+            frame = self.service.settled_frame(timeout=3.0)
+            if frame is None:
+                break
+            result = self.detect(frame)
+            if result is None or self._stop.is_set():  # not calibrated, or closed meanwhile: the table may be gone
+                return None
+            readings.append(result)
+        if not readings:
             return None  # the beams stay the live signal (ruling D3)
-        result = self.detect(frame)
-        if result is None or self._stop.is_set():  # closed meanwhile: the table may be gone
-            return None
-        self._report(result)
-        return result.detection
+        reading = _agreed(readings)
+        self._report(reading)
+        return reading.detection
 
     def _loop(self) -> None:
         reference_checked = markers_checked = 0.0
@@ -366,10 +386,23 @@ class CameraHub:
                 self._seen, self._preview = result, None
             if now_checked := self._refresh_reference(frame, detection, reference_checked):
                 reference_checked = now_checked
-            if self.camera_only:
-                resting = self._rest.update(tuple(detection.counts), detection.outside, time.monotonic())
-                if resting is not None:
-                    self._report(result)
+            if self.camera_only and (rested := self._follow_rest(result, time.monotonic())) is not None:
+                self._report(rested)
+
+    def _follow_rest(self, result: ReadingFrame, now: float) -> ReadingFrame | None:
+        """Camera alone: the reading to report when the marbles have just come to rest (``RestWatcher``), else
+        None. Its counts are those every frame of the rest read; its flags those most of its last
+        ``CONFIRM_FRAMES`` frames raised (``hardware.vision.consensus``)."""
+        from hardware.vision.consensus import CONFIRM_FRAMES
+
+        def seen(r: ReadingFrame) -> tuple[tuple[int, ...], int]:
+            return tuple(r.detection.counts), r.detection.outside
+
+        run = self._run if self._run and seen(self._run[-1]) == seen(result) else []
+        self._run = [*run[max(0, len(run) - CONFIRM_FRAMES + 1):], result]
+        if self._rest.update(*seen(result), now) is None:
+            return None
+        return _agreed(self._run[::-1])  # the same counts in each: the newest frame's picture
 
     def _refresh_reference(self, frame: np.ndarray, detection: Detection | None, last_check: float) -> float | None:
         """Take or refresh the empty reference; returns the time of this check, None if not due.
