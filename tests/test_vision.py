@@ -121,6 +121,19 @@ def test_generator_is_deterministic() -> None:
     assert not np.array_equal(a.image, make_scene(8).image)
 
 
+def test_a_retake_is_the_same_scene_in_fresh_sensor_noise() -> None:
+    """What a confirmation reads (hardware/vision/consensus.py): frames of the same resting scene."""
+    plain, taken = make_scene(7, case="touching"), make_scene(7, case="touching", retakes=2)
+    assert np.array_equal(plain.image, taken.image) and np.array_equal(plain.reference, taken.reference)
+    assert plain.retakes == () and len(taken.retakes) == 2
+    first, second = (frame.astype(np.int16) for frame in taken.retakes)
+    for frame in (first, second):
+        assert not np.array_equal(frame, taken.image)  # noise of its own
+        assert np.abs(frame - taken.image).mean() < 6  # the same scene: differing by the noise alone
+    assert not np.array_equal(first, second)
+    assert np.array_equal(make_scene(7, case="touching", retakes=1).retakes[0], taken.retakes[0])  # seeded
+
+
 def test_every_marble_of_a_scene_is_in_view(results) -> None:
     """A marble the camera cannot see has no ground truth: the generator keeps them all in frame."""
     assert results["out_of_view"] == []
