@@ -10,7 +10,6 @@ import pytest
 
 from hardware.camera.hub import CameraHub, NoPicture
 from hardware.camera.markers import MarkerError
-from tests.waiting import PATIENCE_S
 
 GATES = {"gates": [{"gate": g, "polygon": [[60 + g * 70, 200], [110 + g * 70, 200], [110 + g * 70, 260],
                                            [60 + g * 70, 260]]} for g in range(1, 7)]}
@@ -168,54 +167,6 @@ def test_the_camera_alone_reports_a_rest_with_the_flags_most_of_its_frames_raise
     assert rested is not None and rested.detection.unsure == flagged
     assert rested.detection is not hub._run[-1].detection and rested.frame is hub._run[-1].frame  # the newest
     assert hub._follow_rest(seen(gate_2_and_3, steady), now=6.5) is None  # reported once
-
-
-def test_the_vision_loop_and_a_confirmation_never_read_with_the_detector_at_once(tmp_path: Path) -> None:
-    """The detector keeps the close decisions of the frame it reads (its unsure flags): two threads reading
-    with it at once would mix them up. The second waits until the first is done."""
-    import threading
-
-    from hardware.vision.detect import Detection
-
-    first_inside, second_trying, second_inside, release = (threading.Event() for _ in range(4))
-    inside = [0]
-    most = [0]
-
-    class SlowDetector:
-        def detect(self, frame: np.ndarray) -> Detection:
-            inside[0] += 1
-            most[0] = max(most[0], inside[0])
-            if not first_inside.is_set():
-                first_inside.set()
-                release.wait(PATIENCE_S)
-            else:
-                second_inside.set()
-            inside[0] -= 1
-            return Detection((0,) * 6, 0, ())  # type: ignore[arg-type]
-
-    hub = CameraHub(FakeService(None), tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
-    hub.set_regions(GATES)
-    detector = SlowDetector()
-    hub._detector_for = lambda regions: (detector, None, None)  # type: ignore[method-assign, assignment, return-value]
-    frame = np.zeros((480, 640, 3), np.uint8)
-
-    def second() -> None:
-        second_trying.set()
-        hub.detect(frame)
-
-    first = threading.Thread(target=hub.detect, args=(frame,), daemon=True)
-    other = threading.Thread(target=second, daemon=True)
-    try:
-        first.start()
-        assert first_inside.wait(PATIENCE_S)
-        other.start()
-        assert second_trying.wait(PATIENCE_S)
-        assert not second_inside.wait(1.0)  # it waits its turn (without the turn-taking it is in at once)
-    finally:
-        release.set()
-    first.join(PATIENCE_S)
-    other.join(PATIENCE_S)
-    assert second_inside.is_set() and most[0] == 1 and not first.is_alive() and not other.is_alive()
 
 
 def test_a_camera_that_is_down_confirms_nothing(tmp_path: Path) -> None:

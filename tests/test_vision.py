@@ -121,6 +121,29 @@ def test_generator_is_deterministic() -> None:
     assert not np.array_equal(a.image, make_scene(8).image)
 
 
+def test_one_detector_reads_frames_from_several_threads_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The camera's vision loop and a confirmation may read with the same detector at the same moment: a frame's
+    close decisions (its unsure flags), light and radius belong to that frame alone. Here another frame is read
+    while the first is half read (as its marbles are being chosen)."""
+    import hardware.vision.detect as detect
+
+    sc, other = make_scene(72002, case="touching"), make_scene(72000, case="touching").image
+    detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+    alone, other_alone = detector.detect(sc.image), detector.detect(other)
+    assert alone.unsure == (False, False, False, False, True, False)  # a touching pair in gate 5
+    light_direction, meanwhile = detect._light_direction, []
+
+    def read_another_frame_meanwhile(*args: object) -> tuple[float, float] | None:
+        if not meanwhile:  # once: the frame read meanwhile comes here too
+            meanwhile.append(None)
+            meanwhile.append(detector.detect(other))
+        return light_direction(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(detect, "_light_direction", read_another_frame_meanwhile)
+    assert detector.detect(sc.image) == alone  # (when the detector kept them, every gate here came out unsure)
+    assert meanwhile[1] == other_alone
+
+
 def test_a_retake_is_the_same_scene_in_fresh_sensor_noise() -> None:
     """What a confirmation reads (hardware/vision/consensus.py): frames of the same resting scene."""
     plain, taken = make_scene(7, case="touching"), make_scene(7, case="touching", retakes=2)

@@ -14,8 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from hardware.vision.detect import Detection, MarbleDetector
-from hardware.vision.regions import GateRegion, GateRegions
+from hardware.vision.detect import Detection, MarbleDetector, _verdict
 from tests import vision_fit
 from tests.scenes import CASES, GLASS_KINDS, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, make_scenes, seeds
 
@@ -385,12 +384,10 @@ def test_a_marble_the_review_kept_by_a_small_margin_makes_its_gate_unsure(monkey
 def test_a_review_verdict_within_the_margin_is_unsure(log_odds, kept, unsure) -> None:
     """A network's verdict keeps a candidate above log-odds 0; within ``REVIEW_MARGIN`` (1.0) of 0,
     either way, the candidate's place is a close decision (its gate waits for a tap)."""
-    regions = GateRegions(tuple(GateRegion(g, ((60.0 * g, 0.0), (60.0 * g + 50, 0.0), (60.0 * g + 50, 50.0),
-                                                  (60.0 * g, 50.0))) for g in range(1, 7)))
-    det = MarbleDetector(regions, marble_radius_px=12.0)  # the verdict reads no image
     peak = (40, 30, 6.0, 0.6, 1.0, -1.0)
-    assert det._verdict(peak, log_odds) is kept
-    assert det._near == ([(40, 30)] if unsure else [])
+    near: list[tuple[int, int]] = [(5, 5)]  # the frame's close decisions so far
+    assert _verdict(peak, log_odds, near) is kept
+    assert near == ([(5, 5), (40, 30)] if unsure else [(5, 5)])
 
 
 def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:

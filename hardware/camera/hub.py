@@ -124,9 +124,6 @@ class CameraHub:
         # Refreshed at most every 5 minutes: light drifts slowly, and the SD card is spared.
         self.reference = ReferenceStore(data_dir / "empty-reference.png", min_interval=300.0)
         self._lock = threading.RLock()
-        # a detector reads one frame at a time (it keeps that frame's close decisions while it reads): the vision
-        # loop and a confirmation take turns
-        self._detecting = threading.Lock()
         # the simulated castle's gates and marble size, used until a calibration is saved
         self._default_regions = default_regions
         self._default_marble = default_marble
@@ -326,9 +323,7 @@ class CameraHub:
         if regions is None:
             return None
         detector, reference, radius = self._detector_for(regions)
-        with self._detecting:
-            detection = detector.detect(frame)
-        return ReadingFrame(frame, reference, regions, radius, detection)
+        return ReadingFrame(frame, reference, regions, radius, detector.detect(frame))
 
     def _report(self, reading: ReadingFrame) -> None:
         """Send a reading, with its photo (the frame with the overlay), to `on_reading`."""

@@ -375,8 +375,6 @@ class MarbleDetector:
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
         self.unlit_log: list | None = None  # the same of the glareless circles reviewed
-        self._near: list[tuple[int, int]] = []  # close decisions of the last frame (working pixels)
-        self._frame_r = self._work_r  # the marble radius measured in the last frame (working pixels)
         self.set_reference(reference)
 
     # ----------------------------------------------------------------- set-up
@@ -496,15 +494,19 @@ class MarbleDetector:
         fill = cv2.boxFilter((change > t_fill).view(np.uint8), cv2.CV_32F, (side, side), borderType=cv2.BORDER_CONSTANT)
         score = votes + FILL_WEIGHT * fill
         xs, ys = local_maxima(score, NEAR_MISS * tuning.min_score)
-        self._near = []
-        self._light: tuple[float, float] | None = None
-        self._frame_r = self._work_r
-        centres = self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning) if len(xs) else []
+        # this frame's close decisions (working pixels), its light and its marble radius: kept here, not on the
+        # detector, so that one detector may read frames from several threads at once
+        near: list[tuple[int, int]] = []
+        centres: list[Peak] = []
+        light: tuple[float, float] | None = None
+        frame_r = self._work_r
+        if len(xs):
+            centres, light, frame_r = self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning, near)
         if self._reference is not None:
             changed = change > UNEXPLAINED_CHANGE * t_fill
-            self._near += unexplained_blobs(changed, centres, self._frame_r)
-            self._near += leftover_change(changed, centres, self._frame_r, self._light)
-            self._near += faint_change(change, centres, self._frame_r, side)
+            near += unexplained_blobs(changed, centres, frame_r)
+            near += leftover_change(changed, centres, frame_r, light)
+            near += faint_change(change, centres, frame_r, side)
         px, py, x0, y0 = self._to_frame(h, w)
 
         def frame_xy(cx: float, cy: float) -> tuple[float, float]:
@@ -514,7 +516,7 @@ class MarbleDetector:
         counts = [0] * 6
         outside = 0
         unsure = [self._reference is None] * 6
-        for cx, cy in self._near:
+        for cx, cy in near:
             gate = self.regions.gate_at(*frame_xy(cx, cy))
             if gate is not None:
                 unsure[gate - 1] = True
@@ -533,14 +535,16 @@ class MarbleDetector:
                          self._reference is not None)
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray, lum_change: np.ndarray,
-                per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning) -> list[Peak]:
+                per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning,
+                near: list[tuple[int, int]]) -> tuple[list[Peak], tuple[float, float] | None, float]:
         """Peaks (strongest first) with a specular highlight nearby (a small spot brighter than
         its surroundings, or clipped), then greedy non-maximum suppression and the shadow rule,
         with distances in units of the marble radius measured in this frame (see
         ``_frame_radius``). The clearer a peak the weaker the highlight it needs (``_glare_needed``),
         in a softly lit frame (``SOFT_GLARE``) a peak of ``SOFT_SCORE`` none, and with a reference,
         new highlights away from every kept marble seed more marbles. ``lum_change``: the brightness
-        change (``diff``'s mean over its channels)."""
+        change (``diff``'s mean over its channels). Returns the marbles kept, the frame's light direction and
+        marble radius (working pixels); its close decisions are added to ``near``."""
         highlight = tuning.highlight
         lum = cv2.transform(cur, MEAN3)
         spot = cv2.morphologyEx(lum, cv2.MORPH_TOPHAT, self._spot_kernel)  # lum less its opening
@@ -572,32 +576,30 @@ class MarbleDetector:
             cands.append(peak)
         first = self._suppress(cands, self._work_r, None)
         radius = self._frame_radius(first, per_radius)
-        self._frame_r = radius
         confident = self._suppress(cands, radius, None)
         light = _light_direction(confident, radius)
-        self._light = light
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
             kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight)
-            kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight)
-            kept = self._review_unlit(unlit, kept, diff, spot, lum_change, radius, light, highlight, soft)
+            kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight, near)
+            kept = self._review_unlit(unlit, kept, diff, spot, lum_change, radius, light, highlight, soft, near)
             far2 = (EXPLAINED_RADII * radius) ** 2  # a clear circle without its glare, far from every marble
-            self._near += [(c[0], c[1]) for c in unlit if c[3] >= UNLIT_SCORE * tuning.min_score
+            near += [(c[0], c[1]) for c in unlit if c[3] >= UNLIT_SCORE * tuning.min_score
                            and all((c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 >= far2 for k in kept)]
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
-        self._near += [(x, y) for x, y in misses if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
-        self._near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
+        near += [(x, y) for x, y in misses if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
+        near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
         shadows = _shadow_reach(confident, radius)
         if shadows > SHADOW_REACH:  # a low lamp: a marble kept where another's shadow and caustic fall
-            self._near += [(k[0], k[1]) for k in kept if _in_shadow(k, kept, radius, light, shadows)]
+            near += [(k[0], k[1]) for k in kept if _in_shadow(k, kept, radius, light, shadows)]
         close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
-        self._near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
+        near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
                        if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
-        return kept
+        return kept, light, radius
 
     def _review(self, cands: list[Peak], kept: list[Peak], diff: np.ndarray, spot: np.ndarray,
                 lum_change: np.ndarray, radius: float, light: tuple[float, float] | None,
-                highlight: float) -> list[Peak]:
+                highlight: float, near: list[tuple[int, int]]) -> list[Peak]:
         """Strongest first, a candidate whose nearest stronger marble kept lies
         ``review.REVIEW_NEAR``..``review.REVIEW_FAR`` radii away is kept or rejected by the
         network of ``hardware.vision.candidates``; every other keeps the rules' verdict,
@@ -619,14 +621,14 @@ class MarbleDetector:
                     if self.candidate_log is not None:
                         self.candidate_log.append((f, c, list(final), verdict))
                     if review.OUTPUT_WEIGHTS.any():
-                        verdict = self._verdict(c, review.log_odds(f))
+                        verdict = _verdict(c, review.log_odds(f), near)
             if verdict:
                 final.append(c)
         return final
 
     def _review_unlit(self, unlit: list[Peak], kept: list[Peak], diff: np.ndarray, spot: np.ndarray,
                       lum_change: np.ndarray, radius: float, light: tuple[float, float] | None,
-                      highlight: float, soft: bool) -> list[Peak]:
+                      highlight: float, soft: bool, near: list[tuple[int, int]]) -> list[Peak]:
         """Strongest first, a clear circle without the glare it needed, at least ``REVIEW_NEAR``
         radii from every marble kept, is added or left out by the unlit network of
         ``hardware.vision.candidates`` (clear glass under soft light, a marble whose glare a roll
@@ -640,16 +642,9 @@ class MarbleDetector:
                                       FILL_MIN_CHANGE, DARK_WEIGHT)
             if self.unlit_log is not None:
                 self.unlit_log.append((f, c, list(kept), False))
-            if review.UNLIT_OUTPUT_WEIGHTS.any() and self._verdict(c, review.unlit_log_odds(f)):
+            if review.UNLIT_OUTPUT_WEIGHTS.any() and _verdict(c, review.unlit_log_odds(f), near):
                 kept.append(c)
         return kept
-
-    def _verdict(self, c: Peak, log_odds: float) -> bool:
-        """A network's verdict on peak ``c`` (a marble when ``log_odds`` is above 0); a margin under
-        ``REVIEW_MARGIN`` makes its gate unsure."""
-        if abs(log_odds) < REVIEW_MARGIN:
-            self._near.append((c[0], c[1]))
-        return log_odds > 0.0
 
     def _frame_radius(self, marbles: list[Peak],
                       per_radius: np.ndarray) -> float:
@@ -717,6 +712,14 @@ class MarbleDetector:
         patch = diff[max(0, y - k):y + k + 1, max(0, x - k):x + k + 1].reshape(-1, 3)
         chroma = np.sqrt(np.maximum((patch * patch).sum(axis=1) - patch.sum(axis=1) ** 2 / 3.0, 0.0))
         return median(chroma) > SHADOW_MAX_CHROMA
+
+
+def _verdict(c: Peak, log_odds: float, near: list[tuple[int, int]]) -> bool:
+    """A network's verdict on peak ``c`` (a marble when ``log_odds`` is above 0); a margin under
+    ``REVIEW_MARGIN`` makes its gate unsure (added to ``near``, the frame's close decisions)."""
+    if abs(log_odds) < REVIEW_MARGIN:
+        near.append((c[0], c[1]))
+    return log_odds > 0.0
 
 
 def _in_shadow(c: Peak, kept: list[Peak], radius: float, light: tuple[float, float] | None = None,
