@@ -71,8 +71,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    from every marble found where the change averaged over a marble's disc reaches
    ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
-   ``_shadow_reach``) that no review network kept by a clear margin, or a marble found within ``BORDER_RADII`` of the border between two gates (both
-   are unsure). Without a reference every gate is unsure.
+   ``_shadow_reach``) that no review network kept by a clear margin, or a marble found within
+   ``BORDER_RADII`` of the border between two gates (both are unsure). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
