@@ -58,10 +58,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
    (score or highlight within ``NEAR_MISS`` of its threshold) where passing would have added a marble
-   (``NEAR_SAME``), a candidate the review model kept
-   or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR``
-   radii (a touching pair or one rolling marble), a clear circle of the marble's size without its
-   highlight, far from every marble (``UNLIT_SCORE``: a rolling marble's glare smeared away), or
+   (``NEAR_SAME``), a candidate the review model kept or rejected by a small margin
+   (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR`` radii (a touching pair or one
+   rolling marble), a clear circle of the marble's size without its highlight, far from every marble (``UNLIT_SCORE``: a rolling marble's glare smeared away), or
    (with a reference, ``hardware.vision.unexplained``) a changed blob the size of a marble that no
    marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a faint one, a new
    object), or a changed blob holding more change than the marbles found in it explain:
@@ -71,8 +70,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    from every marble found where the change averaged over a marble's disc reaches
    ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
-   ``_shadow_reach``), or a marble found within
-   ``BORDER_RADII`` of the border between two gates (both are unsure). Without a reference every gate is unsure.
+   ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
+   are unsure). Without a reference every gate is unsure.
 """
 
 from __future__ import annotations
