@@ -555,12 +555,12 @@ def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[st
             page.wait_for_selector("#preview:not([hidden])")
             page.click("#calibrate")
             canvas = page.wait_for_selector("#calib:not([hidden])")
-            box = canvas.bounding_box()
-            scale = box["width"] / 640  # the snapshot is 640 px wide
             for gate in range(1, 7):
                 page.click(f"#calib-gates [data-gate='{gate}']")
                 for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):
                     x, y = 20 + (gate - 1) * 100 + dx, 150 + dy
+                    box = canvas.bounding_box()  # where the picture is now: the tools appearing may move it
+                    scale = box["width"] / 640  # the snapshot is 640 px wide
                     page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
             page.click("#calib-save")
             page.wait_for_selector("#calib[hidden]", state="attached")
@@ -568,7 +568,7 @@ def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[st
             assert status["calibration"] == "tap"
             first = status["regions"]["gates"][0]["polygon"]
             assert all(abs(a - b) <= 2 for p, q in zip(first, [[20, 150], [80, 150], [80, 250], [20, 250]])
-                       for a, b in zip(p, q))
+                       for a, b in zip(p, q)), first
     finally:
         context.close()  # a second close is harmless
         shutdown(application)
