@@ -555,13 +555,12 @@ def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[st
             page.wait_for_selector("#preview:not([hidden])")
             page.click("#calibrate")
             canvas = page.wait_for_selector("#calib:not([hidden])")
+            scale = canvas.bounding_box()["width"] / 640  # the snapshot is 640 px wide
             for gate in range(1, 7):
-                page.click(f"#calib-gates [data-gate='{gate}']")
-                for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):
+                page.click(f"#calib-gates [data-gate='{gate}']")  # may scroll the page: taps are placed on the
+                for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):  # picture where it is at each tap
                     x, y = 20 + (gate - 1) * 100 + dx, 150 + dy
-                    box = canvas.bounding_box()  # where the picture is now: the tools appearing may move it
-                    scale = box["width"] / 640  # the snapshot is 640 px wide
-                    page.mouse.click(box["x"] + x * scale, box["y"] + y * scale)
+                    canvas.click(position={"x": x * scale, "y": y * scale})
             page.click("#calib-save")
             page.wait_for_selector("#calib[hidden]", state="attached")
             _, status = call(f"{base}/api/camera")
