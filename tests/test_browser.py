@@ -556,9 +556,9 @@ def test_calibration_by_tap_on_the_camera_page(browser: Any, app_config: dict[st
             page.click("#calibrate")
             canvas = page.wait_for_selector("#calib:not([hidden])")
             scale = canvas.bounding_box()["width"] / 640  # the snapshot is 640 px wide
-            for gate in range(1, 7):
-                page.click(f"#calib-gates [data-gate='{gate}']")  # may scroll the page: taps are placed on the
-                for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):  # picture where it is at each tap
+            for gate in range(1, 7):  # a gate button's click may scroll the page: each tap is placed on the picture
+                page.click(f"#calib-gates [data-gate='{gate}']")
+                for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):
                     x, y = 20 + (gate - 1) * 100 + dx, 150 + dy
                     canvas.click(position={"x": x * scale, "y": y * scale})
             page.click("#calib-save")
