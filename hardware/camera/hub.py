@@ -25,6 +25,7 @@ from hardware.camera.marble_size import (
     size_from_markers,
 )
 from hardware.camera.markers import DEFAULT_MARKER_MM, MarkerAnchor, MarkerError
+from hardware.vision.consensus import CONFIRM_FRAMES, consensus
 from hardware.vision.regions import GateRegion, GateRegions, RegionsError, load_regions, save_regions
 from hardware.vision.rest import RestWatcher
 
@@ -67,8 +68,6 @@ class ReadingFrame:
 def _agreed(readings: list[ReadingFrame]) -> ReadingFrame:
     """One reading of a few frames of the same resting marbles (``hardware.vision.consensus``), with the
     picture of the frame whose marbles it lists."""
-    from hardware.vision.consensus import consensus
-
     detection, best = consensus([r.detection for r in readings])
     return replace(readings[best], detection=detection)
 
@@ -344,8 +343,6 @@ class CameraHub:
         """Take ``CONFIRM_FRAMES`` settled frames, count the marbles in each and report their consensus
         (``hardware.vision.consensus``); None if the camera is down. A camera that stops after the first
         frame leaves the reading to the frames it gave."""
-        from hardware.vision.consensus import CONFIRM_FRAMES
-
         readings: list[ReadingFrame] = []
         for _ in range(CONFIRM_FRAMES):
             frame = self.service.settled_frame(timeout=3.0)
@@ -393,13 +390,12 @@ class CameraHub:
         """Camera alone: the reading to report when the marbles have just come to rest (``RestWatcher``), else
         None. Its counts are those every frame of the rest read; its flags those most of its last
         ``CONFIRM_FRAMES`` frames raised (``hardware.vision.consensus``)."""
-        from hardware.vision.consensus import CONFIRM_FRAMES
 
         def seen(r: ReadingFrame) -> tuple[tuple[int, ...], int]:
             return tuple(r.detection.counts), r.detection.outside
 
         run = self._run if self._run and seen(self._run[-1]) == seen(result) else []
-        self._run = [*run[max(0, len(run) - CONFIRM_FRAMES + 1):], result]
+        self._run = [*run, result][-CONFIRM_FRAMES:]
         if self._rest.update(*seen(result), now) is None:
             return None
         return _agreed(self._run[::-1])  # the same counts in each: the newest frame's picture

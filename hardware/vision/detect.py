@@ -506,11 +506,8 @@ class MarbleDetector:
         # this frame's close decisions (working pixels), its light and its marble radius: kept here, not on the
         # detector, so that one detector may read frames from several threads at once
         near: list[tuple[int, int]] = []
-        centres: list[Peak] = []
-        light: tuple[float, float] | None = None
-        frame_r = self._work_r
-        if len(xs):
-            centres, light, frame_r = self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning, near)
+        centres, light, frame_r = (self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning, near)
+                                   if len(xs) else ([], None, self._work_r))
         if self._reference is not None:
             changed = change > UNEXPLAINED_CHANGE * t_fill
             near += unexplained_blobs(changed, centres, frame_r)
@@ -594,7 +591,7 @@ class MarbleDetector:
             kept = self._review_unlit(unlit, kept, diff, spot, lum_change, radius, light, highlight, soft, near)
             far2 = (EXPLAINED_RADII * radius) ** 2  # a clear circle without its glare, far from every marble
             near += [(c[0], c[1]) for c in unlit if c[3] >= UNLIT_SCORE * tuning.min_score
-                           and all((c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 >= far2 for k in kept)]
+                     and all((c[0] - k[0]) ** 2 + (c[1] - k[1]) ** 2 >= far2 for k in kept)]
         same2 = (NEAR_SAME * radius) ** 2  # a near miss this close to a kept marble is that marble
         near += [(x, y) for x, y in misses if all((x - k[0]) ** 2 + (y - k[1]) ** 2 >= same2 for k in kept)]
         near += [(k[0], k[1]) for k in kept if k[3] < SURE_SCORE * tuning.min_score]
@@ -603,7 +600,7 @@ class MarbleDetector:
             near += [(k[0], k[1]) for k in kept if _in_shadow(k, kept, radius, light, shadows)]
         close2 = (CLOSE_PAIR * radius) ** 2  # two peaks this close: a touching pair or one smeared marble
         near += [(a[0], a[1]) for i, a in enumerate(kept) for b in kept[i + 1:]
-                       if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
+                 if (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 < close2]
         return kept, light, radius
 
     def _review(self, cands: list[Peak], kept: list[Peak], diff: np.ndarray, spot: np.ndarray,
