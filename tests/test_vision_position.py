@@ -1,6 +1,6 @@
-"""Where the detector puts a marble: to a fraction of a pixel, in frame pixels, and a marble by the
-line between two gates leaves both unsure (ruling D4: a count the detector cannot be sure of waits
-for a tap)."""
+"""Where the detector puts a marble: to a fraction of a pixel, in frame pixels; a marble by the line
+between two gates leaves both unsure, and a marble cut by the picture's edge is not in view (ruling D4:
+a count the detector cannot be sure of waits for a tap)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from collections.abc import Iterable
 import numpy as np
 import pytest
 
+from hardware.vision import detect
 from hardware.vision.detect import BORDER_RADII, MarbleDetector, _subpixel
 from hardware.vision.regions import GateRegion, GateRegions
 from tests.scenes import Scene, make_scene, make_scenes
@@ -103,3 +104,31 @@ def test_a_marble_clear_of_every_line_is_sure(lone_marble) -> None:
     for shift in (2.0 * BORDER_RADII * r, -2.0 * BORDER_RADII * r, 3.0 * r):
         det = MarbleDetector(_split_at(sc, x + shift), sc.reference, marble_radius_px=r).detect(sc.image)
         assert sum(det.counts) == 1 and not det.is_unsure, shift
+
+
+def _cropped_at(sc: Scene, x0: int) -> tuple[np.ndarray, np.ndarray, GateRegions]:
+    """The scene's picture and reference from column ``x0`` on, and its gates moved with them (the gates
+    left of the marble now reach the picture's edge)."""
+    regions = GateRegions(tuple(GateRegion(g.gate, tuple((x - x0, y) for x, y in g.polygon)) for g in sc.regions.gates))
+    return sc.image[:, x0:].copy(), sc.reference[:, x0:].copy(), regions
+
+
+def test_a_marble_cut_by_the_pictures_edge_is_not_in_view_and_its_gate_waits(lone_marble, monkeypatch) -> None:
+    """Half outside the picture (or a third of a radius in), the marble counts outside and its gate is
+    unsure; wholly in view a radius from the edge, it counts and is sure. Without the rule the half
+    marble counts in its gate, sure."""
+    sc, x, _ = lone_marble
+    r = sc.marble_radius_px
+    gate = sc.counts.index(1)
+    for inside in (0.0, 0.3 * r):
+        image, reference, regions = _cropped_at(sc, int(round(x - inside)))
+        det = MarbleDetector(regions, reference, marble_radius_px=r).detect(image)
+        assert det.counts == (0,) * 6 and det.outside == 1, inside
+        assert det.unsure == tuple(g == gate for g in range(6)), inside
+    image, reference, regions = _cropped_at(sc, int(round(x - 1.2 * r)))
+    det = MarbleDetector(regions, reference, marble_radius_px=r).detect(image)
+    assert det.counts == sc.counts and not det.is_unsure
+    monkeypatch.setattr(detect, "PICTURE_EDGE_RADII", 0.0)
+    image, reference, regions = _cropped_at(sc, int(round(x)))
+    det = MarbleDetector(regions, reference, marble_radius_px=r).detect(image)
+    assert det.counts == sc.counts and not det.is_unsure
