@@ -12,8 +12,8 @@ labels is kept in this project. It is measured, never tuned to.
 
 The gates are the frame split 3 x 2, ``EDGE_RADII`` marble radii in from the frame's edges: a
 castle's gates never reach the edge of the picture, and the labels leave out the marbles still
-half outside it. A second figure has the gates over the whole frame. The marble radius is what the Camera page's tap measures
-(``measure_radius_at``), the median over the labelled marbles.
+half outside it. A second figure has the gates over the whole frame. The marble radius is what the
+Camera page's tap measures (``measure_radius_at``), the median over the labelled marbles.
 """
 
 from __future__ import annotations
