@@ -361,9 +361,9 @@ either side's (in the castle, walls part the gates and no marble rests there).""
 PICTURE_EDGE_RADII = 0.5
 """A marble found closer than this many radii to the picture's edge is cut by it (a fifth of its disc or
 more outside): it is not in view. It counts as outside, and the gate it lies in is unsure (a castle gate
-that reaches the picture's edge is confirmed by a tap). Where it is is known no better: it is found
-nearer the edge than it lies (the picture's border mirrors the part in view), within 3 px for marbles
-labelled up to half a radius in in the real sequence of bench/bench_real_sequence.py. There, with the
+that reaches the picture's edge is confirmed by a tap). Where it lies is known less well there: the
+real sequence of bench/bench_real_sequence.py labels marbles up to half a radius in that were found
+within 3 px of the edge (its labels sit on the glare, a few pixels off the disc's centre). There, with the
 gates over the whole frame, 26 marbles fewer were read where the labels have none and 13 more labelled
 ones were missed: gates 0.910 exact and all six 0.671, against 0.881 and 0.543 (made after seeing
 those figures; the inset gates, which no marble cut by the edge reaches, read as before). No rendered
