@@ -1,6 +1,6 @@
 """The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
-reference, the marble measured by a tap on the picture, photo keeping switched on with its count and folder,
-the camera's record on the kept rounds and their zip download."""
+reference, a gate that reaches the picture's edge named, the marble measured by a tap on the picture, photo
+keeping switched on with its count and folder, the camera's record on the kept rounds and their zip download."""
 from __future__ import annotations
 
 import time
@@ -65,6 +65,20 @@ def test_the_diego_sensor_panel_says_counts_are_unsure_without_a_reference(
     assert call(f"{base}/api/camera/reference", {})[0] == 200
     expect(page.locator("#camera-unsure")).to_have_count(0, timeout=WAIT_MS)
     expect(page.locator("#camera-state")).to_contain_text("Camera: watching")
+
+
+def test_the_camera_page_names_a_gate_that_reaches_the_pictures_edge(
+        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+    regions = sim_app.extensions["sensors"].camera.current_regions().to_json()
+    page = open_page()
+    page.goto(f"{base}/camera")
+    expect(page.locator("#facts")).to_contain_text("Gates calibrated", timeout=WAIT_MS)
+    expect(page.locator("#facts")).not_to_contain_text("edge of the picture")
+    x0 = min(x for x, _ in regions["gates"][0]["polygon"])
+    regions["gates"][0]["polygon"] = [[x - x0 + 2, y] for x, y in regions["gates"][0]["polygon"]]  # 2 px from it
+    assert call(f"{base}/api/camera/regions", regions)[0] == 200
+    page.reload()
+    expect(page.locator("#facts li.warn")).to_contain_text("Gate 1 reaches the edge of the picture", timeout=WAIT_MS)
 
 
 def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., Any], base: str,

@@ -108,6 +108,22 @@ def test_without_a_reference_the_counts_are_unsure(tmp_path: Path) -> None:
     assert hub.status()["unsure"] is None
 
 
+def test_a_gate_at_the_pictures_edge_is_named_on_the_page(tmp_path: Path) -> None:
+    """Gates within a marble's radius of the picture's edge: a marble the edge cuts would wait for a tap."""
+    hub = _hub(FakeService(np.full((480, 640, 3), 120, np.uint8)), tmp_path,
+               default_marble=MarbleSize(12.0, "tap", 0.0))
+    assert hub.status()["edge"] is None  # not calibrated yet
+    hub.set_regions(GATES)  # gate g spans x from 60 + 70 g to 110 + 70 g: gate 6 reaches 530, far from 639.5
+    assert hub.status()["edge"] is None
+    shifted = {"gates": [{"gate": g["gate"], "polygon": [[x + 100, y] for x, y in g["polygon"]]}
+                         for g in GATES["gates"]]}
+    hub.set_regions(shifted)  # gate 6 now reaches x 630, 9.5 px from the edge: within a radius
+    assert hub.status()["edge"].startswith("Gate 6 reaches the edge of the picture")
+    shifted["gates"][0]["polygon"] = [[x - 225, y] for x, y in shifted["gates"][0]["polygon"]]
+    hub.set_regions(shifted)  # gate 1 from x 5 on
+    assert hub.status()["edge"].startswith("Gates 1, 6 reach the edge")
+
+
 def test_the_reference_is_taken_before_the_gates_are_calibrated(tmp_path: Path) -> None:
     hub = _hub(FakeService(np.full((480, 640, 3), 120, np.uint8)), tmp_path)
     assert hub.current_regions() is None

@@ -55,6 +55,16 @@ def test_borders_within_a_reach() -> None:
     assert tri.border_within(30.0, 15.0, 1.0) and not tri.border_within(25.0, 30.0, 5.0)
 
 
+def test_gates_near_the_pictures_edge() -> None:
+    regions = GateRegions.from_json(_row())  # gate g spans x from 100 g to 100 g + 80, y from 0 to 90
+    assert regions.near_picture_edge(700, 200, 5) == [1, 2, 3, 4, 5, 6]  # every gate starts at the top
+    moved = GateRegions(tuple(GateRegion(g.gate, tuple((x, y + 20) for x, y in g.polygon)) for g in regions.gates))
+    assert moved.near_picture_edge(700, 200, 5) == []  # 20 px from the top, 89.5 from the bottom
+    assert moved.near_picture_edge(700, 200, 21) == [1, 2, 3, 4, 5, 6]
+    assert moved.near_picture_edge(683, 200, 5) == [6]  # its right side at 680, the picture's edge at 682.5
+    assert moved.near_picture_edge(660, 200, 5) == [6]  # beyond the picture
+
+
 def test_order_is_normalised() -> None:
     data = _row()
     data["gates"].reverse()

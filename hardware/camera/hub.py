@@ -436,6 +436,20 @@ class CameraHub:
                 self._preview = _overlay_jpeg(self._seen)
             return self._preview
 
+    def _edge_warning(self) -> str | None:
+        """A plain warning when a gate comes within a marble's radius of the picture's edge: a marble there is
+        cut by it, not counted, and its gate waits for a tap (``detect.PICTURE_EDGE_RADII``)."""
+        regions, frame, radius = self._moved or self._regions, self.service.latest(), self.marble_radius
+        if regions is None or frame is None or radius is None:
+            return None
+        gates = regions.near_picture_edge(frame.shape[1], frame.shape[0], radius)
+        if not gates:
+            return None
+        names = ", ".join(map(str, gates))
+        return (f"Gate{'s' if len(gates) > 1 else ''} {names} reach{'' if len(gates) > 1 else 'es'} the edge of the "
+                "picture: a marble the edge cuts is not counted and waits for a tap. Move or widen the camera so that "
+                "every gate is wholly in view.")
+
     def status(self) -> dict[str, Any]:
         with self._lock:
             last = self._last.to_json() if self._last is not None else None
@@ -448,6 +462,7 @@ class CameraHub:
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
                 "unsure": None if self.reference.get() is not None else UNSURE_WITHOUT_REFERENCE,
+                "edge": self._edge_warning(),
                 "marble": self.marble_status(),
                 "camera_only": self.camera_only,
                 "last_detection": last,

@@ -102,6 +102,14 @@ class GateRegions:
         """The gates whose border passes closer than ``reach`` to (x, y)."""
         return {g.gate for g in self.gates if g.border_within(x, y, reach)}
 
+    def near_picture_edge(self, width: int, height: int, reach: float) -> list[int]:
+        """The gates that come closer than ``reach`` to the edge of a ``width`` x ``height`` picture (or
+        leave it), in gate order."""
+        def clearance(x0: float, y0: float, x1: float, y1: float) -> float:
+            return min(x0 + 0.5, y0 + 0.5, width - 0.5 - x1, height - 0.5 - y1)  # pixel centres count from 0
+
+        return [g.gate for g in self.gates if clearance(*g.bounds) < reach]
+
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
         boxes = [g.bounds for g in self.gates]
