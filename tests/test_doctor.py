@@ -219,6 +219,11 @@ def test_doctor_reads_the_camera_calibration_through_the_running_service(service
     camera["reference"] = {**camera["reference"], "captured": False, "age": None}
     check = calibration()
     assert check.ok is None and "every count is unsure" in check.detail and "take reference" in check.fix
+    edge = "Gate 6 reaches the edge of the picture: a marble the edge cuts is not counted and waits for a tap."
+    camera["edge"] = edge
+    check = calibration()
+    assert check.ok is None and check.detail.endswith(edge), check
+    camera["edge"] = None
     camera.update(calibrated=False, calibration="none", marble={"radius_px": None, "source": "guess"})
     check = calibration()
     assert check.ok is False and "the gates are not calibrated" in check.detail

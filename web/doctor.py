@@ -262,8 +262,8 @@ CALIBRATE = ("on the kiosk's Camera page: tap the corners of each gate and save;
 
 def _calibration(health: dict[str, Any] | None) -> Check:
     """The camera's calibration as the running service holds it: the gates and the marble's size, which the
-    detector needs (a size guessed from the gates is often far off), and the empty reference (until it is
-    taken every count is unsure)."""
+    detector needs (a size guessed from the gates is often far off), gates that reach the picture's edge, and
+    the empty reference (until it is taken every count is unsure)."""
     if health is None:
         return Check("calibration", None, "the service is not running: the camera's calibration is read through it")
     camera = health["sensors"]["camera"]
@@ -281,6 +281,8 @@ def _calibration(health: dict[str, Any] | None) -> Check:
         return Check("calibration", False, "; ".join(missing), CALIBRATE)
     detail = (f"{GATES_FROM.get(camera['calibration'], camera['calibration'])}, marble radius "
               f"{marble['radius_px']:.1f} px ({MARBLE_FROM.get(marble['source'], marble['source'])})")
+    if camera.get("edge"):  # a gate reaches the picture's edge: the page's warning says what to do
+        return Check("calibration", None, f"{detail}. {camera['edge']}")
     if not reference.get("captured"):
         return Check("calibration", None, f"{detail}; no empty reference yet, so every count is unsure",
                      "with the gates empty, press Gates empty: take reference on the Camera page (it is also "
