@@ -104,7 +104,7 @@ from hardware.vision.circles import (
     neighbourhood_votes,
     to_log,
 )
-from hardware.vision.regions import GateRegions
+from hardware.vision.regions import GateRegions, edge_clearance
 from hardware.vision.unexplained import (
     EXPLAINED_RADII,
     UNEXPLAINED_CHANGE,
@@ -546,7 +546,7 @@ class MarbleDetector:
             gate = self.regions.gate_at(fx, fy)
             for g in self.regions.borders_within(fx, fy, reach):  # its own, and the gate across
                 unsure[g - 1] = True
-            if gate is not None and min(fx + 0.5, fy + 0.5, w - 0.5 - fx, h - 0.5 - fy) < cut:
+            if gate is not None and edge_clearance(fx, fy, fx, fy, w, h) < cut:
                 unsure[gate - 1] = True  # cut by the picture's edge: not in view, its gate waits for a tap
                 gate = None
             marbles.append(Marble(fx, fy, r / self.scale, gate))

@@ -105,10 +105,7 @@ class GateRegions:
     def near_picture_edge(self, width: int, height: int, reach: float) -> list[int]:
         """The gates that come closer than ``reach`` to the edge of a ``width`` x ``height`` picture (or
         leave it), in gate order."""
-        def clearance(x0: float, y0: float, x1: float, y1: float) -> float:
-            return min(x0 + 0.5, y0 + 0.5, width - 0.5 - x1, height - 0.5 - y1)  # pixel centres count from 0
-
-        return [g.gate for g in self.gates if clearance(*g.bounds) < reach]
+        return [g.gate for g in self.gates if edge_clearance(*g.bounds, width, height) < reach]
 
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
@@ -153,6 +150,13 @@ class GateRegions:
         if missing:
             raise RegionsError("gate regions: missing gate " + ", ".join(str(g) for g in missing))
         return cls(tuple(parsed[g] for g in range(1, GATE_COUNT + 1)))
+
+
+def edge_clearance(x0: float, y0: float, x1: float, y1: float, width: int, height: int) -> float:
+    """How far the box (x0, y0, x1, y1), or a point (x0 = x1, y0 = y1), lies inside a ``width`` x ``height``
+    picture: its distance to the picture's nearest edge, below 0 when it leaves the picture (pixel centres
+    count from 0, so the picture spans -0.5 .. width - 0.5)."""
+    return min(x0 + 0.5, y0 + 0.5, width - 0.5 - x1, height - 0.5 - y1)
 
 
 def _parse_polygon(poly: object, where: str) -> tuple[tuple[float, float], ...]:
