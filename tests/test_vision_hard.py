@@ -412,9 +412,9 @@ def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
 @pytest.mark.parametrize("seed, case, gate", [(72017, "touching", 2), (72052, "clear", 5)])
 def test_a_near_miss_too_close_to_a_marble_to_add_one_is_no_close_decision(monkeypatch, seed, case, gate) -> None:
     """Held-out seeds 72017 and 72052: every count right and sure. A peak that nearly passed lies between 1 and
-    ``TWO_MIN_DISTANCE`` radii from a marble kept: had it passed, no second marble would be kept that close, so
-    the count could not change. Counted as a close decision out to 1 radius only, it made its gate wait for a
-    tap."""
+    ``NEAR_SAME`` radii (the review's nearest) from a marble kept: had it passed, no second marble would be kept
+    that close, so the count could not change. Counted as a close decision out to 1 radius only, it made its gate
+    wait for a tap."""
     from hardware.vision import detect
 
     sc = make_scene(seed, case=case)
