@@ -221,8 +221,13 @@ def test_doctor_reads_the_camera_calibration_through_the_running_service(service
     assert check.ok is None and "every count is unsure" in check.detail and "take reference" in check.fix
     edge = "Gate 6 reaches the edge of the picture: a marble the edge cuts is not counted and waits for a tap."
     camera["edge"] = edge
+    check = calibration()  # both notes: the edge does not hide the missing reference
+    assert check.ok is None and check.detail.endswith(f"every count is unsure. {edge}"), check
+    assert "take reference" in check.fix
+    camera["reference"] = {**camera["reference"], "captured": True, "age": 0.0}
     check = calibration()
-    assert check.ok is None and check.detail.endswith(edge), check
+    assert check.ok is None and check.detail.endswith(f"; empty reference taken a moment ago. {edge}"), check
+    assert check.fix == ""
     camera["edge"] = None
     camera.update(calibrated=False, calibration="none", marble={"radius_px": None, "source": "guess"})
     check = calibration()

@@ -281,13 +281,16 @@ def _calibration(health: dict[str, Any] | None) -> Check:
         return Check("calibration", False, "; ".join(missing), CALIBRATE)
     detail = (f"{GATES_FROM.get(camera['calibration'], camera['calibration'])}, marble radius "
               f"{marble['radius_px']:.1f} px ({MARBLE_FROM.get(marble['source'], marble['source'])})")
+    fix = ""
+    if reference.get("captured"):
+        detail += f"; empty reference taken {plain_ago(reference['captured_at'])}"
+    else:
+        detail += "; no empty reference yet, so every count is unsure"
+        fix = ("with the gates empty, press Gates empty: take reference on the Camera page (it is also taken by "
+               "itself once the beams are idle and no round has marbles)")
     if camera.get("edge"):  # a gate reaches the picture's edge: the page's warning says what to do
-        return Check("calibration", None, f"{detail}. {camera['edge']}")
-    if not reference.get("captured"):
-        return Check("calibration", None, f"{detail}; no empty reference yet, so every count is unsure",
-                     "with the gates empty, press Gates empty: take reference on the Camera page (it is also "
-                     "taken by itself once the beams are idle and no round has marbles)")
-    return Check("calibration", True, f"{detail}; empty reference taken {plain_ago(reference['captured_at'])}")
+        detail += f". {camera['edge']}"
+    return Check("calibration", None if fix or camera.get("edge") else True, detail, fix)
 
 
 def _port(port: int, health: dict[str, Any] | None) -> Check:
