@@ -124,7 +124,9 @@ WORK_RADIUS = 6.0
 was read 21% faster (1.32 paces against 1.67), but traced glass read 0.967 on average over three
 crops of the picture a frame pixel apart against 0.972 over six at 6, and ordinary scenes read wrong and
 sure in 0.005 against 0.0013 (training seeds 62000..62399 and 40000..40399; every threshold was chosen
-at 6)."""
+at 6). Above 6 the real sequence of bench/bench_real_sequence.py (marble radius 8.2 px) read no better:
+with the inset gates, all six exact 0.700, 0.729, 0.786 and 0.786 at 6.5, 7, 8 and 8.2 (no scaling)
+against 0.786 at 6, gates 0.936 to 0.952 against 0.952, at 2.1 to 3.7 times the time a frame."""
 
 RADIUS_PER_REGION_SIDE = 1.0 / 7.0
 """Default marble radius as a fraction of sqrt(median region area) when no radius is given."""
@@ -310,7 +312,11 @@ marbles are kept closer (the review's nearest), so had it passed, the count woul
 is no close decision. At 1.0 radius, 0.120 of training scenes were flagged against 0.099, and no gate read
 wrong lost its flag (seeds 62000..62399, every case: 2,800 scenes; one rolling-marble scene wrong in a
 gate flagged by no rule lost the flag of another, right gate); held out (70000..70499, 3,000 scenes) 0.119
-against 0.097 from one frame, 0.111 against 0.097 from three, every wrong reading flagged as before."""
+against 0.097 from one frame, 0.111 against 0.097 from three, every wrong reading flagged as before.
+Flagging the other way, a peak that passed but was dropped 1.2 to 1.55 radii from a marble kept (where a
+rolling marble's peak, pulled toward its neighbour, is dropped unseen) would have caught 9 of the 21
+scenes read wrong and sure in 7,000 (62000..62999, ordinary and every case), and flagged 1,375 of them
+against 671; from 1.3 radii and a score of 0.35, 7 of them for 954 flagged. Not a rule here."""
 
 SURE_SCORE = 1.1
 """A kept marble below this many times ``min_score`` makes its gate unsure."""
