@@ -331,34 +331,22 @@ def test_freed_frames_go_back_to_the_system_on_glibc() -> None:
 
 
 READ_ON_A_THREAD = """
-import resource, threading
+from bench.bench_vision import on_a_thread
 from hardware.camera.allocator import release_freed_frames
 from hardware.vision.detect import MarbleDetector
 from tests.scenes import make_scene
 
 release_freed_frames()
 scene = make_scene(900)
-
-def read():
-    detector = MarbleDetector(scene.regions, scene.reference)
-    for _ in range(3):
-        detector.detect(scene.image)
-    before = resource.getrusage(resource.RUSAGE_THREAD).ru_minflt
-    for _ in range(10):
-        detector.detect(scene.image)
-    print((resource.getrusage(resource.RUSAGE_THREAD).ru_minflt - before) / 10)
-
-reader = threading.Thread(target=read)
-reader.start()
-reader.join()
+print(on_a_thread([(MarbleDetector(scene.regions, scene.reference), scene.image)], rounds=10)[1])
 """
 
 
 def test_a_castle_reading_maps_no_fresh_memory_once_warm() -> None:
     """With the allocator set as the service sets it, the detector's planes and vote stacks are reused from frame to
-    frame on a thread of its own, as the camera service reads: counted as the fresh pages that thread faults in (with
-    the mmap threshold at 1 MiB and the trim threshold left at 128 KiB, about 1,000 a frame). In a process of its own,
-    so that no other thread shares the reader's heap."""
+    frame on a thread of its own, as the camera hub reads: counted as the fresh pages that thread faults in (with the
+    mmap threshold at 1 MiB and the trim threshold left at 128 KiB, over 500 a frame). In a process of its own, so that
+    no other thread shares the reader's heap."""
     import platform
     import subprocess
     import sys
