@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import platform
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -319,13 +323,14 @@ def test_bad_arguments_are_rejected() -> None:
         CameraService(ScriptedSource(), backoff_start=2.0, backoff_max=1.0)
 
 
-def test_freed_frames_go_back_to_the_system_on_glibc() -> None:
-    import platform
+needs_glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc",
+                                 reason="the allocator's thresholds are glibc settings")
 
+
+@needs_glibc
+def test_freed_frames_go_back_to_the_system_on_glibc() -> None:
     from hardware.camera.allocator import release_freed_frames
 
-    if platform.libc_ver()[0] != "glibc":
-        pytest.skip("the mmap threshold is a glibc setting")
     assert release_freed_frames() is True
     assert release_freed_frames() is True  # once per process; asking again is harmless
 
@@ -342,18 +347,12 @@ print(on_a_thread([(MarbleDetector(scene.regions, scene.reference), scene.image)
 """
 
 
+@needs_glibc
 def test_a_castle_reading_maps_no_fresh_memory_once_warm() -> None:
     """With the allocator set as the service sets it, the detector's planes and vote stacks are reused from frame to
     frame on a thread of its own, as the camera hub reads: counted as the fresh pages that thread faults in (with the
     mmap threshold at 1 MiB and the trim threshold left at 128 KiB, over 500 a frame). In a process of its own, so that
     no other thread shares the reader's heap."""
-    import platform
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    if platform.libc_ver()[0] != "glibc":
-        pytest.skip("the mmap and trim thresholds are glibc settings")
     done = subprocess.run([sys.executable, "-c", READ_ON_A_THREAD], cwd=Path(__file__).parent.parent,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
