@@ -118,7 +118,8 @@ def area_costs(scenes: list) -> list[tuple[str, int, float]]:
     camera service sets it (``main``), a reading whose working memory outgrows what a heap keeps free
     (``hardware.camera.allocator.HEAP_TOP_KEEP_BYTES``; the castle's reading stays within it, at any camera distance,
     since its gate area in marble radii is the castle's) gives it back and faults it in again every frame: the grids
-    at 12 and 8 px read in 4.27 and 8.39 ms so, 2.02 and 5.19 ms in a process without the setting (one run)."""
+    at 12 and 8 px read in 4.27 and 8.39 ms so, 2.02 and 5.19 ms in a process without the setting (one run; over
+    three runs of ``make bench`` 2.4 to 6.8 and 6.2 to 14.4 ms, as the heaps happen to lie)."""
     from bench.bench_real_photos import grid
 
     def measured(label: str, make: Callable[[object], MarbleDetector]) -> tuple[str, int, float]:
