@@ -126,7 +126,10 @@ crops of the picture a frame pixel apart against 0.972 over six at 6, and ordina
 sure in 0.005 against 0.0013 (training seeds 62000..62399 and 40000..40399; every threshold was chosen
 at 6). Above 6 the real sequence of bench/bench_real_sequence.py (marble radius 8.2 px) read no better:
 with the inset gates, all six exact 0.700, 0.729, 0.786 and 0.786 at 6.5, 7, 8 and 8.2 (no scaling)
-against 0.786 at 6, gates 0.936 to 0.952 against 0.952, at 2.1 to 3.7 times the time a frame."""
+against 0.786 at 6, gates 0.936 to 0.952 against 0.952, at 2.1 to 3.7 times the time a frame. At 8 on
+rendered training scenes (edges voting from 0.0225 log units a working pixel, the same slope a marble
+radius as 0.03 at 6), traced glass read 5 scenes better in 300 (62000..62299) and then 4 worse in 400
+(62300..62699), rolling marbles 4 worse and then 2 better: no better, for 1.8 times the working pixels."""
 
 RADIUS_PER_REGION_SIDE = 1.0 / 7.0
 """Default marble radius as a fraction of sqrt(median region area) when no radius is given."""
