@@ -63,6 +63,21 @@ def test_regions_follow_the_markers_when_the_camera_is_bumped(tmp_path: Path) ->
     assert again.status()["calibration"] == "markers"
 
 
+def test_a_blurred_picture_is_reported_with_the_markers(tmp_path: Path) -> None:
+    service = FakeService(marker_scene())
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.anchor_to_markers()
+    status = hub.status()
+    radius = status["marble"]["radius_px"]  # from the markers' printed size: 80 px for 50 mm, a 16 mm marble
+    assert radius == pytest.approx(12.8, abs=0.2)
+    assert status["markers"]["blur_px"] < 0.6 and status["focus"] is None
+    hub.current_regions(cv2.GaussianBlur(marker_scene(), (0, 0), 2.5))  # the lens turned out of focus
+    status = hub.status()
+    assert status["markers"]["blur_px"] == pytest.approx(2.5, abs=0.4)
+    assert "out of focus" in status["focus"] and f"{radius:.1f} px" in status["focus"]
+
+
 def test_anchoring_needs_regions_and_all_four_markers(tmp_path: Path) -> None:
     hub = CameraHub(FakeService(np.full((480, 640, 3), 200, np.uint8)), tmp_path,  # type: ignore[arg-type]
                     on_reading=lambda *_: None)

@@ -1,6 +1,7 @@
 """The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
-reference, a gate that reaches the picture's edge named, the marble measured by a tap on the picture, photo
-keeping switched on with its count and folder, the camera's record on the kept rounds and their zip download."""
+reference, a gate that reaches the picture's edge named, a picture out of focus said so, the marble measured
+by a tap on the picture, photo keeping switched on with its count and folder, the camera's record on the kept
+rounds and their zip download."""
 from __future__ import annotations
 
 import time
@@ -79,6 +80,26 @@ def test_the_camera_page_names_a_gate_that_reaches_the_pictures_edge(
     assert call(f"{base}/api/camera/regions", regions)[0] == 200
     page.reload()
     expect(page.locator("#facts li.warn")).to_contain_text("Gate 1 reaches the edge of the picture", timeout=WAIT_MS)
+
+
+def test_the_camera_page_says_when_the_picture_is_out_of_focus(
+        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+    hub = sim_app.extensions["sensors"].camera
+    radius = hub.marble_radius
+    page = open_page()
+    for blur in (0.5, 0.2 * radius):  # as the markers' edges measure it (the simulated castle shows no markers)
+        hub._marker_check = {"ok": True, "all_found": True, "found": [0, 1, 2, 3], "missing": [], "error_px": 0.4,
+                             "blur_px": blur, "message": "all four markers found, reprojection error 0.4 px"}
+        page.goto(f"{base}/camera")
+        expect(page.locator("#facts")).to_contain_text("all four markers found", timeout=WAIT_MS)
+        if blur < 1:
+            expect(page.locator("#facts")).to_contain_text("In focus: the markers' edges blurred by 0.5 px")
+            expect(page.locator("#facts")).not_to_contain_text("out of focus")
+        else:
+            expect(page.locator("#facts li.warn")).to_contain_text(
+                f"The picture is out of focus: the markers' edges are blurred by {blur:.1f} px against a marble "
+                f"radius of {radius:.1f} px")
+            expect(page.locator("#facts")).not_to_contain_text("In focus")
 
 
 def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., Any], base: str,

@@ -228,7 +228,13 @@ def test_doctor_reads_the_camera_calibration_through_the_running_service(service
     check = calibration()
     assert check.ok is None and check.detail.endswith(f"; empty reference taken a moment ago. {edge}"), check
     assert check.fix == ""
-    camera["edge"] = None
+    focus = "The picture is out of focus: the markers' edges are blurred by 2.6 px against a marble radius of 15.4 px."
+    camera.update(edge=None, focus=focus, markers={"ok": True, "blur_px": 2.6})
+    check = calibration()  # the blur as measured, and the page's warning with it
+    assert check.ok is None and check.detail.endswith(f"; the markers' edges blurred by 2.6 px. {focus}"), check
+    camera.update(focus=None, markers={"ok": True, "blur_px": 0.5})
+    check = calibration()
+    assert check.ok is True and check.detail.endswith("; the markers' edges blurred by 0.5 px"), check
     camera.update(calibrated=False, calibration="none", marble={"radius_px": None, "source": "guess"})
     check = calibration()
     assert check.ok is False and "the gates are not calibrated" in check.detail

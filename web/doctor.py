@@ -262,8 +262,9 @@ CALIBRATE = ("on the kiosk's Camera page: tap the corners of each gate and save;
 
 def _calibration(health: dict[str, Any] | None) -> Check:
     """The camera's calibration as the running service holds it: the gates and the marble's size, which the
-    detector needs (a size guessed from the gates is often far off), gates that reach the picture's edge, and
-    the empty reference (until it is taken every count is unsure)."""
+    detector needs (a size guessed from the gates is often far off), gates that reach the picture's edge, a
+    picture out of focus (measured across the markers' edges), and the empty reference (until it is taken every
+    count is unsure)."""
     if health is None:
         return Check("calibration", None, "the service is not running: the camera's calibration is read through it")
     camera = health["sensors"]["camera"]
@@ -288,9 +289,12 @@ def _calibration(health: dict[str, Any] | None) -> Check:
         detail += "; no empty reference yet, so every count is unsure"
         fix = ("with the gates empty, press Gates empty: take reference on the Camera page (it is also taken by "
                "itself once the beams are idle and no round has marbles)")
-    if camera.get("edge"):  # a gate reaches the picture's edge: the page's warning says what to do
-        detail += f". {camera['edge']}"
-    return Check("calibration", None if fix or camera.get("edge") else True, detail, fix)
+    if (blur := (camera.get("markers") or {}).get("blur_px")) is not None:
+        detail += f"; the markers' edges blurred by {blur:.1f} px"
+    # a gate that reaches the picture's edge, a picture out of focus: the page's warning says what to do
+    warnings = [camera[key] for key in ("edge", "focus") if camera.get(key)]
+    detail += "".join(f". {warning}" for warning in warnings)
+    return Check("calibration", None if fix or warnings else True, detail, fix)
 
 
 def _port(port: int, health: dict[str, Any] | None) -> Check:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from hardware.camera.focus import soft_message
 from hardware.camera.marble_size import (
     DEFAULT_MARBLE_MM,
     MarbleSize,
@@ -450,6 +451,12 @@ class CameraHub:
                 "picture: a marble the edge cuts is not counted and waits for a tap. Move or widen the camera so that "
                 "every gate is wholly in view.")
 
+    def _focus_warning(self) -> str | None:
+        """A plain warning when the markers' edges show the picture too blurred for the marbles' size
+        (``hardware.camera.focus``)."""
+        check = self._marker_check
+        return soft_message(check.get("blur_px") if check else None, self.marble_radius)
+
     def status(self) -> dict[str, Any]:
         with self._lock:
             last = self._last.to_json() if self._last is not None else None
@@ -463,6 +470,7 @@ class CameraHub:
                 "reference": self.reference.status(),
                 "unsure": None if self.reference.get() is not None else UNSURE_WITHOUT_REFERENCE,
                 "edge": self._edge_warning(),
+                "focus": self._focus_warning(),
                 "marble": self.marble_status(),
                 "camera_only": self.camera_only,
                 "last_detection": last,

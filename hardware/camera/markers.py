@@ -16,10 +16,11 @@ import struct
 import sys
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hardware.camera.focus import edge_blur_px
 from hardware.files import read_json, write_json
 
 if TYPE_CHECKING:  # cv2 and numpy load when markers are first looked for or drawn, not on import
@@ -164,6 +165,7 @@ class MarkerCheck:
     homography: np.ndarray | None
     error_px: float | None
     max_error_px: float = DEFAULT_MAX_ERROR_PX
+    blur_px: float | None = None  # the picture's blur across the markers' edges (``hardware.camera.focus``)
 
     @property
     def all_found(self) -> bool:
@@ -199,6 +201,7 @@ class MarkerCheck:
             "found": self.found,
             "missing": self.missing,
             "error_px": None if self.error_px is None else round(self.error_px, 2),
+            "blur_px": None if self.blur_px is None else round(self.blur_px, 2),
             "message": self.message,
         }
 
@@ -223,8 +226,11 @@ class MarkerAnchor:
     def check(
         self, frame_bgr: np.ndarray, *, max_error_px: float = DEFAULT_MAX_ERROR_PX, min_common: int = 2
     ) -> MarkerCheck:
-        """Detect the markers in ``frame_bgr`` and report whether all were found and how well they fit."""
-        return self.check_markers(detect_markers(frame_bgr), max_error_px=max_error_px, min_common=min_common)
+        """Detect the markers in ``frame_bgr`` and report whether all were found, how well they fit and how
+        blurred their edges are."""
+        found = detect_markers(frame_bgr)
+        check = self.check_markers(found, max_error_px=max_error_px, min_common=min_common)
+        return replace(check, blur_px=edge_blur_px(frame_bgr, found))
 
     def check_markers(
         self,
