@@ -10,6 +10,7 @@ from hardware.vision.circles import (
     channel_medians,
     disc_window,
     every_second,
+    light_gain,
     local_background,
     median,
     neighbourhood_votes,
@@ -107,3 +108,21 @@ def test_median_is_numpy_s_to_the_bit(shape, dtype) -> None:
         assert median(v) == float(np.median(v))
     assert median(values) == median(values.copy())  # it leaves its input as it was
     assert np.array_equal(values, np.random.default_rng(sum(shape)).normal(0.0, 1.0, shape).astype(dtype))
+
+
+def test_the_light_gain_follows_a_flickering_lamp_s_bands_row_by_row() -> None:
+    """A rolling shutter under a flickering lamp records bands of light, row after row: the gain follows
+    them, and a smooth slope across the picture, wherever the picture did not change; a marble and its
+    shadow do not pull it. (Before it followed rows, the bands were left in the change: 0.06 log units.)"""
+    h, w, radius = 150, 330, 6.0
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    light = 0.06 * np.sin(2 * np.pi * yy / 50 + 1.0) + 0.1 * xx / w  # bands 50 rows apart, a slope
+    diff = np.repeat(light[..., None], 3, axis=2) + np.random.default_rng(3).normal(0, 0.01, (h, w, 3))
+    marble = (xx - 100) ** 2 + (yy - 70) ** 2 <= radius ** 2
+    shadow = (xx - 108) ** 2 + (yy - 80) ** 2 <= (1.3 * radius) ** 2
+    diff[shadow & ~marble] -= 0.3
+    diff[marble] += (0.5, 0.1, -0.2)
+    error = np.abs(np.log(light_gain(diff.astype(np.float32), radius)) - light[..., None])
+    far = (xx - 104) ** 2 + (yy - 75) ** 2 > (4 * radius) ** 2
+    assert error[far].max() < 0.02, error[far].max()
+    assert np.median(error[far]) < 0.006

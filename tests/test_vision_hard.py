@@ -132,10 +132,34 @@ def test_wrong_readings_are_flagged_unsure(hard_results) -> None:
     assert sum(r[3] for r in rows) / len(rows) <= WRONG_GATE_SURE_CEILING
 
 
+def banded(image: np.ndarray, seed: int, depth: float = 0.08, period: float = 100.0) -> np.ndarray:
+    """``image`` as a rolling shutter records it under a flickering lamp: the light of each row rises and
+    falls by ``depth`` every ``period`` rows, at a phase of its own."""
+    phase = np.random.default_rng(seed).uniform(0.0, 2.0 * np.pi)
+    rows = 1.0 + depth * np.sin(2.0 * np.pi * np.arange(image.shape[0]) / period + phase)
+    return np.clip(image * rows[:, None, None], 0, 255).astype(np.uint8)
+
+
+def test_a_flickering_lamp_s_bands_change_no_reading() -> None:
+    """Under a lamp flickering at twice the mains frequency a rolling shutter records bands of light that
+    the empty reference, taken at another moment, lacks. With bands of 8 % every 100 rows, held-out
+    ordinary scenes and clear glass read as they read without them, and hardly more gates wait for a
+    tap. (Before the light correction followed the picture's rows, bands of 6 % flagged 0.39 of ordinary
+    training scenes against 0.05, and bands of 10 % read 0.13 of them wrong.)"""
+    scenes = [make_scene(seed) for seed in range(20000, 20012)] + \
+        [make_scene(seed, case="clear") for seed in range(FIRST_SEED, FIRST_SEED + 12)]
+    plain = [read(sc) for sc in scenes]
+    bands = [MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(
+        banded(sc.image, seed)) for seed, sc in enumerate(scenes)]
+    assert sum(a.counts == b.counts for a, b in zip(plain, bands)) >= len(scenes) - 1
+    assert sum(b.is_unsure for b in bands) <= sum(a.is_unsure for a in plain) + 2
+
+
 def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> None:
     """Two rolling marbles in gate 1 (held-out seed 72005) read as one: the change left over beside
     the marble found flags gate 1 (only); without the changed-blob checks (and the clear circle
-    without its glare and the faint smear, which flag it too) the wrong count is sure.
+    without its glare, the faint smear and the review's close verdict, which flag it too) the wrong
+    count is sure.
     A lone rolling marble (72011) is read right but its gate waits for a tap (still rolling)."""
     from hardware.vision import detect, unexplained
 
@@ -151,6 +175,7 @@ def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> N
     monkeypatch.setattr(unexplained, "LONE_AREA", 100.0)
     monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
     monkeypatch.setattr(unexplained, "FAINT_CHANGE", math.inf)
+    monkeypatch.setattr(detect, "REVIEW_MARGIN", 0.0)
     sc, det = rolling(72005)
     assert det.counts != sc.counts and not det.is_unsure
 
@@ -170,17 +195,17 @@ def test_the_unlit_network_counts_a_clear_marble_without_its_glare(monkeypatch, 
 
 
 def test_a_clear_circle_without_its_glare_makes_its_gate_unsure(monkeypatch) -> None:
-    """Held-out seed 72220: a rolling clear marble in gate 4 smeared its glare away. The unlit network
-    counts it; without that network it is missed, but its changed circle stays, and gate 4 waits for
-    a tap. Without the rule too the wrong count is sure."""
+    """Held-out seed 72394: a rolling clear marble in gate 4 smeared its glare away. The unlit network
+    counts it; without that network it is missed, but its changed circle stays, and gate 4 (only) waits
+    for a tap. Without the rule too the wrong count is sure."""
     from hardware.vision import detect, unexplained
 
-    sc = make_scene(72220, case="blur")
+    sc = make_scene(72394, case="blur")
     assert read(sc).counts == sc.counts
     without_unlit_network(monkeypatch)
     det = read(sc)
     assert det.counts[3] < sc.counts[3] and det.unsure == (False, False, False, True, False, False)
-    assert det.counts[4] == sc.counts[4] == 1
+    assert det.counts[:3] + det.counts[4:] == sc.counts[:3] + sc.counts[4:]
     monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
     monkeypatch.setattr(unexplained, "FAINT_CHANGE", math.inf)  # (its faint smear flags gate 4 too)
     det = read(sc)
@@ -236,9 +261,9 @@ unlit network) misses it."""
     assert missed.counts[1] == 0 and missed.counts[3] == sc.counts[3]
 
 
-@pytest.mark.parametrize("case, seed, gate", [("glass", 72037, 1), ("blur", 72165, 5)])
+@pytest.mark.parametrize("case, seed, gate", [("glass", 72037, 1), ("blur", 72035, 3)])
 def test_the_highlight_needed_falls_with_the_circle_s_score(monkeypatch, case, seed, gate) -> None:
-    """Held-out seeds 72037 (traced glass) and 72165 (a rolling marble): a marble whose circle lies
+    """Held-out seeds 72037 (traced glass) and 72035 (a rolling marble): a marble whose circle lies
     between ``STRONG_SCORE`` and ``VERY_STRONG_SCORE`` with a glare too weak for the first is counted,
     and sure. Needed as two steps at those scores (as before), and without the unlit network, it is
 missed and its gate unsure."""
@@ -347,12 +372,12 @@ def test_a_caustic_is_told_from_a_marble_by_the_lamp_s_physics(monkeypatch) -> N
     assert plain.counts[2] > sc.counts[2]
 
 
-@pytest.mark.parametrize("seed", [72173, 72180])
-def test_distances_are_measured_in_the_radius_given(monkeypatch, seed) -> None:
-    """Held-out seeds 72173 and 72180, traced glass: every count right and sure (but for 72173's gate 1,
+@pytest.mark.parametrize("seed, gate", [(72173, 1), (72221, 6)])
+def test_distances_are_measured_in_the_radius_given(monkeypatch, seed, gate) -> None:
+    """Held-out seeds 72173 and 72221, traced glass: every count right and sure (but for 72173's gate 1,
     where a faint change far from every marble waits for a tap: ``FAINT_CHANGE``). The votes of glass
     peak on its dark inner rim, so the radius measured in the frame is smaller than the one given;
-    in that radius a shadow with its caustic lies out of the shadow rule's reach, and gate 1 reads
+    in that radius a shadow with its caustic lies out of the shadow rule's reach, and ``gate`` reads
     one marble more (flagged)."""
     from hardware.vision import detect
 
@@ -361,7 +386,8 @@ def test_distances_are_measured_in_the_radius_given(monkeypatch, seed) -> None:
     assert det.counts == sc.counts and det.unsure == (seed == 72173,) + (False,) * 5
     monkeypatch.setattr(detect, "RADIUS_FLOOR", 0.0)
     plain = read(sc)
-    assert plain.counts[0] == sc.counts[0] + 1 and plain.counts[1:] == sc.counts[1:] and plain.unsure[0]
+    assert [p - t for p, t in zip(plain.counts, sc.counts)] == [int(g == gate) for g in range(1, 7)]
+    assert plain.unsure[gate - 1]
 
 
 def test_a_marble_the_review_kept_by_a_small_margin_makes_its_gate_unsure(monkeypatch) -> None:

@@ -6,7 +6,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    so that a marble has a radius of about ``WORK_RADIUS`` pixels; colours go through a log table,
    so a light change is nearly an additive offset (exactly so for bright values; see 2).
 2. Change image: difference to the empty reference in log-RGB after removing the light change
-   (global median offset plus a smooth, robust low-frequency correction), with a 3x3 envelope of
+   (global median offset plus a smooth, robust low-frequency correction and an offset per picture
+   row: the bands a rolling shutter records under a flickering lamp), with a 3x3 envelope of
    the reference for a camera nudge of about a pixel. The light change is applied to the
    reference as a gain on its linear values (a channel near black stays near black, so saturated
    printed colours do not seem to change hue), and an over-exposed channel, of the reference or
