@@ -216,8 +216,12 @@ class FakePicamera2:
 
     instances: list[FakePicamera2] = []
 
+    #: the controls this libcamera knows (a newer one knows the flicker controls)
+    camera_controls: dict = {"AeFlickerMode": (0, 1, 0), "AeFlickerPeriod": (100, 1000000, 10000)}
+
     def __init__(self) -> None:
         self.calls: list[str] = []
+        self.controls: dict = {}
         self.config: dict = {}
         self.requests: list[FakeRequest] = []
         self.flushes: list[object] = []
@@ -233,6 +237,10 @@ class FakePicamera2:
 
     def start(self) -> None:
         self.calls.append("start")
+
+    def set_controls(self, controls: dict) -> None:
+        self.calls.append("set_controls")
+        self.controls.update(controls)
 
     def lores(self, value: int) -> np.ndarray:
         width, height = self.config["lores"]["size"]
@@ -269,12 +277,37 @@ def test_picamera2_source_configures_main_and_lores_and_returns_bgr() -> None:
         "main": {"size": (1280, 960), "format": "RGB888"},
         "lores": {"size": (320, 240), "format": "YUV420"},
     }
-    assert camera.calls == ["configure", "start"]
+    assert camera.calls == ["configure", "set_controls", "start"]
     frame = source.read()
     assert frame.shape == (240, 320, 3) and frame.dtype == np.uint8
     assert abs(int(frame[100, 100, 1]) - 10) <= 2
     source.close()
     assert camera.calls[-2:] == ["stop", "close"]
+
+
+@pytest.mark.parametrize("mains_hz, controls", [(50, {"AeFlickerMode": 1, "AeFlickerPeriod": 10000}),
+                                                 (60, {"AeFlickerMode": 1, "AeFlickerPeriod": 8333}), (0, {})])
+def test_picamera2_exposure_avoids_the_lamps_flicker(mains_hz: int, controls: dict) -> None:
+    """Lamps flicker at twice the mains frequency: the exposure is kept to whole flicker periods, so a rolling
+    shutter records no bands; 0 leaves the exposure to the camera."""
+    assert open_source("picamera2:640x480", mains_hz=mains_hz).mains_hz == mains_hz  # as the config names it
+    source = Picamera2Source(lores_size=(320, 240), mains_hz=mains_hz, module=fake_module())
+    source.open()
+    assert FakePicamera2.instances[0].controls == controls
+
+
+def test_picamera2_without_the_flicker_controls_starts_all_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(FakePicamera2, "camera_controls", {"ExposureTime": (0, 66666, 20000)})  # an older libcamera
+    source = Picamera2Source(lores_size=(320, 240), module=fake_module())
+    source.open()
+    camera = FakePicamera2.instances[0]
+    assert camera.calls == ["configure", "start"] and camera.controls == {}
+    assert source.read().shape == (240, 320, 3)
+
+
+def test_a_mains_frequency_other_than_50_or_60_is_refused() -> None:
+    with pytest.raises(ValueError, match="mains frequency must be one of 0, 50, 60 Hz, got 55"):
+        Picamera2Source(mains_hz=55)
 
 
 def test_picamera2_settled_frame_uses_a_flushed_request_and_releases_it() -> None:

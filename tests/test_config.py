@@ -88,6 +88,7 @@ def test_the_environment_names_the_file_when_the_option_does_not(tmp_path: Path)
     ("[camera]\nfps = 0\n", "camera.fps = 0 is not valid; use a number from 0.5 to 30"),
     ("[camera]\nmarble_mm = 0\n", "camera.marble_mm = 0 is not valid; use a number from 5 to 50"),
     ("[camera]\nkeep_photos = \"yes\"\n", "camera.keep_photos = 'yes' is not valid; use true or false"),
+    ("[camera]\nmains_hz = 55\n", "camera.mains_hz = 55 is not valid; use 0 (leave the camera's exposure be), 50"),
     ("server = 1\n", "server must be a section"),
     ("[server\n", "not valid TOML"),
 ])
@@ -113,14 +114,17 @@ def test_serve_stops_with_one_line_and_status_2(tmp_path: Path, capsys: pytest.C
     assert err == [f"companion: cannot start: {path}: unknown key gates.wirnig; [gates] takes pins, wiring"]
 
 
-def test_the_marble_size_and_photo_keeping_settings_reach_the_camera(tmp_path: Path) -> None:
+def test_the_marble_size_photo_keeping_and_mains_settings_reach_the_camera(tmp_path: Path) -> None:
     from hardware.camera.keeping import DEFAULT_LIMIT
     from hardware.camera.marble_size import DEFAULT_MARBLE_MM
     from hardware.camera.markers import DEFAULT_MARKER_MM
+    from hardware.camera.sources import MAINS_HZ
 
     defaults = tomllib.loads(_uncommented_template())["camera"]
     assert (defaults["marker_mm"], defaults["marble_mm"]) == (DEFAULT_MARKER_MM, DEFAULT_MARBLE_MM)
     assert (defaults["keep_photos"], defaults["keep_photos_max"]) == (False, DEFAULT_LIMIT)  # off unless consented
-    text = "[camera]\nmarker_mm = 40\nmarble_mm = 15.5\nkeep_photos = true\nkeep_photos_max = 20\n"
+    assert defaults["mains_hz"] == MAINS_HZ
+    text = "[camera]\nmarker_mm = 40\nmarble_mm = 15.5\nkeep_photos = true\nkeep_photos_max = 20\nmains_hz = 60\n"
     assert _serve_args(tmp_path, text).app_config == {"CAMERA_MARKER_MM": 40.0, "CAMERA_MARBLE_MM": 15.5,
-                                                      "CAMERA_KEEP_PHOTOS": True, "CAMERA_KEEP_MAX": 20}
+                                                      "CAMERA_KEEP_PHOTOS": True, "CAMERA_KEEP_MAX": 20,
+                                                      "CAMERA_MAINS_HZ": 60}

@@ -45,6 +45,13 @@ def _integer(low: int, high: int) -> Callable[[Any], int]:
     return check
 
 
+def _mains(value: Any) -> int:
+    """The mains frequency: 0 (leave the camera's exposure be), 50 or 60."""
+    if isinstance(value, bool) or value not in (0, 50, 60):
+        raise TypeError("0 (leave the camera's exposure be), 50 or 60 (Hz)")
+    return int(value)
+
+
 def _number(low: float, high: float) -> Callable[[Any], float]:
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
@@ -89,13 +96,13 @@ SCHEMA: dict[str, dict[str, Callable[[Any], Any]]] = {
     "gates": {"pins": _pins, "wiring": _choice(*WIRINGS)},
     "camera": {"source": _camera, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0),
                "marker_mm": _number(20.0, 70.0), "marble_mm": _number(5.0, 50.0),
-               "keep_photos": _boolean, "keep_photos_max": _integer(1, 100000)},
+               "keep_photos": _boolean, "keep_photos_max": _integer(1, 100000), "mains_hz": _mains},
 }
 
 #: [camera] keys that go to app.config as they are (no `serve` option carries them).
 CAMERA_APP_CONFIG = {"fps": "CAMERA_FPS", "settle_s": "CAMERA_SETTLE_S", "marker_mm": "CAMERA_MARKER_MM",
                      "marble_mm": "CAMERA_MARBLE_MM", "keep_photos": "CAMERA_KEEP_PHOTOS",
-                     "keep_photos_max": "CAMERA_KEEP_MAX"}
+                     "keep_photos_max": "CAMERA_KEEP_MAX", "mains_hz": "CAMERA_MAINS_HZ"}
 
 
 @dataclass(frozen=True)

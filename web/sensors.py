@@ -255,7 +255,7 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
     from hardware.camera.marble_size import DEFAULT_MARBLE_MM
     from hardware.camera.markers import DEFAULT_MARKER_MM
     from hardware.camera.service import CameraService
-    from hardware.camera.sources import open_source
+    from hardware.camera.sources import MAINS_HZ, open_source
 
     default_regions = default_marble = None
     if spec == "simulation":
@@ -265,7 +265,7 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
         source: Any = SimulatedCameraSource(sensors.castle)
         default_regions, default_marble = sensors.castle.regions(), sensors.castle.marble_size()
     else:
-        source = open_source(spec)  # ValueError for a bad spec
+        source = open_source(spec, mains_hz=int(app.config.get("CAMERA_MAINS_HZ", MAINS_HZ)))  # ValueError: bad spec
     data_dir = Path(app.config["DATA_DIR"]) / "camera"
     data_dir.mkdir(parents=True, exist_ok=True)
     service = CameraService(source, fps=float(app.config.get("CAMERA_FPS", 5.0)), on_change=sensors.publish_status)

@@ -8,6 +8,7 @@ picamera2 is imported only inside :meth:`Picamera2Source.open`.
 from __future__ import annotations
 
 import importlib
+import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -16,6 +17,17 @@ from typing import Any, Protocol, runtime_checkable
 
 import cv2
 import numpy as np
+
+log = logging.getLogger(__name__)
+
+MAINS_HZ = 50
+"""The mains frequency lamps flicker with (twice a period): 50 Hz in Europe, 60 in the Americas."""
+
+MAINS_CHOICES = (0, 50, 60)
+"""The mains frequencies a camera may be told of; 0 leaves its exposure to the camera."""
+
+FLICKER_MANUAL = 1
+"""libcamera's ``AeFlickerModeEnum.Manual``: the exposure avoids the flicker period given."""
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".webm", ".h264", ".mjpeg", ".mjpg", ".m4v"})
@@ -282,14 +294,18 @@ class Picamera2Source:
         *,
         main_size: tuple[int, int] = (1280, 960),
         lores_size: tuple[int, int] = (320, 240),
+        mains_hz: int = MAINS_HZ,
         module: ModuleType | Any | None = None,
     ) -> None:
+        if mains_hz not in MAINS_CHOICES:
+            raise ValueError(f"mains frequency must be one of {', '.join(map(str, MAINS_CHOICES))} Hz, got {mains_hz}")
         if lores_size[0] > main_size[0] or lores_size[1] > main_size[1]:
             raise ValueError(f"lores size {lores_size} must not exceed main size {main_size}")
         if lores_size[0] % 2 or lores_size[1] % 2:
             raise ValueError(f"lores size {lores_size} must have even width and height (YUV420)")
         self.main_size = main_size
         self.lores_size = lores_size
+        self.mains_hz = mains_hz
         self._module = module
         self._camera: Any = None
         self.name = "picamera2"
@@ -323,11 +339,26 @@ class Picamera2Source:
                 lores={"size": tuple(self.lores_size), "format": "YUV420"},
             )
             camera.configure(config)
+            self._avoid_flicker(camera)
             camera.start()
         except Exception as exc:
             _quietly(camera.close)
             raise CameraError(f"cannot start the Pi camera: {type(exc).__name__}: {exc}") from exc
         self._camera = camera
+
+    def _avoid_flicker(self, camera: Any) -> None:
+        """Lamps on the mains flicker at twice its frequency; a rolling shutter then records bands of light.
+        Exposures of whole flicker periods record none: libcamera's ``AeFlickerMode`` (manual) with
+        ``AeFlickerPeriod`` asks the exposure control for them, where this libcamera knows those controls."""
+        if not self.mains_hz:
+            return
+        known = getattr(camera, "camera_controls", None) or {}
+        if "AeFlickerMode" not in known or "AeFlickerPeriod" not in known:
+            log.info("this libcamera cannot keep the exposure to whole flicker periods: a flickering lamp's "
+                     "bands are left to the vision's light correction")
+            return
+        camera.set_controls({"AeFlickerMode": FLICKER_MANUAL, "AeFlickerPeriod": round(1e6 / (2 * self.mains_hz))})
+        log.info("camera exposure kept to whole flicker periods of a %d Hz mains", self.mains_hz)
 
     def _require(self) -> Any:
         if self._camera is None:
@@ -391,8 +422,9 @@ SPEC_HELP = (
 )
 
 
-def open_source(spec: str) -> FrameSource:
-    """Build (not open) a frame source from a spec string; raises ValueError naming the problem."""
+def open_source(spec: str, *, mains_hz: int = MAINS_HZ) -> FrameSource:
+    """Build (not open) a frame source from a spec string; raises ValueError naming the problem. ``mains_hz``:
+    the mains frequency whose lamps' flicker the Pi camera's exposure avoids (0: leave it to the camera)."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"empty camera spec; use one of {SPEC_HELP}")
     spec = spec.strip()
@@ -400,8 +432,8 @@ def open_source(spec: str) -> FrameSource:
     kind = kind.lower()
     if kind == "picamera2":
         if not rest:
-            return Picamera2Source()
-        return Picamera2Source(lores_size=_parse_size(rest, spec))
+            return Picamera2Source(mains_hz=mains_hz)
+        return Picamera2Source(lores_size=_parse_size(rest, spec), mains_hz=mains_hz)
     if kind == "usb":
         device_text, _, size_text = rest.partition("@")
         if not device_text:
