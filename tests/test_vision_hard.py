@@ -30,7 +30,8 @@ needed fell in two steps with the circle's score), touching 0.998 (0.994 with th
 fitted on the hard seeds 50000..51499, 0.992 with the logistic candidate review, 0.988 before it
 weighed the lamp's physics), blur 0.980 (0.976 with the review of 8 units, 0.978 in the radius
 measured, 0.968 before the unlit network, 0.964 in steps, 0.960 logistic), clutter 0.998 (0.996 in
-the radius measured, 0.994 logistic), clear 0.996 (0.992 in the radius measured, 0.984 logistic),
+the radius measured, 0.994 logistic), clear 0.994 (0.996 before the light correction followed the
+picture's rows, 0.992 in the radius measured, 0.984 logistic),
 traced glass 0.964 (0.958 with the review of 8 units, 0.936 in the radius measured and before an
 over-exposed frame channel was a lower bound, 0.922 before the unlit network, 0.918 in steps, 0.890
 logistic; 0.840 before the lamp's physics and soft light told by how bright the glare is; 0.788
@@ -39,8 +40,11 @@ missed, a low lamp's shadows and caustics read as marbles); wrong and no gate fl
 0.000, touching 0.002, blur 0.002 (0.004 before the faint smear was flagged, 0.006 with the review of
 8 units, 0.012 before a clear circle without its glare was flagged), clutter 0.000, clear 0.002, glass
 0.012 (0.016 with the review's margin 0.5, 0.018 before the faint smear was flagged, 0.014 with the
-review of 8 units, 0.006 in the radius measured, 0.016 logistic); flagged unsure: faint 0.038, touching
-0.142, blur 0.146, clutter 0.064, clear 0.066, glass 0.254 (touching, blur, clutter and glass 0.136,
+review of 8 units, 0.006 in the radius measured, 0.016 logistic); flagged unsure: faint 0.026, touching
+0.100, blur 0.116, clutter 0.052, clear 0.034, glass 0.250 (0.022, 0.104, 0.126, 0.048, 0.036 and 0.248
+before the light correction followed the picture's rows; faint 0.038, touching 0.142, blur 0.146, clutter
+0.064, clear 0.066 and glass 0.254 while only a near miss within 1 radius of a marble kept was taken for
+its second peak, ``detect.NEAR_SAME``; touching, blur, clutter and glass 0.136,
 0.146, 0.062 and 0.246 with the margin 0.5, and 0.134, 0.144, 0.062 and 0.218 before the faint smear
 was flagged; in the radius measured faint 0.048, touching 0.158, blur 0.198, clutter 0.084, clear 0.076
 and glass 0.360)."""
