@@ -78,6 +78,34 @@ def test_a_blurred_picture_is_reported_with_the_markers(tmp_path: Path) -> None:
     assert "out of focus" in status["focus"] and f"{radius:.1f} px" in status["focus"]
 
 
+def test_without_markers_the_gates_follow_a_nudged_camera(tmp_path: Path) -> None:
+    """Gates tapped, no markers: a nudge of the camera moves the picture against the empty reference. The
+    gates move with it (and are saved so), the reference is taken again, and the page says so; a shift of
+    a pixel or two (what the measurement itself may err by) moves nothing."""
+    from tests.scenes import make_scene
+    from tests.test_drift import moved
+
+    sc = make_scene(70012, case="clutter")
+    service = FakeService(sc.reference)
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    tapped = hub.set_regions(sc.regions.to_json())
+    hub.capture_reference()
+    assert hub.current_regions(moved(sc.image, 1.0, -0.5)) is tapped and hub.reference.get() is not None
+    service.frame = moved(sc.image, 7.0, -4.0)
+    regions = hub.current_regions(service.frame)
+    assert regions is not None and regions is not tapped
+    (x, y), (tx, ty) = regions.region(3).polygon[0], tapped.region(3).polygon[0]
+    assert abs(x - tx - 7.0) < 1.0 and abs(y - ty + 4.0) < 1.0
+    assert hub.reference.get() is None
+    status = hub.status()
+    assert "The camera moved by +7, -4 px" in status["moved"] and "gates were moved with it" in status["moved"]
+    again = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    assert again.current_regions(service.frame, recheck=False).region(3).polygon[0] == (x, y)  # saved
+    hub.capture_reference()
+    assert hub.status()["moved"] is None
+    assert hub.current_regions(service.frame) is regions  # against the new reference: nothing moved
+
+
 def test_anchoring_needs_regions_and_all_four_markers(tmp_path: Path) -> None:
     hub = CameraHub(FakeService(np.full((480, 640, 3), 200, np.uint8)), tmp_path,  # type: ignore[arg-type]
                     on_reading=lambda *_: None)

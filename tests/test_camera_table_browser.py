@@ -1,7 +1,7 @@
 """The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
-reference, a gate that reaches the picture's edge named, a picture out of focus said so, the marble measured
-by a tap on the picture, photo keeping switched on with its count and folder, the camera's record on the kept
-rounds and their zip download."""
+reference, a gate that reaches the picture's edge named, a picture out of focus or moved said so, the marble
+measured by a tap on the picture, photo keeping switched on with its count and folder, the camera's record on
+the kept rounds and their zip download."""
 from __future__ import annotations
 
 import time
@@ -82,7 +82,7 @@ def test_the_camera_page_names_a_gate_that_reaches_the_pictures_edge(
     expect(page.locator("#facts li.warn")).to_contain_text("Gate 1 reaches the edge of the picture", timeout=WAIT_MS)
 
 
-def test_the_camera_page_says_when_the_picture_is_out_of_focus(
+def test_the_camera_page_says_when_the_picture_is_out_of_focus_or_moved(
         open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
     hub = sim_app.extensions["sensors"].camera
     radius = hub.marble_radius
@@ -100,6 +100,9 @@ def test_the_camera_page_says_when_the_picture_is_out_of_focus(
                 f"The picture is out of focus: the markers' edges are blurred by {blur:.1f} px against a marble "
                 f"radius of {radius:.1f} px")
             expect(page.locator("#facts")).not_to_contain_text("In focus")
+    hub._moved_note = "The camera moved by +7, -4 px (right, down) at 21:05: the gates were moved with it"
+    page.goto(f"{base}/camera")  # a camera nudged without markers: said as plainly
+    expect(page.locator("#facts li.warn").last).to_contain_text("The camera moved by +7, -4 px", timeout=WAIT_MS)
 
 
 def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., Any], base: str,

@@ -291,8 +291,9 @@ def _calibration(health: dict[str, Any] | None) -> Check:
                "itself once the beams are idle and no round has marbles)")
     if (blur := (camera.get("markers") or {}).get("blur_px")) is not None:
         detail += f"; the markers' edges blurred by {blur:.1f} px"
-    # a gate that reaches the picture's edge, a picture out of focus: the page's warning says what to do
-    warnings = [camera[key] for key in ("edge", "focus") if camera.get(key)]
+    # a gate that reaches the picture's edge, a picture out of focus, a camera that moved: the page's warning
+    # says what to do
+    warnings = [camera[key] for key in ("edge", "focus", "moved") if camera.get(key)]
     detail += "".join(f". {warning}" for warning in warnings)
     return Check("calibration", None if fix or warnings else True, detail, fix)
 

@@ -74,7 +74,7 @@ def _agreed(readings: list[ReadingFrame]) -> ReadingFrame:
 
 
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
-CAMERA_MOVED_PX = 3.0  # a shift of the regions beyond this makes the empty reference stale
+CAMERA_MOVED_PX = 3.0  # a shift (|dx| + |dy|) of the picture beyond this makes the empty reference stale
 
 
 def _shift_px(a: GateRegions, b: GateRegions) -> float:
@@ -137,6 +137,7 @@ class CameraHub:
         self._detector_inputs: tuple[Any, Any, Any] = (None, None, None)  # regions, reference, radius
         self._marble: MarbleSize | None = None
         self._marble_error: str | None = None
+        self._moved_note: str | None = None  # the camera moved without markers: until the reference is taken again
         self._guess_warned = False
         self.last_reading: ReadingFrame | None = None  # the frame of the last reading sent to `on_reading`
         self._last: Detection | None = None
@@ -221,7 +222,7 @@ class CameraHub:
         save_regions(regions, self.regions_path)
         with self._lock:
             self._regions, self._regions_source = regions, "tap"
-            self._anchor = self._moved = None
+            self._anchor = self._moved = self._moved_note = None
         self.anchor_path.unlink(missing_ok=True)
         return regions
 
@@ -272,7 +273,7 @@ class CameraHub:
             raise NoPicture("the camera has no picture yet")
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
-        self._reference_regions = self._moved
+        self._reference_regions, self._moved_note = self._moved, None
         self._changed()
         return self.reference.status()
 
@@ -284,8 +285,10 @@ class CameraHub:
         """
         with self._lock:
             regions, anchor, moved = self._regions, self._anchor, self._moved
-        if regions is None or anchor is None or frame is None:
+        if regions is None or frame is None:
             return regions
+        if anchor is None:
+            return self._follow_the_picture(frame, regions) if recheck else regions
         if recheck or moved is None:
             check = anchor.check(frame)
             self._marker_check = check.to_dict()
@@ -295,6 +298,31 @@ class CameraHub:
                 for r, p in zip(regions.gates, polygons)))
             with self._lock:
                 self._moved = moved
+        return moved
+
+    def _follow_the_picture(self, frame: np.ndarray, regions: GateRegions) -> GateRegions:
+        """Without markers: when the picture moved against the empty reference by more than
+        ``CAMERA_MOVED_PX`` (a nudged camera), the tapped gates are moved with it and saved, and the reference
+        is taken again (``hardware.camera.drift``)."""
+        from hardware.camera.drift import picture_shift
+
+        reference = self.reference.get()
+        if reference is None or self._regions_source != "tap":
+            return regions
+        shift = picture_shift(reference, frame, regions.bounds(), self.marble_radius or 10.0)
+        if shift is None or abs(shift[0]) + abs(shift[1]) <= CAMERA_MOVED_PX:
+            return regions
+        moved = regions.shifted(*shift)
+        save_regions(moved, self.regions_path)
+        with self._lock:
+            if self._regions is regions:
+                self._regions = moved
+        self.reference.clear()
+        self._moved_note = (f"The camera moved by {shift[0]:+.0f}, {shift[1]:+.0f} px (right, down) at "
+                            f"{time.strftime('%H:%M')}: the gates were moved with it; the empty reference is taken "
+                            "again once the gates are empty. Check the gates on the picture.")
+        log.info("the camera moved by %+.1f, %+.1f px: the gates follow, the empty reference is taken again", *shift)
+        self._changed()
         return moved
 
     # detection
@@ -425,6 +453,7 @@ class CameraHub:
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
             self._reference_regions = moved
             log.info("empty reference %s", "refreshed" if has_reference else "taken")
+            self._moved_note = None
             if not has_reference:
                 self._changed()  # the counts are no longer unsure
         return now
@@ -471,6 +500,7 @@ class CameraHub:
                 "unsure": None if self.reference.get() is not None else UNSURE_WITHOUT_REFERENCE,
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
+                "moved": self._moved_note,
                 "marble": self.marble_status(),
                 "camera_only": self.camera_only,
                 "last_detection": last,

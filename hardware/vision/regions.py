@@ -119,6 +119,11 @@ class GateRegions:
         return GateRegions(tuple(
             GateRegion(g.gate, tuple((x * sx, y * sy) for x, y in g.polygon)) for g in self.gates))
 
+    def shifted(self, dx: float, dy: float) -> GateRegions:
+        """A copy with every point moved by (dx, dy) (for a camera that moved)."""
+        return GateRegions(tuple(
+            GateRegion(g.gate, tuple((x + dx, y + dy) for x, y in g.polygon)) for g in self.gates))
+
     def to_json(self) -> dict:
         """JSON-ready dict in the file format."""
         return {"gates": [

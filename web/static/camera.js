@@ -49,7 +49,7 @@ function facts(s) {
     : "Marble size not measured: guessed from the gates (often far off)"));
   if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
   if (s.markers?.blur_px != null && !s.focus) items.push(h("li", {}, `In focus: the markers' edges blurred by ${s.markers.blur_px.toFixed(1)} px`));
-  for (const warning of [s.edge, s.focus]) if (warning) items.push(h("li", { class: "warn" }, warning));
+  for (const warning of [s.edge, s.focus, s.moved]) if (warning) items.push(h("li", { class: "warn" }, warning));
   if (s.last_detection) items.push(h("li", {}, `Seen: ${s.last_detection.counts.join(" · ")} · outside ${s.last_detection.outside}`));
   if (s.camera_only) items.push(h("li", {}, "No beams: the camera fills in the rounds"));
   if (s.error) items.push(h("li", { class: "warn" }, s.error));

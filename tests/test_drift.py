@@ -1,0 +1,34 @@
+"""How far the picture moved against the empty reference (hardware/camera/drift.py)."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera.drift import picture_shift
+from tests.scenes import make_scene
+
+
+def moved(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
+    """``image`` as a camera nudged by (dx, dy) pixels sees it (its content moved right and down)."""
+    h, w = image.shape[:2]
+    return cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT)
+
+
+@pytest.mark.parametrize("seed, case", [(70010, None), (70011, "glass"), (70012, "clutter"), (70013, "touching")])
+@pytest.mark.parametrize("dx, dy", [(0.0, 0.0), (2.4, -1.8), (-6.0, 4.0), (12.0, 9.0)])
+def test_the_shift_is_measured_with_marbles_in_the_gates(seed: int, case: str | None, dx: float, dy: float) -> None:
+    """Held-out scenes, marbles in the gates (the reference has none): the shift to about a pixel."""
+    sc = make_scene(seed, case=case)
+    assert sc.marbles
+    shift = picture_shift(sc.reference, moved(sc.image, dx, dy), sc.regions.bounds(), sc.marble_radius_px)
+    assert shift is not None and np.hypot(shift[0] - dx, shift[1] - dy) < 1.2, shift
+
+
+def test_no_shift_is_trusted_on_a_bare_board_or_between_pictures_of_two_sizes() -> None:
+    rng = np.random.default_rng(5)
+    bare = [np.clip(120 + rng.normal(0, 3, (480, 640, 3)), 0, 255).astype(np.uint8) for _ in range(2)]
+    box = (100.0, 150.0, 540.0, 330.0)
+    assert picture_shift(bare[0], bare[1], box, 12.0) is None  # sensor noise alone: nothing to follow
+    sc = make_scene(70010)
+    assert picture_shift(sc.reference, cv2.resize(sc.image, (320, 240)), box, 12.0) is None
