@@ -313,10 +313,11 @@ class CameraHub:
         if shift is None or abs(shift[0]) + abs(shift[1]) <= CAMERA_MOVED_PX:
             return regions
         moved = regions.shifted(*shift)
-        save_regions(moved, self.regions_path)
         with self._lock:
-            if self._regions is regions:
-                self._regions = moved
+            if self._regions is not regions:  # another thread followed the same nudge first
+                return self._regions or moved
+            self._regions = moved
+        save_regions(moved, self.regions_path)
         self.reference.clear()
         self._moved_note = (f"The camera moved by {shift[0]:+.0f}, {shift[1]:+.0f} px (right, down) at "
                             f"{time.strftime('%H:%M')}: the gates were moved with it; the empty reference is taken "
