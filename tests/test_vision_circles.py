@@ -126,3 +126,25 @@ def test_the_light_gain_follows_a_flickering_lamp_s_bands_row_by_row() -> None:
     far = (xx - 104) ** 2 + (yy - 75) ** 2 > (4 * radius) ** 2
     assert error[far].max() < 0.02, error[far].max()
     assert np.median(error[far]) < 0.006
+
+
+def test_the_light_gain_follows_the_edge_of_a_large_shade() -> None:
+    """A person leaning over the castle: half the picture 30 % darker, its soft edge four marble radii wide
+    across the gate area. The gain follows that edge wherever the picture did not change; a few marbles
+    and their shadows do not pull it. (Before the shade's median was taken, the coarse correction left
+    up to 0.3 log units of it in the change, and the light beside it read as marbles.)"""
+    h, w, radius = 140, 330, 6.0
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    across = (xx - 150) * 0.8 + (yy - 70) * 0.6
+    light = np.log(1.0 - 0.3 * np.clip(0.5 + across / (4 * radius), 0.0, 1.0))
+    diff = np.repeat(light[..., None], 3, axis=2) + np.random.default_rng(4).normal(0, 0.01, (h, w, 3))
+    marbles = [(60, 40), (200, 90), (214, 96), (120, 110)]
+    near = np.zeros((h, w), bool)
+    for mx, my in marbles:
+        disc = (xx - mx) ** 2 + (yy - my) ** 2 <= radius ** 2
+        diff[((xx - mx - 6) ** 2 + (yy - my - 8) ** 2 <= (1.3 * radius) ** 2) & ~disc] -= 0.3
+        diff[disc] += (0.5, 0.1, -0.2)
+        near |= (xx - mx) ** 2 + (yy - my) ** 2 <= (4 * radius) ** 2
+    error = np.abs(np.log(light_gain(diff.astype(np.float32), radius)) - light[..., None])
+    assert np.percentile(error[~near], 99) < 0.05, np.percentile(error[~near], 99)
+    assert np.median(error[~near]) < 0.01

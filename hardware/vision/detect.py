@@ -6,8 +6,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    so that a marble has a radius of about ``WORK_RADIUS`` pixels; colours go through a log table,
    so a light change is nearly an additive offset (exactly so for bright values; see 2).
 2. Change image: difference to the empty reference in log-RGB after removing the light change
-   (global median offset plus a smooth, robust low-frequency correction and an offset per picture
-   row: the bands a rolling shutter records under a flickering lamp), with a 3x3 envelope of
+   (global median offset plus a smooth, robust low-frequency correction, the edge of a large shade
+   followed by a median over several marble radii, and an offset per picture row: the bands a rolling
+   shutter records under a flickering lamp), with a 3x3 envelope of
    the reference for a camera nudge of about a pixel. The light change is applied to the
    reference as a gain on its linear values (a channel near black stays near black, so saturated
    printed colours do not seem to change hue), and an over-exposed channel, of the reference or
@@ -488,13 +489,13 @@ class MarbleDetector:
         cur = to_log(work)
         if self._reference is not None:
             lref, lo, hi = self._prepared_reference(h, w)
-            gain = light_gain(cur - lref, self._work_r)
+            over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
+            gain = light_gain(cur - lref, self._work_r, unknown=over.max(axis=2))
             # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
             # not the log table's offset, so a channel near black stays near black when the light
             # changes and a saturated printed colour does not seem to change hue)
             lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
             diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
-            over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
             np.maximum(diff, np.float32(0.0), out=diff, where=over)
             tuning = WITH_REFERENCE
         else:
