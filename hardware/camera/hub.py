@@ -305,11 +305,12 @@ class CameraHub:
         ``CAMERA_MOVED_PX`` (a nudged camera), the tapped gates are moved with it and saved, and the reference
         is taken again (``hardware.camera.drift``)."""
         from hardware.camera.drift import picture_shift
+        from hardware.vision.detect import estimate_marble_radius
 
         reference = self.reference.get()
         if reference is None or self._regions_source != "tap":
             return regions
-        shift = picture_shift(reference, frame, regions.bounds(), self.marble_radius or 10.0)
+        shift = picture_shift(reference, frame, regions.bounds(), self.marble_radius or estimate_marble_radius(regions))
         if shift is None or abs(shift[0]) + abs(shift[1]) <= CAMERA_MOVED_PX:
             return regions
         moved = regions.shifted(*shift)
