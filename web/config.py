@@ -47,7 +47,9 @@ def _integer(low: int, high: int) -> Callable[[Any], int]:
 
 def _mains(value: Any) -> int:
     """The mains frequency: 0 (leave the camera's exposure be), 50 or 60."""
-    if isinstance(value, bool) or value not in (0, 50, 60):
+    from hardware.camera.sources import MAINS_CHOICES
+
+    if isinstance(value, bool) or value not in MAINS_CHOICES:
         raise TypeError("0 (leave the camera's exposure be), 50 or 60 (Hz)")
     return int(value)
 
