@@ -66,6 +66,28 @@ def _photos_download(samples: int = 40) -> str:
             f"{sent / 1e6 / seconds:.0f} MB/s, peak allocations while sent {peak / 1e6:.2f} MB")
 
 
+def _checks() -> str:
+    """The checks the camera hub makes every few seconds beside the vision: the markers' edge blur, and the
+    picture's shift against the empty reference (without markers), on a rendered castle scene."""
+    from hardware.camera.drift import picture_shift
+    from hardware.camera.focus import edge_blur_px
+    from hardware.camera.markers import detect_markers, render_sheet
+    from tests.scenes import make_scene
+
+    sheet = cv2.cvtColor(cv2.resize(render_sheet(dpi=100), (480, 640), interpolation=cv2.INTER_AREA),
+                         cv2.COLOR_GRAY2BGR)
+    picture = cv2.copyMakeBorder(sheet, 0, 0, 80, 80, cv2.BORDER_CONSTANT, value=(200, 200, 200))[80:560]
+    markers = detect_markers(picture)
+    scene = make_scene(70012, case="clutter")
+    nudged = cv2.warpAffine(scene.image, np.float32([[1, 0, 4], [0, 1, -3]]), scene.image.shape[1::-1])
+    box = scene.regions.bounds()
+    blur = _times_ms(lambda: edge_blur_px(picture, markers), 100)
+    shift = _times_ms(lambda: picture_shift(scene.reference, nudged, box, scene.marble_radius_px), 100)
+    return (f"camera: checks every few seconds, one core: the {len(markers)} markers' edge blur median "
+            f"{statistics.median(blur):.2f} ms; the picture's shift against the empty reference median "
+            f"{statistics.median(shift):.2f} ms")
+
+
 def main() -> None:
     previous = cv2.getNumThreads()
     cv2.setNumThreads(1)
@@ -77,6 +99,7 @@ def main() -> None:
         print(_line(f"camera: preview 640x480 JPEG encode ({size // 1024} KiB)",
                     _times_ms(lambda: encode_preview_jpeg(preview))))
         print(_photos_download())
+        print(_checks())
     finally:
         cv2.setNumThreads(previous)
 
