@@ -489,13 +489,14 @@ class MarbleDetector:
         cur = to_log(work)
         if self._reference is not None:
             lref, lo, hi = self._prepared_reference(h, w)
-            over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
-            gain = light_gain(cur - lref, self._work_r, unknown=over.max(axis=2))
+            unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
+            gain = light_gain(cur - lref, self._work_r, unknown=cv2.bitwise_not(unclipped))
             # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
             # not the log table's offset, so a channel near black stays near black when the light
             # changes and a saturated printed colour does not seem to change hue)
             lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
             diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
+            over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
             np.maximum(diff, np.float32(0.0), out=diff, where=over)
             tuning = WITH_REFERENCE
         else:
