@@ -32,3 +32,22 @@ def test_no_shift_is_trusted_on_a_bare_board_or_between_pictures_of_two_sizes() 
     assert picture_shift(bare[0], bare[1], box, 12.0) is None  # sensor noise alone: nothing to follow
     sc = make_scene(70010)
     assert picture_shift(sc.reference, cv2.resize(sc.image, (320, 240)), box, 12.0) is None
+
+
+def test_a_shade_or_a_hand_over_the_castle_is_no_move() -> None:
+    """What changes without the camera moving: a person's shade across the gate area (60 % darker, its edge
+    sharp), a hand reaching in. Neither reads as a shift the gates would follow (the hub's threshold is
+    3 px, |dx| + |dy|)."""
+    for seed, case in [(70010, None), (70011, "glass"), (70012, "clutter"), (70013, "touching")]:
+        sc = make_scene(seed, case=case)
+        h, w = sc.image.shape[:2]
+        x0, y0, x1, y1 = sc.regions.bounds()
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        shaded = np.clip(sc.image * np.where(xx + 0.5 * yy > 0.5 * (x0 + x1) + 0.5 * y0, 0.4, 1.0)[..., None],
+                         0, 255).astype(np.uint8)
+        hand = sc.image.copy()
+        cv2.ellipse(hand, (int(x0 + 0.3 * (x1 - x0)), int(y1)), (int(0.3 * (x1 - x0)), 80), 20.0, 0, 360,
+                    (120, 150, 200), -1)
+        for picture in (shaded, hand):
+            shift = picture_shift(sc.reference, picture, sc.regions.bounds(), sc.marble_radius_px)
+            assert shift is None or abs(shift[0]) + abs(shift[1]) < 2.0, (seed, shift)
