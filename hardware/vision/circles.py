@@ -171,7 +171,7 @@ def _shade(lum: np.ndarray, smooth: np.ndarray, radius: float) -> np.ndarray:
     it), taken where it differs clearly from the smooth correction, whose cells are too coarse for such an
     edge."""
     k = max(3, int(SHADE_RADII * radius / 2) | 1)  # lum is at half the working resolution
-    coded = cv2.convertScaleAbs(lum, alpha=SHADE_SCALE, beta=128.0)
+    coded = np.clip(lum * np.float32(SHADE_SCALE) + np.float32(128.5), 0.0, 255.0).astype(np.uint8)
     median = cv2.medianBlur(coded, min(k, 255)).astype(np.float32) * np.float32(1.0 / SHADE_SCALE)
     gap = median - np.float32(128.0 / SHADE_SCALE) - smooth
     return gap * np.clip((np.abs(gap) - SHADE_MIN) / (SHADE_FULL - SHADE_MIN), 0.0, 1.0)
