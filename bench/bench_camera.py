@@ -72,6 +72,7 @@ def _checks() -> str:
     from hardware.camera.drift import picture_shift
     from hardware.camera.focus import edge_blur_px
     from hardware.camera.markers import detect_markers, render_sheet
+    from tests.conditions import nudged
     from tests.scenes import make_scene
 
     sheet = cv2.cvtColor(cv2.resize(render_sheet(dpi=100), (480, 640), interpolation=cv2.INTER_AREA),
@@ -79,10 +80,10 @@ def _checks() -> str:
     picture = cv2.copyMakeBorder(sheet, 0, 0, 80, 80, cv2.BORDER_CONSTANT, value=(200, 200, 200))[80:560]
     markers = detect_markers(picture)
     scene = make_scene(70012, case="clutter")
-    nudged = cv2.warpAffine(scene.image, np.float32([[1, 0, 4], [0, 1, -3]]), scene.image.shape[1::-1])
+    moved = nudged(scene.image, 4.0, -3.0)
     box = scene.regions.bounds()
     blur = _times_ms(lambda: edge_blur_px(picture, markers), 100)
-    shift = _times_ms(lambda: picture_shift(scene.reference, nudged, box, scene.marble_radius_px), 100)
+    shift = _times_ms(lambda: picture_shift(scene.reference, moved, box, scene.marble_radius_px), 100)
     return (f"camera: checks every few seconds, one core: the {len(markers)} markers' edge blur median "
             f"{statistics.median(blur):.2f} ms; the picture's shift against the empty reference median "
             f"{statistics.median(shift):.2f} ms")

@@ -82,16 +82,16 @@ def test_without_markers_the_gates_follow_a_nudged_camera(tmp_path: Path) -> Non
     """Gates tapped, no markers: a nudge of the camera moves the picture against the empty reference. The
     gates move with it (and are saved so), the reference is taken again, and the page says so; a shift of
     a pixel or two (what the measurement itself may err by) moves nothing."""
+    from tests.conditions import nudged
     from tests.scenes import make_scene
-    from tests.test_drift import moved
 
     sc = make_scene(70012, case="clutter")
     service = FakeService(sc.reference)
     hub = CameraHub(service, tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
     tapped = hub.set_regions(sc.regions.to_json())
     hub.capture_reference()
-    assert hub.current_regions(moved(sc.image, 1.0, -0.5)) is tapped and hub.reference.get() is not None
-    service.frame = moved(sc.image, 7.0, -4.0)
+    assert hub.current_regions(nudged(sc.image, 1.0, -0.5)) is tapped and hub.reference.get() is not None
+    service.frame = nudged(sc.image, 7.0, -4.0)
     regions = hub.current_regions(service.frame)
     assert regions is not None and regions is not tapped
     (x, y), (tx, ty) = regions.region(3).polygon[0], tapped.region(3).polygon[0]

@@ -1,18 +1,15 @@
 """How far the picture moved against the empty reference (hardware/camera/drift.py)."""
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import pytest
 
 from hardware.camera.drift import picture_shift
+from tests.conditions import nudged, shaded
 from tests.scenes import make_scene
-
-
-def moved(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
-    """``image`` as a camera nudged by (dx, dy) pixels sees it (its content moved right and down)."""
-    h, w = image.shape[:2]
-    return cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT)
 
 
 @pytest.mark.parametrize("seed, case", [(70010, None), (70011, "glass"), (70012, "clutter"), (70013, "touching")])
@@ -21,7 +18,7 @@ def test_the_shift_is_measured_with_marbles_in_the_gates(seed: int, case: str | 
     """Held-out scenes, marbles in the gates (the reference has none): the shift to about a pixel."""
     sc = make_scene(seed, case=case)
     assert sc.marbles
-    shift = picture_shift(sc.reference, moved(sc.image, dx, dy), sc.regions.bounds(), sc.marble_radius_px)
+    shift = picture_shift(sc.reference, nudged(sc.image, dx, dy), sc.regions.bounds(), sc.marble_radius_px)
     assert shift is not None and np.hypot(shift[0] - dx, shift[1] - dy) < 1.2, shift
 
 
@@ -40,14 +37,11 @@ def test_a_shade_or_a_hand_over_the_castle_is_no_move() -> None:
     3 px, |dx| + |dy|)."""
     for seed, case in [(70010, None), (70011, "glass"), (70012, "clutter"), (70013, "touching")]:
         sc = make_scene(seed, case=case)
-        h, w = sc.image.shape[:2]
         x0, y0, x1, y1 = sc.regions.bounds()
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        shaded = np.clip(sc.image * np.where(xx + 0.5 * yy > 0.5 * (x0 + x1) + 0.5 * y0, 0.4, 1.0)[..., None],
-                         0, 255).astype(np.uint8)
+        shade = shaded(sc.image, (0.5 * (x0 + x1), y0), math.atan2(0.5, 1.0), 1.0, depth=0.6)
         hand = sc.image.copy()
         cv2.ellipse(hand, (int(x0 + 0.3 * (x1 - x0)), int(y1)), (int(0.3 * (x1 - x0)), 80), 20.0, 0, 360,
                     (120, 150, 200), -1)
-        for picture in (shaded, hand):
+        for picture in (shade, hand):
             shift = picture_shift(sc.reference, picture, sc.regions.bounds(), sc.marble_radius_px)
             assert shift is None or abs(shift[0]) + abs(shift[1]) < 2.0, (seed, shift)

@@ -16,6 +16,7 @@ import pytest
 
 from hardware.vision.detect import Detection, MarbleDetector, _verdict
 from tests import vision_fit
+from tests.conditions import banded, shaded
 from tests.scenes import CASES, GLASS_KINDS, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, make_scenes, seeds
 
 N_PER_CASE = 20
@@ -136,14 +137,6 @@ def test_wrong_readings_are_flagged_unsure(hard_results) -> None:
     assert sum(r[3] for r in rows) / len(rows) <= WRONG_GATE_SURE_CEILING
 
 
-def banded(image: np.ndarray, seed: int, depth: float = 0.08, period: float = 100.0) -> np.ndarray:
-    """``image`` as a rolling shutter records it under a flickering lamp: the light of each row rises and
-    falls by ``depth`` every ``period`` rows, at a phase of its own."""
-    phase = np.random.default_rng(seed).uniform(0.0, 2.0 * np.pi)
-    rows = 1.0 + depth * np.sin(2.0 * np.pi * np.arange(image.shape[0]) / period + phase)
-    return np.clip(image * rows[:, None, None], 0, 255).astype(np.uint8)
-
-
 def test_a_flickering_lamp_s_bands_change_no_reading() -> None:
     """Under a lamp flickering at twice the mains frequency a rolling shutter records bands of light that
     the empty reference, taken at another moment, lacks. With bands of 8 % every 100 rows, held-out
@@ -169,13 +162,9 @@ def test_a_large_shade_over_the_castle_changes_no_reading() -> None:
         [make_scene(seed, case="clear") for seed in range(FIRST_SEED, FIRST_SEED + 12)]
     same = 0
     for sc in scenes:
-        h, w = sc.image.shape[:2]
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         x0, y0, x1, y1 = sc.regions.bounds()
-        across = (xx - 0.5 * (x0 + x1)) * 0.8 + (yy - 0.5 * (y0 + y1)) * 0.6
-        light = 1.0 - 0.3 * np.clip(0.5 + across / (4 * sc.marble_radius_px), 0.0, 1.0)
-        shaded = np.clip(sc.image * light[..., None], 0, 255).astype(np.uint8)
-        det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(shaded)
+        picture = shaded(sc.image, (0.5 * (x0 + x1), 0.5 * (y0 + y1)), math.atan2(0.6, 0.8), 4 * sc.marble_radius_px)
+        det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(picture)
         assert not any(c != t and not u for c, t, u in zip(det.counts, sc.counts, det.unsure)), sc.seed
         same += det.counts == read(sc).counts
     assert same >= len(scenes) - 1

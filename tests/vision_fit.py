@@ -3,6 +3,9 @@ hand, not by pytest).
 
 ``python -m tests.vision_fit measure [N]`` prints the exact rates per hard case on the first N
 held-out hard seeds (``HELD_OUT_SEEDS``; default 500), with and without reference.
+``python -m tests.vision_fit conditions [N]`` prints how training scenes read under what a real table
+does to a picture after the reference was taken (``CONDITIONS``: a flickering lamp's bands, a person's
+shade, a nudged camera, a soft focus).
 
 ``python -m tests.vision_fit`` collects the reviewed candidates of the training seeds
 (``TRAINING_SEEDS``: never those of tests/test_vision.py or of the figures reported), labels each
@@ -16,6 +19,7 @@ network (the clear circles without their glare far from every marble, ``UNLIT_TR
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import partial
 from multiprocessing import Pool
 
@@ -24,7 +28,8 @@ import numpy as np
 from hardware.vision import candidates
 from hardware.vision.consensus import CONFIRM_FRAMES, consensus
 from hardware.vision.detect import Detection, MarbleDetector
-from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, make_scene, seeds
+from tests.conditions import banded, defocused, nudged, shaded
+from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, seeds
 
 
 def collect(job: tuple[int, str | None], log: str = "candidate_log") -> list[tuple[np.ndarray, int, int]]:
@@ -147,6 +152,56 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
                   f"{wrong_sure:.3f} (a gate wrong and not unsure {gate_wrong_sure:.3f})")
 
 
+CONDITIONS: dict[str, Callable[[Scene], np.ndarray]] = {
+    "as taken": lambda sc: sc.image,
+    "bands 6 %, 120 rows apart": lambda sc: banded(sc.image, sc.seed, 0.06, 120.0),
+    "bands 10 %, 120 rows apart": lambda sc: banded(sc.image, sc.seed, 0.10, 120.0),
+    "shade 30 %, edge 4 radii": lambda sc: _shade(sc, 0.3),
+    "shade 50 %, edge 4 radii": lambda sc: _shade(sc, 0.5),
+    "nudged 2 px": lambda sc: nudged(sc.image, 1.6, 1.2),
+    "nudged 3 px": lambda sc: nudged(sc.image, 2.4, 1.8),
+    "out of focus 1.5 px": lambda sc: defocused(sc.image, 1.5),
+    "out of focus 2 px": lambda sc: defocused(sc.image, 2.0),
+}
+"""What a real table does to a picture after the reference was taken (tests/conditions.py), as
+``conditions`` measures it: the reference stays as taken."""
+
+
+def _shade(sc: Scene, depth: float) -> np.ndarray:
+    """A shade ``depth`` darker across the gate area, its edge 4 marble radii wide, through a point of the
+    area at an angle drawn from the scene's seed."""
+    rng = np.random.default_rng(sc.seed)
+    x0, y0, x1, y1 = sc.regions.bounds()
+    angle = rng.uniform(0.0, math.pi)
+    return shaded(sc.image, (rng.uniform(x0, x1), rng.uniform(y0, y1)), angle, 4 * sc.marble_radius_px, depth)
+
+
+def condition_one(job: tuple[int, str | None]) -> tuple[str | None, list[tuple[bool, bool, bool, bool]]]:
+    """(case, ``_judged`` under each of ``CONDITIONS``) for one scene, read with its reference and radius."""
+    seed, case = job
+    sc = make_scene(seed, case=case)
+    detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+    return case, [_judged(detector.detect(change(sc)), sc.counts) for change in CONDITIONS.values()]
+
+
+def conditions(n: int = 150, first: int = 62000) -> None:
+    """Print, per case (ordinary scenes and every hard case) on training seeds first..first+n-1, the exact
+    rate, the scenes flagged unsure and those with a gate read wrong and not flagged, under each of
+    ``CONDITIONS``."""
+    chosen = set(range(first, first + n))
+    assert chosen <= set(seeds(TRAINING_SEEDS)), "conditions are measured on training seeds"
+    jobs = [(s, c) for c in (None, *CASES) for s in range(first, first + n)]
+    with Pool(2) as pool:
+        rows = pool.map(condition_one, jobs, chunksize=10)
+    print(f"training seeds {first}..{first + n - 1}: all six exact / flagged unsure / a gate wrong and not flagged")
+    for case in (None, *CASES):
+        got = [r for c, r in rows if c == case]
+        print(f"  {case or 'ordinary'} (n={len(got)})")
+        for i, name in enumerate(CONDITIONS):
+            exact, unsure, wrong_sure = (sum(r[i][k] for r in got) / len(got) for k in (0, 1, 3))
+            print(f"    {name:28s} {exact:.3f} / {unsure:.3f} / {wrong_sure:.3f}")
+
+
 UNLIT_TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [
     (s, c) for c in CASES for s in [*range(50000, 51500), *range(53000, 57000)]]
 """The unlit network's training scenes: a clear circle without its glare far from every marble is
@@ -202,5 +257,7 @@ if __name__ == "__main__":
 
     if sys.argv[1:2] == ["measure"]:
         measure(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
+    elif sys.argv[1:2] == ["conditions"]:
+        conditions(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
     else:
         main(*sys.argv[1:2])  # [review | unlit]

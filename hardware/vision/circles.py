@@ -112,6 +112,7 @@ def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12, unknown: n
     varies over many marble radii, bands over many rows). ``unknown``: a mask (uint8, working resolution),
     not 0 where the frame is over-exposed, whose change is only a lower bound.
 
+    Both, and a nudged camera and a soft focus, as ``python -m tests.vision_fit conditions`` measures them.
     The shade: under a shade 30 % darker whose soft edge (4 marble radii) crosses the gate area, ordinary
     training scenes (62000..62149) read all six counts exact in 0.980 against 0.313 before, 0.000 read
     wrong and sure against 0.047 (traced glass 0.960 against 0.367, 0.007 against 0.060); under one 50 %
@@ -122,7 +123,7 @@ def light_gain(diff: np.ndarray, radius: float, inlier: float = 0.12, unknown: n
     the median): the light correction went from about 14 % of a frame's time to 23 % (bench_vision).
 
     The rows' offsets: with bands of 6 % every 120 rows, ordinary training scenes (62000..62149) were
-    flagged unsure in 0.047, as without bands, against 0.387 before the rows were followed; with bands of
+    flagged unsure in 0.040 to 0.047 (0.047 without bands), against 0.387 before the rows were followed; with bands of
     10 % they read all six counts exact in 0.987, as without bands, against 0.873 (traced glass 0.973
     against 0.720). Without bands, on training seeds out of every tuning (66000..66399, 400 scenes a
     hard case, and ordinary 46000..46599), no scene read worse and 2 better; on the seeds the thresholds
