@@ -71,13 +71,11 @@ def _checks() -> str:
     picture's shift against the empty reference (without markers), on a rendered castle scene."""
     from hardware.camera.drift import picture_shift
     from hardware.camera.focus import edge_blur_px
-    from hardware.camera.markers import detect_markers, render_sheet
-    from tests.conditions import nudged
+    from hardware.camera.markers import detect_markers
+    from tests.conditions import nudged, photographed_sheet
     from tests.scenes import make_scene
 
-    sheet = cv2.cvtColor(cv2.resize(render_sheet(dpi=100), (480, 640), interpolation=cv2.INTER_AREA),
-                         cv2.COLOR_GRAY2BGR)
-    picture = cv2.copyMakeBorder(sheet, 0, 0, 80, 80, cv2.BORDER_CONSTANT, value=(200, 200, 200))[80:560]
+    picture = photographed_sheet(1.0)
     markers = detect_markers(picture)
     scene = make_scene(70012, case="clutter")
     moved = nudged(scene.image, 4.0, -3.0)

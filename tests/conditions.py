@@ -8,6 +8,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from hardware.camera import markers
+
 
 def banded(image: np.ndarray, seed: int, depth: float = 0.08, period: float = 100.0) -> np.ndarray:
     """``image`` as a rolling shutter records it under a flickering lamp: the light of each row rises and
@@ -37,3 +39,18 @@ def nudged(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
 def defocused(image: np.ndarray, sigma: float) -> np.ndarray:
     """``image`` blurred further by a Gaussian of ``sigma`` pixels: a camera out of focus."""
     return cv2.GaussianBlur(image, (0, 0), sigma)
+
+
+def photographed_sheet(blur: float, *, contrast: float = 1.0) -> np.ndarray:
+    """The marker sheet as a camera above the castle sees it: 640x480, tilted in perspective (markers about
+    85 px wide), blurred by a Gaussian of ``blur`` px, its contrast scaled by ``contrast``, with sensor noise."""
+    sheet = markers.render_sheet(dpi=100)
+    h, w = sheet.shape
+    tilt = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
+                                       np.float32([[120, 40], [470, 60], [500, 450], [100, 430]]))
+    picture = cv2.warpPerspective(sheet, tilt, (640, 480), flags=cv2.INTER_AREA, borderValue=200).astype(np.float32)
+    picture = 128 + (picture - 128) * contrast
+    if blur:
+        picture = cv2.GaussianBlur(picture, (0, 0), blur)
+    picture += np.random.default_rng(7).normal(0.0, 2.0, picture.shape)
+    return cv2.cvtColor(np.clip(picture, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)

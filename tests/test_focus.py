@@ -1,27 +1,12 @@
 """The picture's blur, measured across the printed edges of the calibration markers (hardware/camera/focus.py)."""
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 
 from hardware.camera.focus import SOFT_BLUR_RADII, edge_blur_px, soft_message
-from hardware.camera.markers import detect_markers, render_sheet
-
-
-def photographed_sheet(blur: float, *, contrast: float = 1.0) -> np.ndarray:
-    """The marker sheet as a camera above the castle sees it: 640x480, tilted in perspective (markers about
-    85 px wide), blurred by a Gaussian of ``blur`` px, its contrast scaled by ``contrast``, with sensor noise."""
-    sheet = render_sheet(dpi=100)
-    h, w = sheet.shape
-    tilt = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]),
-                                       np.float32([[120, 40], [470, 60], [500, 450], [100, 430]]))
-    picture = cv2.warpPerspective(sheet, tilt, (640, 480), flags=cv2.INTER_AREA, borderValue=200).astype(np.float32)
-    picture = 128 + (picture - 128) * contrast
-    if blur:
-        picture = cv2.GaussianBlur(picture, (0, 0), blur)
-    picture += np.random.default_rng(7).normal(0.0, 2.0, picture.shape)
-    return cv2.cvtColor(np.clip(picture, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+from hardware.camera.markers import detect_markers
+from tests.conditions import photographed_sheet
 
 
 @pytest.mark.parametrize("blur", [1.0, 1.5, 2.0])

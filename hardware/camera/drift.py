@@ -21,9 +21,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-MARGIN_RADII = 6.0
-"""The gate area is compared with this many marble radii around the regions (as the detector reads it)."""
-
 MIN_RESPONSE = 0.3
 """Phase correlation's peak (0..1) below which the shift is not trusted."""
 
@@ -34,14 +31,16 @@ EDGE_SIGMA = 1.0
 def picture_shift(reference: np.ndarray, frame: np.ndarray, box: tuple[float, float, float, float],
                   marble_radius: float) -> tuple[float, float] | None:
     """The shift (dx, dy, frame pixels) of ``frame``'s content against ``reference`` in the gate area
-    ``box`` (x0, y0, x1, y1) widened by ``MARGIN_RADII`` marble radii; None when the two pictures differ
-    in size, the area is too small or the correlation too weak to trust."""
+    ``box`` (x0, y0, x1, y1) widened as the detector reads it (``detect.ROI_MARGIN_RADII`` marble radii);
+    None when the two pictures differ in size, the area is too small or the correlation too weak to trust."""
     import cv2
+
+    from hardware.vision.detect import ROI_MARGIN_RADII
 
     if reference.shape != frame.shape:
         return None
     h, w = frame.shape[:2]
-    m = MARGIN_RADII * marble_radius
+    m = ROI_MARGIN_RADII * marble_radius
     x0, y0 = max(0, int(box[0] - m)), max(0, int(box[1] - m))
     x1, y1 = min(w, int(box[2] + m) + 1), min(h, int(box[3] + m) + 1)
     if x1 - x0 < 16 or y1 - y0 < 16:

@@ -67,7 +67,7 @@ def edge_blur_px(frame_bgr: np.ndarray, markers: Mapping[int, np.ndarray]) -> fl
     import cv2
     import numpy as np
 
-    starts, steps, normals = [], [], []  # each profile's first sample, its step along the normal (pixels)
+    starts, normals = [], []  # each profile's middle, and its reach each side along the outward normal
     across = np.linspace(-1.0, 1.0, SAMPLES, dtype=np.float32)
     for quad in markers.values():
         corners = np.asarray(quad, np.float32).reshape(4, 2)
@@ -84,10 +84,11 @@ def edge_blur_px(frame_bgr: np.ndarray, markers: Mapping[int, np.ndarray]) -> fl
             for t in ALONG:
                 starts.append(a + (b - a) * t)
                 normals.append(normal * reach)
-                steps.append(2.0 * reach / (SAMPLES - 1))
     if len(starts) < MIN_PROFILES:
         return None
-    points = np.array(starts)[:, None, :] + np.array(normals)[:, None, :] * across[None, :, None]
+    reaches = np.array(normals)
+    points = np.array(starts)[:, None, :] + reaches[:, None, :] * across[None, :, None]
+    steps = 2.0 * np.hypot(reaches[:, 0], reaches[:, 1]) / (SAMPLES - 1)  # pixels between samples
     grey = frame_bgr if frame_bgr.ndim == 2 else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
     profiles = cv2.remap(grey.astype(np.float32), points[..., 0], points[..., 1], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_REPLICATE)
@@ -95,7 +96,7 @@ def edge_blur_px(frame_bgr: np.ndarray, markers: Mapping[int, np.ndarray]) -> fl
     dark, light = np.median(profiles[:, :ends], axis=1), np.median(profiles[:, -ends:], axis=1)
     clear = light - dark >= MIN_CONTRAST
     level = (profiles[clear] - dark[clear, None]) / (light - dark)[clear, None]
-    rise = (_crossing(level, 0.9) - _crossing(level, 0.1)) * np.array(steps)[clear]
+    rise = (_crossing(level, 0.9) - _crossing(level, 0.1)) * steps[clear]
     rise = rise[rise > 0]  # a profile that never rose through both levels, or fell first, is left out
     if len(rise) < MIN_PROFILES:
         return None

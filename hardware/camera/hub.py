@@ -311,9 +311,11 @@ class CameraHub:
         if reference is None or self._regions_source != "tap":
             return regions
         shift = picture_shift(reference, frame, regions.bounds(), self.marble_radius or estimate_marble_radius(regions))
-        if shift is None or abs(shift[0]) + abs(shift[1]) <= CAMERA_MOVED_PX:
+        if shift is None:
             return regions
         moved = regions.shifted(*shift)
+        if _shift_px(moved, regions) <= CAMERA_MOVED_PX:  # measured as the markers' moves are
+            return regions
         with self._lock:
             if self._regions is not regions:  # another thread followed the same nudge first
                 return self._regions or moved
