@@ -1,7 +1,6 @@
 """The picture's blur, measured across the printed edges of the calibration markers (hardware/camera/focus.py)."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from hardware.camera.focus import SOFT_BLUR_RADII, edge_blur_px, soft_message
