@@ -1,7 +1,9 @@
 """What a real table does to a picture after the empty reference was taken, for the vision tests and
 ``python -m tests.vision_fit conditions``: the bands of a flickering lamp recorded by a rolling shutter, a
-person's shade across the castle, a nudged camera, a camera out of focus. Each takes a BGR uint8 picture
-and returns another; the reference is left as it was."""
+person's shade across the castle, a nudged camera, a camera out of focus. Each takes a BGR picture and returns
+another of its type: the light reaching the sensor (float, ``tests.scenes.make_scene``'s ``optics``: before the
+sensor's noise and clipping, as at a real table), or a camera's uint8 picture (after them: a clipped channel
+darkens with the rest, the noise is shaded and blurred too). The reference is left as it was."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ def banded(image: np.ndarray, seed: int, depth: float = 0.08, period: float = 10
     falls by ``depth`` every ``period`` rows, at a phase of its own (from ``seed``)."""
     phase = np.random.default_rng(seed).uniform(0.0, 2.0 * np.pi)
     rows = 1.0 + depth * np.sin(2.0 * np.pi * np.arange(image.shape[0]) / period + phase)
-    return np.clip(image * rows[:, None, None], 0, 255).astype(np.uint8)
+    return _lit(image, rows[:, None, None])
 
 
 def shaded(image: np.ndarray, through: tuple[float, float], angle: float, edge: float,
@@ -27,7 +29,14 @@ def shaded(image: np.ndarray, through: tuple[float, float], angle: float, edge: 
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     across = (xx - through[0]) * np.cos(angle) + (yy - through[1]) * np.sin(angle)
     light = 1.0 - depth * np.clip(0.5 + across / edge, 0.0, 1.0)
-    return np.clip(image * light[..., None], 0, 255).astype(np.uint8)
+    return _lit(image, light[..., None])
+
+
+def _lit(image: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """``image`` times ``light``, of ``image``'s type."""
+    if image.dtype != np.uint8:
+        return (image * light).astype(image.dtype)
+    return np.clip(image * light, 0, 255).astype(np.uint8)
 
 
 def nudged(image: np.ndarray, dx: float, dy: float) -> np.ndarray:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Callable, Iterator
 
 import cv2
 import numpy as np
@@ -522,10 +522,15 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
     return out
 
 
-def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0) -> Scene:
+def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0,
+               optics: Callable[[np.ndarray], np.ndarray] | None = None) -> Scene:
     """Build the scene for ``seed`` at image ``size`` (width, height); ``case``: one of ``CASES``
     (a hard case) or None (an ordinary scene); with ``retakes`` more frames of it (their noise from a
-    generator of their own: the scene and its first frame are the same with or without them)."""
+    generator of their own: the scene and its first frame are the same with or without them).
+    ``optics``: what happened to the scene's light after the reference was taken (tests/conditions.py: a
+    shade, a flickering lamp, a nudge, a soft focus), applied to the light that reaches the sensor (float
+    BGR, 1.0 its full scale) before the camera's blur, noise, clipping and JPEG; the reference and the
+    truth stay as they were."""
     if case is not None and case not in CASES:
         raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
     rng = np.random.default_rng(seed if case is None else [seed, CASES.index(case) + 1])
@@ -598,6 +603,8 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     blur = rng.uniform(0.0, 1.2) if rng.random() < 0.7 else 0.0
     noise = rng.uniform(1.0, 5.0)
     quality = int(rng.integers(50, 96))
+    if optics is not None:
+        scene = optics(scene)
     image = _camera(scene, rng, blur, noise, quality)
     reference = _camera(ref_img, rng, blur, noise, quality)
     again = np.random.default_rng([seed, CASES.index(case) + 1 if case else 0, 1])  # the retakes' own noise

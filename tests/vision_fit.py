@@ -152,28 +152,32 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
                   f"{wrong_sure:.3f} (a gate wrong and not unsure {gate_wrong_sure:.3f})")
 
 
-CONDITIONS: dict[str, Callable[[Scene], np.ndarray]] = {
-    "as taken": lambda sc: sc.image,
-    "bands 6 %, 120 rows apart": lambda sc: banded(sc.image, sc.seed, 0.06, 120.0),
-    "bands 10 %, 120 rows apart": lambda sc: banded(sc.image, sc.seed, 0.10, 120.0),
+Optics = Callable[[np.ndarray], np.ndarray]
+
+CONDITIONS: dict[str, Callable[[Scene], Optics | None]] = {
+    "as taken": lambda sc: None,
+    "bands 6 %, 120 rows apart": lambda sc: lambda light: banded(light, sc.seed, 0.06, 120.0),
+    "bands 10 %, 120 rows apart": lambda sc: lambda light: banded(light, sc.seed, 0.10, 120.0),
     "shade 30 %, edge 4 radii": lambda sc: _shade(sc, 0.3),
     "shade 50 %, edge 4 radii": lambda sc: _shade(sc, 0.5),
-    "nudged 2 px": lambda sc: nudged(sc.image, 1.6, 1.2),
-    "nudged 3 px": lambda sc: nudged(sc.image, 2.4, 1.8),
-    "out of focus 1.5 px": lambda sc: defocused(sc.image, 1.5),
-    "out of focus 2 px": lambda sc: defocused(sc.image, 2.0),
+    "nudged 2 px": lambda sc: lambda light: nudged(light, 1.6, 1.2),
+    "nudged 3 px": lambda sc: lambda light: nudged(light, 2.4, 1.8),
+    "out of focus 1.5 px": lambda sc: lambda light: defocused(light, 1.5),
+    "out of focus 2 px": lambda sc: lambda light: defocused(light, 2.0),
 }
 """What a real table does to a picture after the reference was taken (tests/conditions.py), as
-``conditions`` measures it: the reference stays as taken."""
+``conditions`` measures it: each gives the scene's optics (``make_scene``'s ``optics``: the light changed
+before the sensor), the reference stays as taken."""
 
 
-def _shade(sc: Scene, depth: float) -> np.ndarray:
+def _shade(sc: Scene, depth: float) -> Optics:
     """A shade ``depth`` darker across the gate area, its edge 4 marble radii wide, through a point of the
     area at an angle drawn from the scene's seed."""
     rng = np.random.default_rng(sc.seed)
     x0, y0, x1, y1 = sc.regions.bounds()
     angle = rng.uniform(0.0, math.pi)
-    return shaded(sc.image, (rng.uniform(x0, x1), rng.uniform(y0, y1)), angle, 4 * sc.marble_radius_px, depth)
+    through = (rng.uniform(x0, x1), rng.uniform(y0, y1))
+    return lambda light: shaded(light, through, angle, 4 * sc.marble_radius_px, depth)
 
 
 def condition_one(job: tuple[int, str | None]) -> tuple[str | None, list[tuple[bool, bool, bool, bool]]]:
@@ -181,7 +185,9 @@ def condition_one(job: tuple[int, str | None]) -> tuple[str | None, list[tuple[b
     seed, case = job
     sc = make_scene(seed, case=case)
     detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
-    return case, [_judged(detector.detect(change(sc)), sc.counts) for change in CONDITIONS.values()]
+    pictures = (sc.image if optics is None else make_scene(seed, case=case, optics=optics).image
+                for optics in (made(sc) for made in CONDITIONS.values()))
+    return case, [_judged(detector.detect(picture), sc.counts) for picture in pictures]
 
 
 def conditions(n: int = 150, first: int = 62000) -> None:

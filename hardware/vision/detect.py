@@ -93,6 +93,7 @@ from hardware.vision.circles import (
     LOG_TABLE,
     MEAN3,
     RADIUS_FACTORS,
+    RATIO_TABLE,
     Peak,
     best_radius,
     change_magnitude,
@@ -409,8 +410,8 @@ class MarbleDetector:
         self._prepared_reference(h, w)
 
     def _prepared_reference(self, h: int, w: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Log reference of the gate area for frames of h x w, with its 3x3 min/max envelope
-        (linear pixel values, float32)."""
+        """The reference's gate area for frames of h x w: on the light change's log table (``RATIO_TABLE``), and
+        its 3x3 min/max envelope (linear pixel values, float32)."""
         key = (h, w)
         if key not in self._ref_cache:
             ref = self._reference
@@ -425,7 +426,7 @@ class MarbleDetector:
             linear = work.astype(np.float32)
             high = cv2.dilate(linear, self._envelope)
             high[high >= CLIPPED_VALUE] = np.float32(1e6)  # over-exposed: the true value is unknown
-            self._ref_cache[key] = (to_log(work), cv2.erode(linear, self._envelope), high)
+            self._ref_cache[key] = (to_log(work, RATIO_TABLE), cv2.erode(linear, self._envelope), high)
         return self._ref_cache[key]
 
     def _roi(self, h: int, w: int) -> tuple[int, int, int, int]:
@@ -488,9 +489,9 @@ class MarbleDetector:
         work = self._prepare(frame_bgr)
         cur = to_log(work)
         if self._reference is not None:
-            lref, lo, hi = self._prepared_reference(h, w)
+            ratio_ref, lo, hi = self._prepared_reference(h, w)
             unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
-            gain = light_gain(cur - lref, self._work_r, unknown=cv2.bitwise_not(unclipped))
+            gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r, unknown=cv2.bitwise_not(unclipped))
             # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
             # not the log table's offset, so a channel near black stays near black when the light
             # changes and a saturated printed colour does not seem to change hue)
