@@ -118,6 +118,22 @@ def test_cases_render_what_they_name() -> None:
     assert make_scene(50005, case="blur").case == "blur" and make_scene(5).case is None
 
 
+def test_optics_change_the_light_before_the_sensor() -> None:
+    """A scene's optics (tests/conditions.py) change the light that reaches the sensor: the frame of a scene
+    lit at half is half as bright, but its sensor noise is what it was (a picture darkened afterwards would
+    halve its noise too); the reference and the truth stay as they were."""
+    plain = make_scene(20003, retakes=1)
+    dim = make_scene(20003, retakes=1, optics=lambda light: light * np.float32(0.5))
+    assert np.array_equal(dim.reference, plain.reference) and dim.counts == plain.counts
+    brightness = dim.image.mean() / plain.image.mean()
+    assert 0.45 < brightness < 0.55
+
+    def noise(sc) -> float:  # the same scene in two frames of fresh sensor noise
+        return float(np.std(sc.image.astype(np.float32) - sc.retakes[0].astype(np.float32)))
+
+    assert noise(dim) > 0.8 * noise(plain)
+
+
 @pytest.fixture(scope="module")
 def hard_results() -> dict[str, list[tuple[bool, bool, bool, bool]]]:
     """Per case: (six counts exact, any gate unsure, clutter scene without reference exact, a gate
