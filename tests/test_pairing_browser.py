@@ -195,9 +195,15 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     assert "iPad" in device.inner_text() and "last seen" in device.inner_text()
     qr = kiosk.locator("img.pair-qr")
     expect(qr).to_be_visible()
+    # visible is not yet drawn: on a loaded machine the screenshot may come before the picture has loaded
+    kiosk.wait_for_function("() => { const qr = document.querySelector('img.pair-qr');"
+                            " return qr !== null && qr.complete && qr.naturalWidth > 0; }", timeout=PATIENCE_S * 1000)
     picture = cv2.imdecode(np.frombuffer(qr.screenshot(), np.uint8), cv2.IMREAD_GRAYSCALE)
     quiet = cv2.copyMakeBorder(picture, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
-    scanned = cv2.QRCodeDetector().detectAndDecode(quiet)[0]  # the code a tablet's camera reads
+    # the code a tablet's camera reads: cv2's plain QRCodeDetector misses about one of these URLs in 40 (by its
+    # port) even in a clean picture, the ArUco-based one none of 3,000 (1,500 ports at two sizes)
+    scanned = next((text for text in (found.detectAndDecode(quiet)[0] for found in
+                                      (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())) if text), "")
     assert scanned == kiosk.locator(".pair-url").inner_text() and scanned.endswith("/devices")
     revoke = device.locator("button:text-is('Revoke')")
     assert min(_tap_size(revoke)) >= 48
