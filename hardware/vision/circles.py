@@ -227,7 +227,10 @@ def circle_votes(change: np.ndarray, radius: float, grad_min: float,
     (a thin changed ring: its inner edge faces the centre). Per radius the votes are divided by the
     circumference; the result (mean over radii, smoothed) is about the fraction of a marble's
     outline that agrees. Also returns the per-radius vote maps (unsmoothed, shape
-    (len(factors), h, w)) for the choice of each marble's radius.
+    (len(factors), h, w)) for the choice of each marble's radius. (They are read only around the peaks: kept
+    as the votes themselves instead, and added up there, the castle's reading took 1.50 to 1.65 ms against
+    1.44 to 1.47, a 3 x 2 grid over a 640x480 frame at a marble radius of 8 px 8.1 ms against 8.75, for the
+    same readings: not kept.)
     """
     h, w = change.shape
     gx = cv2.Sobel(change, cv2.CV_32F, 1, 0, ksize=3, scale=0.125)
