@@ -7,6 +7,8 @@ darkens with the rest, the noise is shaded and blurred too). The reference is le
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -37,6 +39,15 @@ def _lit(image: np.ndarray, light: np.ndarray) -> np.ndarray:
     if image.dtype != np.uint8:
         return (image * light).astype(image.dtype)
     return np.clip(image * light, 0, 255).astype(np.uint8)
+
+
+def through_srgb(light: np.ndarray, change: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``change`` (one of these) as a camera with sRGB's tone curve records it: ``light`` (the rendered scene,
+    float, 1.0 full scale) taken as that camera's encoded values, changed in the linear light they encode, and
+    encoded again. A pure gain of light is then no pure ratio of the values: the curve is steeper in the dark."""
+    linear = np.where(light <= 0.04045, light / 12.92, ((np.maximum(light, 0.0) + 0.055) / 1.055) ** 2.4)
+    changed = np.maximum(change(linear.astype(np.float32)), 0.0)
+    return np.where(changed <= 0.0031308, changed * 12.92, 1.055 * changed ** (1 / 2.4) - 0.055).astype(np.float32)
 
 
 def nudged(image: np.ndarray, dx: float, dy: float) -> np.ndarray:

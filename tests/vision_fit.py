@@ -28,7 +28,7 @@ import numpy as np
 from hardware.vision import candidates
 from hardware.vision.consensus import CONFIRM_FRAMES, consensus
 from hardware.vision.detect import Detection, MarbleDetector
-from tests.conditions import banded, defocused, nudged, shaded
+from tests.conditions import banded, defocused, nudged, shaded, through_srgb
 from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, seeds
 
 
@@ -160,6 +160,7 @@ CONDITIONS: dict[str, Callable[[Scene], Optics | None]] = {
     "bands 10 %, 120 rows apart": lambda sc: lambda light: banded(light, sc.seed, 0.10, 120.0),
     "shade 30 %, edge 4 radii": lambda sc: _shade(sc, 0.3),
     "shade 50 %, edge 4 radii": lambda sc: _shade(sc, 0.5),
+    "shade 50 %, an sRGB camera": lambda sc: partial(through_srgb, change=_shade(sc, 0.5)),
     "nudged 2 px": lambda sc: lambda light: nudged(light, 1.6, 1.2),
     "nudged 3 px": lambda sc: lambda light: nudged(light, 2.4, 1.8),
     "out of focus 1.5 px": lambda sc: lambda light: defocused(light, 1.5),
