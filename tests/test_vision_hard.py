@@ -18,7 +18,7 @@ import pytest
 
 from hardware.vision.detect import Detection, MarbleDetector, _verdict
 from tests import vision_fit
-from tests.conditions import banded, shaded
+from tests.conditions import banded, shaded, through_srgb
 from tests.scenes import CASES, GLASS_KINDS, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, make_scenes, seeds
 
 N_PER_CASE = 20
@@ -132,6 +132,16 @@ def test_optics_change_the_light_before_the_sensor() -> None:
         return float(np.std(sc.image.astype(np.float32) - sc.retakes[0].astype(np.float32)))
 
     assert noise(dim) > 0.8 * noise(plain)
+
+
+def test_a_change_of_light_through_srgb_is_no_pure_ratio() -> None:
+    """Through sRGB's tone curve a light halved darkens a bright value by 0.5 ** (1 / 2.4) and a value near
+    black (on the curve's straight part) by 0.5; no change leaves the values as they were."""
+    values = np.float32([[[0.9, 0.5, 0.02]]])
+    assert np.allclose(through_srgb(values, lambda light: light), values, atol=1e-6)
+    ratio = through_srgb(values, lambda light: light * np.float32(0.5)) / values
+    assert ratio[0, 0, 0] == pytest.approx(0.5 ** (1 / 2.4), abs=0.02)
+    assert ratio[0, 0, 2] == pytest.approx(0.5, abs=0.01)
 
 
 @pytest.fixture(scope="module")
