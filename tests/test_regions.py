@@ -108,3 +108,12 @@ def test_constructor_validates() -> None:
     tri = ((0.0, 0.0), (1.0, 0.0), (0.0, 1.0))
     with pytest.raises(RegionsError, match="gates 1..6"):
         GateRegions(tuple(GateRegion(g, tri) for g in range(1, 6)))
+
+
+def test_scaled_and_shifted_move_every_point() -> None:
+    regions = GateRegions.from_json(_row())
+    half = regions.scaled(0.5)
+    assert half.gates[1].polygon == ((100.0, 0.0), (140.0, 0.0), (140.0, 45.0), (100.0, 45.0))
+    assert regions.scaled(2.0, 0.5).gates[0].polygon[2] == (360.0, 45.0)
+    moved = regions.shifted(3.5, -2.0)
+    assert moved.gates[5].polygon[0] == (603.5, -2.0) and [g.gate for g in moved.gates] == list(range(1, 7))

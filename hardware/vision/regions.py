@@ -115,14 +115,16 @@ class GateRegions:
 
     def scaled(self, sx: float, sy: float | None = None) -> GateRegions:
         """A copy with every point multiplied by (sx, sy) (for a resized image)."""
-        sy = sx if sy is None else sy
-        return GateRegions(tuple(
-            GateRegion(g.gate, tuple((x * sx, y * sy) for x, y in g.polygon)) for g in self.gates))
+        return self._mapped(sx, sx if sy is None else sy, 0.0, 0.0)
 
     def shifted(self, dx: float, dy: float) -> GateRegions:
         """A copy with every point moved by (dx, dy) (for a camera that moved)."""
+        return self._mapped(1.0, 1.0, dx, dy)
+
+    def _mapped(self, sx: float, sy: float, dx: float, dy: float) -> GateRegions:
+        """A copy with every point (x, y) at (x * sx + dx, y * sy + dy)."""
         return GateRegions(tuple(
-            GateRegion(g.gate, tuple((x + dx, y + dy) for x, y in g.polygon)) for g in self.gates))
+            GateRegion(g.gate, tuple((x * sx + dx, y * sy + dy) for x, y in g.polygon)) for g in self.gates))
 
     def to_json(self) -> dict:
         """JSON-ready dict in the file format."""
