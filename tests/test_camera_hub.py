@@ -154,10 +154,10 @@ def _red_marbles(board: np.ndarray, *centres: tuple[int, int]) -> np.ndarray:
 
 
 def test_a_confirmation_reads_three_frames_and_reports_what_most_of_them_read(tmp_path: Path) -> None:
-    """A frame that reads a gate differently (a hand, a flicker) is outvoted, and that gate is unsure."""
+    """A frame that reads a gate differently (a flicker, a glare) is outvoted, and that gate is unsure."""
     board = np.full((480, 640, 3), 120, np.uint8)
     one, two = _red_marbles(board, (295, 230)), _red_marbles(board, (295, 230), (292, 205))
-    service = QueuedService([two, one, one])
+    service = QueuedService([one, two, one])
     readings: list[Any] = []
     hub = CameraHub(service, tmp_path, on_reading=lambda d, photo: readings.append((d, photo)))  # type: ignore[arg-type]
     hub.set_regions(GATES)
@@ -169,6 +169,55 @@ def test_a_confirmation_reads_three_frames_and_reports_what_most_of_them_read(tm
     assert detection.unsure == (False, False, True, False, False, False)  # the frames disagreed there
     assert len(readings) == 1 and readings[0][0] == detection
     assert hub.last_reading is not None and np.array_equal(hub.last_reading.frame, one)  # a frame that read 1
+
+
+def _rolling_hub(tmp_path: Path, frames: list[np.ndarray | None], board: np.ndarray,
+                 camera_only: bool = False) -> tuple[CameraHub, QueuedService]:
+    """A hub that knows the drawn marbles' size, reads confirmation frames at once and waits for nothing."""
+    from hardware.camera.marble_size import MarbleSize
+
+    service = QueuedService(frames)
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, confirm_gap_s=0.0,  # type: ignore[arg-type]
+                    still_wait_s=0.0, default_marble=MarbleSize(12.0, "drawn", 0.0), camera_only=camera_only)
+    hub.set_regions(GATES)
+    hub.reference.offer(board, beams_idle=True, regions_empty=True, now=1e9)
+    return hub, service
+
+
+def test_a_marble_still_rolling_is_waited_for_until_it_rests(tmp_path: Path) -> None:
+    """The first confirmation's frames see a marble of gate 4 roll on; the table reads again once it rests."""
+    board = np.full((480, 640, 3), 120, np.uint8)
+    resting = _red_marbles(board, (295, 230))
+    rolling = [_red_marbles(board, (295, 230), (x, 228)) for x in (342, 352, 362)]
+    still = _red_marbles(board, (295, 230), (365, 230))
+    hub, service = _rolling_hub(tmp_path, [*rolling, still, still, still], board)
+    assert hub.detect(resting).detection.counts == (0, 0, 1, 0, 0, 0)  # type: ignore[union-attr]
+    detection = hub.confirm_now()
+    assert service.asked == 6  # three frames, then three more once the marble rested
+    assert detection is not None and detection.counts == (0, 0, 1, 1, 0, 0) and not detection.is_unsure
+    assert hub.last_reading is not None and np.array_equal(hub.last_reading.frame, still)
+
+
+def test_a_marble_that_never_rests_leaves_its_gate_unsure(tmp_path: Path) -> None:
+    board = np.full((480, 640, 3), 120, np.uint8)
+    rolling = [_red_marbles(board, (295, 230), (335 + 4 * i, 215 + 2 * i)) for i in range(12)]
+    hub, service = _rolling_hub(tmp_path, list(rolling), board)
+    detection = hub.confirm_now()
+    assert service.asked == 9  # three confirmations, then no more waiting
+    assert detection is not None and detection.counts[:4] == (0, 0, 1, 1)
+    assert detection.unsure == (False, False, False, True, False, False)  # the resting gate 3 stays sure
+
+
+def test_the_camera_alone_flags_a_gate_whose_picture_changed_during_the_rest(tmp_path: Path) -> None:
+    """Counts can stay the same while a marble rolls on inside its gate: its gate is unsure."""
+    board = np.full((480, 640, 3), 120, np.uint8)
+    hub, _ = _rolling_hub(tmp_path, [None], board, camera_only=True)
+    rested = None
+    for i, x in enumerate((352, 361, 370)):
+        result = hub.detect(_red_marbles(board, (295, 230), (x, 228)))
+        assert result is not None and result.detection.counts == (0, 0, 1, 1, 0, 0)
+        rested = hub._follow_rest(result, now=0.6 * i)
+    assert rested is not None and rested.detection.unsure == (False, False, False, True, False, False)
 
 
 def test_a_camera_that_stops_after_one_frame_confirms_from_that_frame(tmp_path: Path) -> None:

@@ -2,8 +2,10 @@
 that confirm or correct the beams (rulings D3, D4).
 
 Beams fitted: a marble seen by a gate schedules a confirmation frame once the marbles have settled
-(sooner after the third). No beams: a watcher reports the marbles once they rest. Either way the reading
-goes to `on_reading`, which the composition root turns into a Diego "camera" event.
+(sooner after the third); a marble the confirmation frames still see rolling is waited for, a moment at a
+time, and its gate left unsure if it does not rest. No beams: a watcher reports the marbles once they rest, a
+gate whose picture still changed meanwhile unsure. Either way the reading goes to `on_reading`, which the
+composition root turns into a Diego "camera" event.
 
 Importing this module loads neither cv2 nor numpy (the web layer imports it for its error types); they
 load with the first hub.
@@ -73,6 +75,20 @@ def _agreed(readings: list[ReadingFrame]) -> ReadingFrame:
     return replace(readings[best], detection=detection)
 
 
+STILL_TRIES = 3
+"""Confirmations read, ``still_wait_s`` apart, while a marble still rolls, before its gate is left unsure."""
+
+NOTHING_MOVED: tuple[bool, ...] = (False,) * 6
+
+def _flag_moving(reading: ReadingFrame, moving: tuple[bool, ...]) -> ReadingFrame:
+    """``reading`` with the gates where the picture still changed (``moving``) unsure."""
+    if not any(moving):
+        return reading
+    d = reading.detection
+    unsure = tuple(u or m for u, m in zip(d.unsure, moving))
+    return replace(reading, detection=replace(d, unsure=unsure))  # type: ignore[arg-type]
+
+
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
 CAMERA_MOVED_PX = 3.0  # a shift (|dx| + |dy|) of the picture beyond this makes the empty reference stale
 
@@ -101,6 +117,7 @@ class CameraHub:
                  default_regions: GateRegions | None = None, default_marble: MarbleSize | None = None,
                  camera_only: bool = False,
                  settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
+                 confirm_gap_s: float = 0.15, still_wait_s: float = 0.5,
                  beams_idle: Callable[[], bool] = lambda: True,
                  round_empty: Callable[[], bool] = lambda: True,
                  marker_mm: float = DEFAULT_MARKER_MM, marble_mm: float = DEFAULT_MARBLE_MM,
@@ -109,6 +126,8 @@ class CameraHub:
         self.camera_only = camera_only
         self.settle_s = settle_s
         self.last_marble_settle_s = last_marble_settle_s
+        self.confirm_gap_s = confirm_gap_s
+        self.still_wait_s = still_wait_s
         self._on_reading = on_reading
         self._on_change = on_change
         self._beams_idle = beams_idle
@@ -373,23 +392,60 @@ class CameraHub:
             self._timer.start()
 
     def confirm_now(self) -> Detection | None:
-        """Take ``CONFIRM_FRAMES`` settled frames, count the marbles in each and report their consensus
-        (``hardware.vision.consensus``); None if the camera is down. A camera that stops after the first
-        frame leaves the reading to the frames it gave."""
+        """Take ``CONFIRM_FRAMES`` settled frames ``confirm_gap_s`` apart, count the marbles in each and report
+        their consensus (``hardware.vision.consensus``); None if the camera is down. Where the picture changed
+        from the first frame to the last (a marble still rolling), wait ``still_wait_s`` and read again, at most
+        ``STILL_TRIES`` times in all; a gate still moving then is unsure (ruling D4). A camera that stops after
+        the first frame leaves the reading to the frames it gave."""
         readings: list[ReadingFrame] = []
-        for _ in range(CONFIRM_FRAMES):
+        moving = NOTHING_MOVED
+        for attempt in range(STILL_TRIES):
+            if attempt and self._stop.wait(self.still_wait_s):
+                return None
+            fresh = self._confirmation_frames()
+            if fresh is None:
+                return None
+            if not fresh:
+                break  # the camera stopped: the frames read before, if any
+            readings, moving = fresh, self._moving(fresh)
+            if not any(moving):
+                break
+        if not readings:
+            return None  # the beams stay the live signal (ruling D3)
+        reading = _flag_moving(_agreed(readings), moving)
+        self._report(reading)
+        return reading.detection
+
+    def _confirmation_frames(self) -> list[ReadingFrame] | None:
+        """Up to ``CONFIRM_FRAMES`` settled frames ``confirm_gap_s`` apart, read; fewer if the camera stops;
+        None when not calibrated or closed meanwhile (the table may be gone)."""
+        readings: list[ReadingFrame] = []
+        for i in range(CONFIRM_FRAMES):
+            if i and self._stop.wait(self.confirm_gap_s):
+                return None
             frame = self.service.settled_frame(timeout=3.0)
             if frame is None:
                 break
             result = self.detect(frame)
-            if result is None or self._stop.is_set():  # not calibrated, or closed meanwhile: the table may be gone
+            if result is None or self._stop.is_set():
                 return None
             readings.append(result)
-        if not readings:
-            return None  # the beams stay the live signal (ruling D3)
-        reading = _agreed(readings)
-        self._report(reading)
-        return reading.detection
+        return readings
+
+    def _moving(self, readings: list[ReadingFrame]) -> tuple[bool, ...]:
+        """Per gate: the picture changed there from the first of ``readings`` to the last
+        (``MarbleDetector.moved``); nothing when there is one, or their frames or gates differ."""
+        if len(readings) < 2:
+            return NOTHING_MOVED
+        first, last = readings[0], readings[-1]
+        if first.frame.shape != last.frame.shape or first.regions != last.regions:
+            return NOTHING_MOVED
+        try:
+            return self._detector_for(last.regions)[0].moved(first.frame, last.frame)
+        except ValueError as err:  # gates outside the picture: nothing to compare
+            log.info("no check for moving marbles: %s", err)
+            return NOTHING_MOVED
+
 
     def _loop(self) -> None:
         reference_checked = markers_checked = 0.0
@@ -431,7 +487,8 @@ class CameraHub:
         self._run = [*run, result][-CONFIRM_FRAMES:]
         if self._rest.update(*seen(result), now) is None:
             return None
-        return _agreed(self._run[::-1])  # the same counts in each: the newest frame's picture
+        # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure
+        return _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))
 
     def _refresh_reference(self, frame: np.ndarray, detection: Detection | None, last_check: float) -> float | None:
         """Take or refresh the empty reference; returns the time of this check, None if not due.

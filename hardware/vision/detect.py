@@ -82,6 +82,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -110,6 +111,7 @@ from hardware.vision.regions import GateRegions, edge_clearance
 from hardware.vision.unexplained import (
     EXPLAINED_RADII,
     UNEXPLAINED_CHANGE,
+    blob_centres,
     faint_change,
     leftover_change,
     unexplained_blobs,
@@ -362,6 +364,13 @@ ones were missed: gates 0.910 exact and all six 0.671, against 0.881 and 0.543 (
 those figures; the inset gates, which no marble cut by the edge reaches, read as before). No rendered
 scene reads otherwise: their gates lie well inside the picture."""
 
+MOTION_CHANGE = 0.15
+"""Change (log units, averaged over a marble's disc) between two frames a moment apart above which something
+moved there (``MarbleDetector.moved``). Between two frames of the same still scene with fresh sensor noise,
+rendered training scenes reached at most 0.104 (62000..62099, ordinary and every hard case: 1,400 pairs both
+ways), most 0.02; a simulated castle's marble moved by 6 px (0.4 radii) 0.12 to 0.23, by 8 px 0.19 to 0.31
+(a move of a working pixel or less hides in the 3x3 envelope that absorbs a nudge of the camera)."""
+
 CLIPPED_VALUE = 250
 """A channel (of the reference or the frame) at or above this is over-exposed: only a lower bound of
 its true value."""
@@ -422,12 +431,16 @@ class MarbleDetector:
                     raise ValueError(f"reference image is {rw}x{rh} but frames are {w}x{h}: "
                                      "different aspect ratio, take a new empty reference")
                 ref = cv2.resize(ref, (w, h), interpolation=cv2.INTER_AREA if rw > w else cv2.INTER_LINEAR)
-            work = self._prepare(ref)
-            linear = work.astype(np.float32)
-            high = cv2.dilate(linear, self._envelope)
-            high[high >= CLIPPED_VALUE] = np.float32(1e6)  # over-exposed: the true value is unknown
-            self._ref_cache[key] = (to_log(work, RATIO_TABLE), cv2.erode(linear, self._envelope), high)
+            self._ref_cache[key] = self._as_reference(self._prepare(ref))
         return self._ref_cache[key]
+
+    def _as_reference(self, work: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """A working image as the earlier picture of a change: on the light change's log table, and its 3x3
+        min/max envelope (linear values, float32; an over-exposed channel's high end unknown)."""
+        linear = work.astype(np.float32)
+        high = cv2.dilate(linear, self._envelope)
+        high[high >= CLIPPED_VALUE] = np.float32(1e6)  # over-exposed: the true value is unknown
+        return to_log(work, RATIO_TABLE), cv2.erode(linear, self._envelope), high
 
     def _roi(self, h: int, w: int) -> tuple[int, int, int, int]:
         """Gate area (x0, y0, x1, y1) in frame pixels, clipped to the frame."""
@@ -489,16 +502,7 @@ class MarbleDetector:
         work = self._prepare(frame_bgr)
         cur = to_log(work)
         if self._reference is not None:
-            ratio_ref, lo, hi = self._prepared_reference(h, w)
-            unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
-            gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r, unknown=cv2.bitwise_not(unclipped))
-            # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
-            # not the log table's offset, so a channel near black stays near black when the light
-            # changes and a saturated printed colour does not seem to change hue)
-            lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
-            diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
-            over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
-            np.maximum(diff, np.float32(0.0), out=diff, where=over)
+            diff = self._difference(work, cur, self._prepared_reference(h, w))
             tuning = WITH_REFERENCE
         else:
             diff = cur - to_log(local_background(work, self._work_r))
@@ -520,11 +524,7 @@ class MarbleDetector:
             near += unexplained_blobs(changed, centres, frame_r)
             near += leftover_change(changed, centres, frame_r, light)
             near += faint_change(change, centres, frame_r, side)
-        px, py, x0, y0 = self._to_frame(h, w)
-
-        def frame_xy(cx: float, cy: float) -> tuple[float, float]:
-            return x0 + (cx + 0.5) * px - 0.5, y0 + (cy + 0.5) * py - 0.5
-
+        frame_xy = self._frame_xy(h, w)
         marbles = []
         counts = [0] * 6
         outside = 0
@@ -550,6 +550,50 @@ class MarbleDetector:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
                          self._reference is not None)
+
+    def moved(self, earlier: np.ndarray, later: np.ndarray) -> tuple[bool, bool, bool, bool, bool, bool]:
+        """Per gate (gate 1 first): the picture changed there from ``earlier`` to ``later`` (two frames of this
+        camera, a moment apart) by more than a change of light and the sensor's noise do: a marble still rolling,
+        or a hand. Where the change averaged over a marble's disc reaches ``MOTION_CHANGE``."""
+        _check_image(earlier, "earlier frame")
+        _check_image(later, "later frame")
+        if earlier.shape != later.shape:
+            raise ValueError(f"frames of different sizes: {earlier.shape[1]}x{earlier.shape[0]} "
+                             f"and {later.shape[1]}x{later.shape[0]}")
+        h, w = later.shape[:2]
+        work = self._prepare(later)
+        diff = self._difference(work, to_log(work), self._as_reference(self._prepare(earlier)))
+        change, _ = change_magnitude(diff, DARK_WEIGHT)
+        side = self._fill_side
+        mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
+        frame_xy = self._frame_xy(h, w)
+        moving = [False] * 6
+        for cx, cy in blob_centres((mean >= MOTION_CHANGE).view(np.uint8)):
+            gate = self.regions.gate_at(*frame_xy(cx, cy))
+            if gate is not None:
+                moving[gate - 1] = True
+        return tuple(moving)  # type: ignore[return-value]
+
+    def _difference(self, work: np.ndarray, cur: np.ndarray,
+                    earlier: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+        """The log change (``cur``: ``work`` on ``LOG_TABLE``) from an earlier picture (``_as_reference``: the empty
+        reference, or a frame a moment ago), the change of light between them removed."""
+        ratio_ref, lo, hi = earlier
+        unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
+        gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r, unknown=cv2.bitwise_not(unclipped))
+        # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
+        # not the log table's offset, so a channel near black stays near black when the light
+        # changes and a saturated printed colour does not seem to change hue)
+        lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
+        diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
+        over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
+        np.maximum(diff, np.float32(0.0), out=diff, where=over)
+        return diff
+
+    def _frame_xy(self, h: int, w: int) -> Callable[[float, float], tuple[float, float]]:
+        """Maps a working pixel's centre to frame pixels, for frames of h x w (see ``_to_frame``)."""
+        px, py, x0, y0 = self._to_frame(h, w)
+        return lambda cx, cy: (x0 + (cx + 0.5) * px - 0.5, y0 + (cy + 0.5) * py - 0.5)
 
     def _select(self, xs: np.ndarray, ys: np.ndarray, cur: np.ndarray, diff: np.ndarray, lum_change: np.ndarray,
                 per_radius: np.ndarray, score: np.ndarray, tuning: _Tuning,

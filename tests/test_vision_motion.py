@@ -1,0 +1,66 @@
+"""The detector sees a marble still rolling between two frames a moment apart, and nothing else
+(``MarbleDetector.moved``: the camera hub waits for such a marble, or leaves its gate unsure)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from hardware.camera.simulated import SimulatedCastle
+from hardware.vision.detect import MarbleDetector
+from tests.scenes import CASES, make_scene
+
+NOTHING = (False,) * 6
+
+
+def _castle(seed: int) -> tuple[SimulatedCastle, MarbleDetector]:
+    castle = SimulatedCastle(seed)
+    for gate in (1, 2, 3, 4, 5, 6, 3):
+        castle.add_marble(gate)
+    detector = MarbleDetector(castle.regions(), castle.render_empty(),
+                              marble_radius_px=castle.marble_size().radius_px)
+    return castle, detector
+
+
+def _with_moved(castle: SimulatedCastle, index: int, dx: float, dy: float) -> np.ndarray:
+    """A frame of the castle with its marble ``index`` drawn ``dx``, ``dy`` pixels from where it rests."""
+    marbles = castle.resting()
+    marbles[index] = replace(marbles[index], x=marbles[index].x + dx, y=marbles[index].y + dy)
+    return castle._render(tuple(marbles), 1.0)
+
+
+@pytest.mark.parametrize("case", [None, *CASES])
+def test_two_frames_of_resting_marbles_show_no_motion(case: str | None) -> None:
+    """Fresh sensor noise, JPEG and all: held-out scenes of every case, compared both ways."""
+    for seed in range(70600, 70606):
+        sc = make_scene(seed, case=case, retakes=1)
+        detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+        assert detector.moved(sc.image, sc.retakes[0]) == NOTHING, seed
+        assert detector.moved(sc.retakes[0], sc.image) == NOTHING, seed
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_marble_that_rolled_half_a_radius_is_seen_in_its_gate_only(seed: int) -> None:
+    castle, detector = _castle(seed)
+    before = castle.render()
+    marble = castle.resting()[1]  # the marble of gate 2
+    step = 0.6 * marble.r
+    assert detector.moved(before, _with_moved(castle, 1, step, 0.3 * step)) == (False, True, False, False, False, False)
+    assert detector.moved(before, castle.render()) == NOTHING  # the same marbles, a new frame
+
+
+def test_a_change_of_light_or_a_pixel_of_jitter_is_no_motion() -> None:
+    castle, detector = _castle(7)
+    before = castle.render()
+    assert detector.moved(before, castle.render(lighting=0.8)) == NOTHING  # a cloud, a lamp turned down
+    assert detector.moved(before, _with_moved(castle, 2, 1.0, 1.0)) == NOTHING
+
+
+def test_frames_of_different_sizes_are_refused() -> None:
+    castle, detector = _castle(0)
+    frame = castle.render()
+    with pytest.raises(ValueError, match="different sizes: 640x480 and 320x240"):
+        detector.moved(frame, np.ascontiguousarray(frame[::2, ::2]))
+    with pytest.raises(ValueError, match="later frame must be a BGR uint8 image"):
+        detector.moved(frame, frame[:, :, 0])
