@@ -18,6 +18,7 @@ Camera page's tap measures (``measure_radius_at``), the median over the labelled
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import time
@@ -148,6 +149,32 @@ def evaluate(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:
             "missed": float(missed), "extra": float(extra), "radius": seq.radius, "ms": statistics.median(times)}
 
 
+def motion(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:
+    """How the check for a marble still rolling (``MarbleDetector.moved``, each frame against the one before)
+    agrees with the labels: of the gates where a labelled marble moved more than half a radius since the frame
+    before (or came or went), the fraction it flags; of the others, the fraction it flags."""
+    from hardware.vision.detect import MarbleDetector
+
+    h, w = seq.reference.shape[:2]
+    regions = grid(w, h, edge_radii * seq.radius)
+    detector = MarbleDetector(regions, seq.reference, marble_radius_px=seq.radius)
+    moving = caught = still = false_alarms = 0
+    for i in range(1, len(seq.frames)):
+        flagged = detector.moved(seq.frames[i - 1], seq.frames[i])
+        labelled = [False] * 6
+        for here, there in ((seq.labels[i], seq.labels[i - 1]), (seq.labels[i - 1], seq.labels[i])):
+            for x, y in here:
+                gate = regions.gate_at(x, y)
+                if gate is not None and all(math.hypot(x - u, y - v) > 0.5 * seq.radius for u, v in there):
+                    labelled[gate - 1] = True
+        moving += sum(labelled)
+        caught += sum(f and m for f, m in zip(flagged, labelled))
+        still += 6 - sum(labelled)
+        false_alarms += sum(f and not m for f, m in zip(flagged, labelled))
+    return {"moving": moving, "caught": caught / max(1, moving), "still": still,
+            "false_alarms": false_alarms / max(1, still)}
+
+
 def main() -> None:
     """Print the figures when COMPANION_REAL_SEQUENCE names a copy of the sequence and scipy is there."""
     import importlib.util
@@ -172,6 +199,10 @@ def main() -> None:
           f"gates); marbles missed {r['missed']:.0f}, extra {r['extra']:.0f}; "
           f"{r['wrong_on_line']:.0f} wrong frames have a marble within a radius of a line between gates; "
           f"median {r['ms']:.2f} ms/frame")
+    m = motion(seq)
+    print(f"  a marble still rolling, each frame against the one before (inset gates): {m['caught']:.3f} of the "
+          f"{m['moving']:.0f} gates where a labelled marble moved half a radius or more flagged as moving, "
+          f"{m['false_alarms']:.3f} of the {m['still']:.0f} others")
     r = evaluate(seq, 0.0)
     print(f"  the same, the gates over the whole frame (the labels leave out marbles half outside it): gates exact "
           f"{r['gates_exact']:.3f}, all six exact {r['six_exact']:.3f}, flagged unsure {r['unsure']:.3f}, a gate wrong "

@@ -19,6 +19,8 @@ GATES_EXACT_FLOOR = 0.9  # reached 0.942 (0.933 in whole working pixels, 0.871 w
 SIX_EXACT_FLOOR = 0.7  # reached 0.750 (0.500 before)
 SEQUENCE_GATES_FLOOR = 0.94  # reached 0.950 with the reference (0.952 before the light correction followed rows)
 SEQUENCE_SIX_FLOOR = 0.76  # reached 0.771 (0.786 before: frame 18 reads one marble as two, flagged)
+MOTION_CAUGHT_FLOOR = 0.85  # reached 0.905 of the gates whose labelled marbles moved
+MOTION_FALSE_CEILING = 0.02  # reached 0.004 (1 still gate of 225)
 
 
 @pytest.fixture(scope="module")
@@ -52,12 +54,17 @@ def test_the_grid_of_gates_stays_its_margin_in_from_the_edges() -> None:
 
 
 @pytest.fixture(scope="module")
-def sequence_figures() -> dict[str, float]:
+def real_sequence() -> sequence.Sequence:
     root = sequence.sequence_folder()
     if root is None:
         pytest.skip("COMPANION_REAL_SEQUENCE does not name a copy of the Advanced-Vision-1 sequence")
     pytest.importorskip("scipy", reason="the sequence's labels (gtSeq1.mat) are read with scipy")
-    return sequence.evaluate(sequence.load_sequence(root))
+    return sequence.load_sequence(root)
+
+
+@pytest.fixture(scope="module")
+def sequence_figures(real_sequence: sequence.Sequence) -> dict[str, float]:
+    return sequence.evaluate(real_sequence)
 
 
 def test_real_sequence_counts_with_the_reference(sequence_figures) -> None:
@@ -65,3 +72,10 @@ def test_real_sequence_counts_with_the_reference(sequence_figures) -> None:
     assert 6.0 < sequence_figures["radius"] < 11.0  # the tap's measure of a marble about 16 px across
     assert sequence_figures["gates_exact"] >= SEQUENCE_GATES_FLOOR, sequence_figures
     assert sequence_figures["six_exact"] >= SEQUENCE_SIX_FLOOR, sequence_figures
+
+
+def test_real_marbles_still_rolling_are_seen_moving_and_resting_ones_are_not(real_sequence) -> None:
+    figures = sequence.motion(real_sequence)
+    assert figures["moving"] > 100 and figures["still"] > 100  # the sequence holds enough of both
+    assert figures["caught"] >= MOTION_CAUGHT_FLOOR, figures
+    assert figures["false_alarms"] <= MOTION_FALSE_CEILING, figures
