@@ -23,7 +23,7 @@ same scene.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Callable, Iterator
 
@@ -523,14 +523,15 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
 
 
 def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0,
-               optics: Callable[[np.ndarray], np.ndarray] | None = None) -> Scene:
+               optics: Callable[[np.ndarray], np.ndarray] | None = None, rolled: float = 0.0) -> Scene:
     """Build the scene for ``seed`` at image ``size`` (width, height); ``case``: one of ``CASES``
     (a hard case) or None (an ordinary scene); with ``retakes`` more frames of it (their noise from a
     generator of their own: the scene and its first frame are the same with or without them).
     ``optics``: what happened to the scene's light after the reference was taken (tests/conditions.py: a
     shade, a flickering lamp, a nudge, a soft focus), applied to the light that reaches the sensor (float
     BGR, 1.0 its full scale) before the camera's blur, noise, clipping and JPEG; the reference and the
-    truth stay as they were."""
+    truth stay as they were. ``rolled``: in the retakes, each marble still rolling has rolled on this many
+    radii along its way (the truth is the first frame's)."""
     if case is not None and case not in CASES:
         raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
     rng = np.random.default_rng(seed if case is None else [seed, CASES.index(case) + 1])
@@ -597,18 +598,30 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
             _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
         for m in resting:
             _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng, tint_name)
+    unrolled, roll_state = scene.copy() if rolled else None, rng.bit_generator.state
     for m in marbles:
         if m.blur:
             _rolling_marble(scene, m, rng.uniform(0, 2 * math.pi), light, illum, rng, tint_name)
+    later = scene
+    if unrolled is not None:  # the same draws again, each rolling marble further on its way
+        later, replay = unrolled, np.random.default_rng()
+        replay.bit_generator.state = roll_state
+        for m in marbles:
+            if m.blur:
+                angle = replay.uniform(0, 2 * math.pi)
+                on = replace(m, x=m.x + rolled * m.r * math.cos(angle), y=m.y + rolled * m.r * math.sin(angle))
+                _rolling_marble(later, on, angle, light, illum, replay, tint_name)
     blur = rng.uniform(0.0, 1.2) if rng.random() < 0.7 else 0.0
     noise = rng.uniform(1.0, 5.0)
     quality = int(rng.integers(50, 96))
     if optics is not None:
+        rolled_on = later is not scene
         scene = optics(scene)
+        later = optics(later) if rolled_on else scene
     image = _camera(scene, rng, blur, noise, quality)
     reference = _camera(ref_img, rng, blur, noise, quality)
     again = np.random.default_rng([seed, CASES.index(case) + 1 if case else 0, 1])  # the retakes' own noise
-    frames = tuple(_camera(scene, again, blur, noise, quality) for _ in range(retakes))
+    frames = tuple(_camera(later, again, blur, noise, quality) for _ in range(retakes))
     counts = [0] * 6
     for m in marbles:
         if m.gate is not None:
