@@ -208,15 +208,30 @@ def test_a_marble_that_never_rests_leaves_its_gate_unsure(tmp_path: Path) -> Non
     assert detection.unsure == (False, False, False, True, False, False)  # the resting gate 3 stays sure
 
 
-def test_the_camera_alone_flags_a_gate_whose_picture_changed_during_the_rest(tmp_path: Path) -> None:
-    """Counts can stay the same while a marble rolls on inside its gate: its gate is unsure."""
+def test_the_camera_alone_waits_for_a_marble_rolling_on_in_its_gate(tmp_path: Path) -> None:
+    """The counts stay the same while a marble rolls on inside gate 4: no rest until the picture is still."""
+    board = np.full((480, 640, 3), 120, np.uint8)
+    hub, _ = _rolling_hub(tmp_path, [None], board, camera_only=True)
+    reported = []
+    for i, x in enumerate((352, 361, 370, 379, 379, 379, 379, 379)):
+        result = hub.detect(_red_marbles(board, (295, 230), (x, 228)))
+        assert result is not None and result.detection.counts == (0, 0, 1, 1, 0, 0)
+        if (rested := hub._follow_rest(result, now=0.4 * i)) is not None:
+            reported.append((i, rested))
+    assert [i for i, _ in reported] == [6]  # still from the 4th frame (1.2 s) on: at rest a second later
+    assert not reported[0][1].detection.is_unsure
+
+
+def test_the_camera_alone_flags_a_gate_whose_marble_crept_during_the_rest(tmp_path: Path) -> None:
+    """Too little from one frame to the next to see, but over the frames of the rest the marble moved on."""
     board = np.full((480, 640, 3), 120, np.uint8)
     hub, _ = _rolling_hub(tmp_path, [None], board, camera_only=True)
     rested = None
-    for i, x in enumerate((352, 361, 370)):
+    for i, x in enumerate((352, 355, 358, 361, 364, 367)):
         result = hub.detect(_red_marbles(board, (295, 230), (x, 228)))
-        assert result is not None and result.detection.counts == (0, 0, 1, 1, 0, 0)
-        rested = hub._follow_rest(result, now=0.6 * i)
+        assert result is not None
+        assert not any(hub._moving([result, hub.detect(_red_marbles(board, (295, 230), (x + 3, 228)))]))
+        rested = rested or hub._follow_rest(result, now=0.4 * i)
     assert rested is not None and rested.detection.unsure == (False, False, False, True, False, False)
 
 

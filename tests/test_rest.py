@@ -146,3 +146,17 @@ def test_bad_readings_are_named(counts, outside, word: str) -> None:
 def test_bad_settings_are_named(kwargs: dict, word: str) -> None:
     with pytest.raises(ValueError, match=word):
         RestWatcher(**kwargs)
+
+
+def test_a_picture_that_moved_starts_the_wait_again_with_the_same_counts() -> None:
+    """A marble rolls on inside its gate: the counts stay, but no rest until a second of still frames."""
+    w = RestWatcher(settle_s=1.0, min_frames=3)
+    assert w.update(ONE_IN_2, 0, 100.0) is None
+    assert w.update(ONE_IN_2, 0, 100.4) is None
+    assert w.update(ONE_IN_2, 0, 100.8, moving=True) is None  # the wait starts again here
+    assert w.update(ONE_IN_2, 0, 101.2) is None  # 1.2 s of the same counts, but 0.4 s still
+    assert w.update(ONE_IN_2, 0, 101.6) is None
+    assert w.update(ONE_IN_2, 0, 101.8) == (ONE_IN_2, 0)  # a second after the last move, four frames
+    assert w.update(ONE_IN_2, 0, 102.2, moving=True) is None  # a nudge of the resting reading reports nothing
+    assert w.update(ONE_IN_2, 0, 103.4) is None  # and it is no new rest
+    assert w.resting == (ONE_IN_2, 0)

@@ -446,7 +446,6 @@ class CameraHub:
             log.info("no check for moving marbles: %s", err)
             return NOTHING_MOVED
 
-
     def _loop(self) -> None:
         reference_checked = markers_checked = 0.0
         while not self._stop.wait(self._interval):
@@ -476,16 +475,18 @@ class CameraHub:
                 self._report(rested)
 
     def _follow_rest(self, result: ReadingFrame, now: float) -> ReadingFrame | None:
-        """Camera alone: the reading to report when the marbles have just come to rest (``RestWatcher``), else
-        None. Its counts are those every frame of the rest read; its flags those most of its last
-        ``CONFIRM_FRAMES`` frames raised (``hardware.vision.consensus``)."""
+        """Camera alone: the reading to report when the marbles have just come to rest (``RestWatcher``; a frame
+        whose picture changed since the one before, a marble still rolling, starts the wait again), else None.
+        Its counts are those every frame of the rest read; its flags those most of its last ``CONFIRM_FRAMES``
+        frames raised (``hardware.vision.consensus``), and the gates whose picture changed over them."""
 
         def seen(r: ReadingFrame) -> tuple[tuple[int, ...], int]:
             return tuple(r.detection.counts), r.detection.outside
 
-        run = self._run if self._run and seen(self._run[-1]) == seen(result) else []
+        moving = bool(self._run) and any(self._moving([self._run[-1], result]))
+        run = self._run if self._run and not moving and seen(self._run[-1]) == seen(result) else []
         self._run = [*run, result][-CONFIRM_FRAMES:]
-        if self._rest.update(*seen(result), now) is None:
+        if self._rest.update(*seen(result), now, moving=moving) is None:
             return None
         # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure
         return _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))

@@ -4,7 +4,8 @@ Pure logic: no threads, no clock of its own, no cv2. Used in camera-alone mode (
 ruling D3: the camera alone fills in the round once the marbles rest).
 
 A reading is ``(counts per gate, outside)``. A reading *rests* once it has been seen unchanged for
-``settle_s`` seconds across at least ``min_frames`` frames. A resting reading is reported once, and
+``settle_s`` seconds across at least ``min_frames`` frames, none of them a picture that moved since the one
+before (a marble can roll on in its gate with the counts unchanged). A resting reading is reported once, and
 only when it has marbles and differs from the previous resting reading: a brief flicker (a hand over
 the gates, a missed frame) never rests, so it neither triggers nor re-arms; an empty board that
 rests (the active player took the marbles back) re-arms the same reading for the next round.
@@ -54,11 +55,13 @@ class RestWatcher:
         """The last reading that came to rest (empty ones included), or None."""
         return self._resting
 
-    def update(self, counts: tuple[int, ...], outside: int, now: float) -> Reading | None:
+    def update(self, counts: tuple[int, ...], outside: int, now: float, moving: bool = False) -> Reading | None:
         """Feed one detection taken at ``now`` (seconds, monotonic); returns the reading when it
-        has just come to rest, is non-empty and differs from the previous resting reading."""
+        has just come to rest, is non-empty and differs from the previous resting reading. ``moving``: the
+        picture changed since the frame before (a marble still rolling, with the same counts or not): no
+        rest yet, and its time starts again with this frame."""
         reading = _validated(counts, outside)
-        if reading != self._candidate or now < self._since:  # changed, or the clock went back
+        if moving or reading != self._candidate or now < self._since:  # moved, changed, or the clock went back
             self._candidate, self._since, self._frames = reading, now, 1
         else:
             self._frames += 1
