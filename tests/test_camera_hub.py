@@ -208,6 +208,29 @@ def test_a_marble_that_never_rests_leaves_its_gate_unsure(tmp_path: Path) -> Non
     assert detection.unsure == (False, False, False, True, False, False)  # the resting gate 3 stays sure
 
 
+def test_a_marble_seen_by_a_gate_during_a_confirmation_leaves_the_reading_to_its_own(tmp_path: Path) -> None:
+    board = np.full((480, 640, 3), 120, np.uint8)
+    rolling = [_red_marbles(board, (295, 230), (x, 228)) for x in (342, 352, 362)]
+    still = _red_marbles(board, (295, 230), (365, 230))
+    hub, service = _rolling_hub(tmp_path, [*rolling, still, still, still], board)
+    readings: list[Any] = []
+    hub._on_reading = lambda d, photo: readings.append(d)
+    hub.settle_s = 3600.0  # the new marble's own confirmation is not run here
+    ask = service.settled_frame
+
+    def frame_and_a_marble(timeout: float = 2.0) -> np.ndarray | None:
+        if service.asked == 4:  # while the first confirmation reads again, a gate sees one more marble
+            hub.marble_seen(2)
+        return ask(timeout)
+
+    service.settled_frame = frame_and_a_marble  # type: ignore[method-assign]
+    try:
+        assert hub.confirm_now() is None and readings == []
+        assert service.asked == 6  # it read its frames, then left them
+    finally:
+        hub.close()
+
+
 def test_the_camera_alone_waits_for_a_marble_rolling_on_in_its_gate(tmp_path: Path) -> None:
     """The counts stay the same while a marble rolls on inside gate 4: no rest until the picture is still."""
     board = np.full((480, 640, 3), 120, np.uint8)

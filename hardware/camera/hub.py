@@ -166,6 +166,7 @@ class CameraHub:
         self._preview: bytes | None = None
         self._error: str | None = None
         self._timer: threading.Timer | None = None
+        self._marbles_seen = 0  # marbles the gates saw: a confirmation reads for the last of them only
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._stop = threading.Event()
@@ -385,6 +386,7 @@ class CameraHub:
         """A gate saw a marble: take a confirmation frame once the marbles have settled."""
         delay = self.last_marble_settle_s if marbles_in_round >= 3 else self.settle_s
         with self._lock:
+            self._marbles_seen += 1  # a confirmation under way now reads too early: the new one will read
             if self._timer is not None:
                 self._timer.cancel()
             self._timer = threading.Timer(delay, self.confirm_now)
@@ -396,7 +398,9 @@ class CameraHub:
         their consensus (``hardware.vision.consensus``); None if the camera is down. Where the picture changed
         from the first frame to the last (a marble still rolling), wait ``still_wait_s`` and read again, at most
         ``STILL_TRIES`` times in all; a gate still moving then is unsure (ruling D4). A camera that stops after
-        the first frame leaves the reading to the frames it gave."""
+        the first frame leaves the reading to the frames it gave. A marble seen by a gate meanwhile ends it with
+        None: the confirmation that marble schedules reads instead."""
+        seen_before = self._marbles_seen
         readings: list[ReadingFrame] = []
         moving = NOTHING_MOVED
         for attempt in range(STILL_TRIES):
@@ -410,7 +414,7 @@ class CameraHub:
             readings, moving = fresh, self._moving(fresh)
             if not any(moving):
                 break
-        if not readings:
+        if not readings or self._marbles_seen != seen_before:
             return None  # the beams stay the live signal (ruling D3)
         reading = _flag_moving(_agreed(readings), moving)
         self._report(reading)
