@@ -79,3 +79,13 @@ def test_real_marbles_still_rolling_are_seen_moving_and_resting_ones_are_not(rea
     assert figures["moving"] > 100 and figures["still"] > 100  # the sequence holds enough of both
     assert figures["caught"] >= MOTION_CAUGHT_FLOOR, figures
     assert figures["false_alarms"] <= MOTION_FALSE_CEILING, figures
+
+
+def test_the_hubs_confirmation_replayed_on_the_real_sequence_waits_for_rest(real_sequence) -> None:
+    """Started at every frame: reached 0.853 all six exact waiting for a still picture, 0.779 without."""
+    waiting = sequence.confirmations(real_sequence)
+    not_waiting = sequence.confirmations(real_sequence, wait_for_still=False)
+    assert waiting["starts"] == sequence.FRAMES - 3
+    assert waiting["six_exact"] >= 0.83, waiting
+    assert waiting["six_exact"] > not_waiting["six_exact"] + 0.05, (waiting, not_waiting)
+    assert waiting["wrong_sure"] <= not_waiting["wrong_sure"], (waiting, not_waiting)

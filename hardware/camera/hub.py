@@ -76,7 +76,8 @@ def _agreed(readings: list[ReadingFrame]) -> ReadingFrame:
 
 
 STILL_TRIES = 3
-"""Confirmations read, ``still_wait_s`` apart, while a marble still rolls, before its gate is left unsure."""
+"""Confirmations read, ``still_wait_s`` apart, while a marble still rolls, before its gate is left unsure (see
+``bench.bench_real_sequence.confirmations``)."""
 
 NOTHING_MOVED: tuple[bool, ...] = (False,) * 6
 
@@ -117,7 +118,7 @@ class CameraHub:
                  default_regions: GateRegions | None = None, default_marble: MarbleSize | None = None,
                  camera_only: bool = False,
                  settle_s: float = 1.5, last_marble_settle_s: float = 0.6, vision_fps: float = 3.0,
-                 confirm_gap_s: float = 0.15, still_wait_s: float = 0.5,
+                 confirm_gap_s: float = 0.15, still_wait_s: float = 0.5, still_tries: int = STILL_TRIES,
                  beams_idle: Callable[[], bool] = lambda: True,
                  round_empty: Callable[[], bool] = lambda: True,
                  marker_mm: float = DEFAULT_MARKER_MM, marble_mm: float = DEFAULT_MARBLE_MM,
@@ -128,6 +129,7 @@ class CameraHub:
         self.last_marble_settle_s = last_marble_settle_s
         self.confirm_gap_s = confirm_gap_s
         self.still_wait_s = still_wait_s
+        self.still_tries = still_tries
         self._on_reading = on_reading
         self._on_change = on_change
         self._beams_idle = beams_idle
@@ -397,13 +399,13 @@ class CameraHub:
         """Take ``CONFIRM_FRAMES`` settled frames ``confirm_gap_s`` apart, count the marbles in each and report
         their consensus (``hardware.vision.consensus``); None if the camera is down. Where the picture changed
         from the first frame to the last (a marble still rolling), wait ``still_wait_s`` and read again, at most
-        ``STILL_TRIES`` times in all; a gate still moving then is unsure (ruling D4). A camera that stops after
+        ``still_tries`` times in all; a gate still moving then is unsure (ruling D4). A camera that stops after
         the first frame leaves the reading to the frames it gave. A marble seen by a gate meanwhile ends it with
         None: the confirmation that marble schedules reads instead."""
         seen_before = self._marbles_seen
         readings: list[ReadingFrame] = []
         moving = NOTHING_MOVED
-        for attempt in range(STILL_TRIES):
+        for attempt in range(self.still_tries):
             if attempt and self._stop.wait(self.still_wait_s):
                 return None
             fresh = self._confirmation_frames()
