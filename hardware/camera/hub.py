@@ -81,6 +81,7 @@ STILL_TRIES = 3
 
 NOTHING_MOVED: tuple[bool, ...] = (False,) * 6
 
+
 def _flag_moving(reading: ReadingFrame, moving: tuple[bool, ...]) -> ReadingFrame:
     """``reading`` with the gates where the picture still changed (``moving``) unsure."""
     if not any(moving):

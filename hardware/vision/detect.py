@@ -371,7 +371,7 @@ scene reads otherwise: their gates lie well inside the picture."""
 
 MOTION_CHANGE = 0.15
 """Change (log units, averaged over a marble's disc) between two frames a moment apart above which something
-moved there (``MarbleDetector.moved``), the earlier frame taken as a reference is (its 3x3 envelope too: a
+moved there (``MarbleDetector.moved``: the earlier frame serves as the reference, 3x3 envelope and all, so a
 move of a working pixel or less hides in it). Between two frames of the same still scene with fresh sensor
 noise, rendered training scenes reached at most 0.104 (62000..62099, ordinary and every hard case, both
 ways), most 0.02, and flagged no gate of 1,400 pairs (66000..66199); a simulated castle's marble moved by 6 px
