@@ -31,6 +31,7 @@ from bench.bench_real_photos import grid
 if TYPE_CHECKING:
     import numpy as np
 
+    from hardware.vision.detect import Detection
     from hardware.vision.regions import GateRegions
 
 EDGE_RADII = 2.5
@@ -111,34 +112,50 @@ def _near_a_line(x: float, y: float, regions: GateRegions, reach: float) -> bool
     return any(abs(x - v) < reach for v in xs) or any(abs(y - v) < reach for v in ys)
 
 
+def _gates(seq: Sequence, edge_radii: float) -> GateRegions:
+    """The 3 x 2 grid of gates over the sequence's frames, ``edge_radii`` marble radii in from their edges."""
+    h, w = seq.reference.shape[:2]
+    return grid(w, h, edge_radii * seq.radius)
+
+
+def _truth(labels: tuple[tuple[float, float], ...], regions: GateRegions) -> tuple[int, ...]:
+    """The labelled marbles per gate, gate 1 first."""
+    truth = [0] * 6
+    for x, y in labels:
+        gate = regions.gate_at(x, y)
+        if gate is not None:
+            truth[gate - 1] += 1
+    return tuple(truth)
+
+
+def _wrong_and_sure(detection: Detection, truth: tuple[int, ...]) -> bool:
+    """True when a gate's count is wrong and not flagged unsure."""
+    return any(a != b and not u for a, b, u in zip(detection.counts, truth, detection.unsure))
+
+
 def evaluate(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:
     """Exact rates of the detector with the reference on every frame after the first, the gates
     ``edge_radii`` marble radii in from the frame's edges; ms per frame."""
     from hardware.vision.detect import MarbleDetector
 
-    h, w = seq.reference.shape[:2]
-    regions = grid(w, h, edge_radii * seq.radius)
+    regions = _gates(seq, edge_radii)
     detector = MarbleDetector(regions, seq.reference, marble_radius_px=seq.radius)
     gates = six = total = unsure = wrong_sure = on_line = sure_off_line = missed = extra = 0
     times = []
     for frame, labels in zip(seq.frames, seq.labels):
-        truth = [0] * 6
-        for x, y in labels:
-            gate = regions.gate_at(x, y)
-            if gate is not None:
-                truth[gate - 1] += 1
+        truth = _truth(labels, regions)
         t0 = time.perf_counter()
         det = detector.detect(frame)
         times.append((time.perf_counter() - t0) * 1000.0)
         gates += sum(a == b for a, b in zip(det.counts, truth))
-        six += det.counts == tuple(truth)
+        six += det.counts == truth
         total += sum(det.counts) == sum(truth)
         unsure += det.is_unsure
-        sure_wrong = any(a != b and not u for a, b, u in zip(det.counts, truth, det.unsure))
+        sure_wrong = _wrong_and_sure(det, truth)
         wrong_sure += sure_wrong
         missed += sum(max(0, b - a) for a, b in zip(det.counts, truth))
         extra += sum(max(0, a - b) for a, b in zip(det.counts, truth))
-        if det.counts != tuple(truth):
+        if det.counts != truth:
             near = any(_near_a_line(x, y, regions, seq.radius) for x, y in labels)
             on_line += near
             sure_off_line += sure_wrong and not near
@@ -155,8 +172,7 @@ def motion(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:
     before (or came or went), the fraction it flags; of the others, the fraction it flags."""
     from hardware.vision.detect import MarbleDetector
 
-    h, w = seq.reference.shape[:2]
-    regions = grid(w, h, edge_radii * seq.radius)
+    regions = _gates(seq, edge_radii)
     detector = MarbleDetector(regions, seq.reference, marble_radius_px=seq.radius)
     moving = caught = still = false_alarms = 0
     for i in range(1, len(seq.frames)):
@@ -187,11 +203,6 @@ class _Replay:
         self.next += 1
         return self.frames[self.next - 1]
 
-    def latest(self) -> np.ndarray | None:
-        return self.frames[min(self.next, len(self.frames) - 1)]
-
-    def close(self) -> None: ...
-
 
 def confirmations(seq: Sequence, wait_for_still: bool = True) -> dict[str, float]:
     """The camera hub's confirmation (``CameraHub.confirm_now``) replayed on the sequence, started at every frame
@@ -204,8 +215,7 @@ def confirmations(seq: Sequence, wait_for_still: bool = True) -> dict[str, float
     from hardware.camera.hub import STILL_TRIES, CameraHub
     from hardware.camera.marble_size import MarbleSize
 
-    h, w = seq.reference.shape[:2]
-    regions = grid(w, h, EDGE_RADII * seq.radius)
+    regions = _gates(seq, EDGE_RADII)
     exact = flagged = wrong_sure = 0
     starts = range(len(seq.frames) - 2)
     with tempfile.TemporaryDirectory() as data:
@@ -218,14 +228,10 @@ def confirmations(seq: Sequence, wait_for_still: bool = True) -> dict[str, float
             detection = hub.confirm_now()
             assert detection is not None and hub.last_reading is not None
             shown = next(i for i, f in enumerate(seq.frames) if f is hub.last_reading.frame)
-            truth = [0] * 6
-            for x, y in seq.labels[shown]:
-                gate = regions.gate_at(x, y)
-                if gate is not None:
-                    truth[gate - 1] += 1
-            exact += detection.counts == tuple(truth)
+            truth = _truth(seq.labels[shown], regions)
+            exact += detection.counts == truth
             flagged += detection.is_unsure
-            wrong_sure += any(a != b and not u for a, b, u in zip(detection.counts, truth, detection.unsure))
+            wrong_sure += _wrong_and_sure(detection, truth)
     n = len(starts)
     return {"starts": n, "six_exact": exact / n, "unsure": flagged / n, "wrong_sure": wrong_sure / n}
 
