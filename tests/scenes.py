@@ -460,11 +460,14 @@ def _place_marbles(rng: np.random.Generator, rects: list[tuple[float, float, flo
     return placed
 
 
-def _rolling_marble(scene: np.ndarray, m: SceneMarble, angle: float, light: tuple[float, float, float],
-                    illum: np.ndarray, rng: np.random.Generator, tint_name: str) -> None:
-    """Paint marble ``m`` (with its shadow) still rolling: the mean of the marble drawn at 9 points
-    of a path ``m.blur`` pixels long through its centre (its resting place is the path's middle)."""
+def _rolling_marble(scene: np.ndarray, m: SceneMarble, light: tuple[float, float, float], illum: np.ndarray,
+                    rng: np.random.Generator, tint_name: str, on: float = 0.0) -> None:
+    """Paint marble ``m`` (with its shadow) still rolling, in a direction drawn from ``rng``: the mean of the
+    marble drawn at 9 points of a path ``m.blur`` pixels long through its centre (its resting place is the
+    path's middle), or ``on`` radii further along its way."""
+    angle = rng.uniform(0, 2 * math.pi)
     dx, dy = math.cos(angle), math.sin(angle)
+    m = replace(m, x=m.x + on * m.r * dx, y=m.y + on * m.r * dy)
     pad = int(2.5 * m.r + m.blur) + 3
     h, w = scene.shape[:2]
     x0, y0, x1, y1 = max(0, int(m.x) - pad), max(0, int(m.y) - pad), min(w, int(m.x) + pad), min(h, int(m.y) + pad)
@@ -598,19 +601,16 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
             _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
         for m in resting:
             _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng, tint_name)
+    rolling = [m for m in marbles if m.blur]
     unrolled, roll_state = scene.copy() if rolled else None, rng.bit_generator.state
-    for m in marbles:
-        if m.blur:
-            _rolling_marble(scene, m, rng.uniform(0, 2 * math.pi), light, illum, rng, tint_name)
+    for m in rolling:
+        _rolling_marble(scene, m, light, illum, rng, tint_name)
     later = scene
     if unrolled is not None:  # the same draws again, each rolling marble further on its way
         later, replay = unrolled, np.random.default_rng()
         replay.bit_generator.state = roll_state
-        for m in marbles:
-            if m.blur:
-                angle = replay.uniform(0, 2 * math.pi)
-                on = replace(m, x=m.x + rolled * m.r * math.cos(angle), y=m.y + rolled * m.r * math.sin(angle))
-                _rolling_marble(later, on, angle, light, illum, replay, tint_name)
+        for m in rolling:
+            _rolling_marble(later, m, light, illum, replay, tint_name, rolled)
     blur = rng.uniform(0.0, 1.2) if rng.random() < 0.7 else 0.0
     noise = rng.uniform(1.0, 5.0)
     quality = int(rng.integers(50, 96))
