@@ -13,7 +13,10 @@ their path), static clutter on the table (a roll of tape, a cup; in the referenc
 and cat's-eye glass only, and "glass": clear, tinted and faint glass traced as spheres
 (tests/glass.py: refraction, Fresnel glare, a room's light and sometimes a window's, and in half
 the scenes a lamp's sharp glare, shadows and caustics, in the others soft light), half of the
-scenes in touching pairs and clusters. Without ``case`` a
+scenes in touching pairs and clusters; "streak": that traced glass, on a pale table half the time, about
+half of it still rolling fast, smeared ``STREAK_RADII`` along its path while the shutter was open (what
+a real camera shows of a marble that has not come to rest: a faint streak, no outline, no sharp glare).
+Without ``case`` a
 scene is exactly what it always was.
 
 Everything is derived from ``seed`` (and ``case``) alone (numpy PCG64), so a seed always gives the
@@ -36,7 +39,7 @@ from tests import glass
 KINDS = ("clear", "tinted", "catseye", "opaque")
 """Marble kinds of the ordinary scenes."""
 
-CASES = ("faint", "touching", "blur", "clutter", "clear", "glass")
+CASES = ("faint", "touching", "blur", "clutter", "clear", "glass", "streak")
 """Hard cases: ``make_scene(seed, case=name)``."""
 
 FAINT_TINTS = {  # BGR transmission of translucent glass: red, orange, pale blue
@@ -489,11 +492,21 @@ GLASS_KINDS = ("clear", "tinted", "faint")
 """Marble kinds of the traced glass case: clear, strongly tinted, and faint translucent glass."""
 
 
+STREAK_RADII = (1.0, 2.5)
+"""How far (marble radii) a marble of the streak case still rolling moves while the shutter is open."""
+
+STREAK_STEP = 0.25
+"""Spacing (marble radii) of the places along its path at which a rolling traced marble is drawn."""
+
+
 def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, float, float],
             illum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """``scene`` with ``marbles`` traced as glass spheres (tests/glass.py) in a room lit toward
     ``light`` by a lamp or, in half the scenes, by a soft light (a window, a large shade: no sharp
-    glare, soft shadows); their shadows and caustics first, then each marble seeing the lit table."""
+    glare, soft shadows); their shadows and caustics first, then each marble seeing the lit table. A
+    marble with a ``blur`` is still rolling, in a direction drawn from ``rng``: the picture is the mean
+    of the scene with it at places ``STREAK_STEP`` radii apart along a path that long through its
+    centre (its resting place is the path's middle)."""
     az = rng.uniform(0, 2 * math.pi)
     el = math.radians(rng.uniform(10, 40))
     window = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)) if rng.random() < 0.4 else None
@@ -513,16 +526,27 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
         else:
             tr = _random_colour(rng, (0.5, 1.0), (0.8, 1.0))
         kinds.append(glass.Glass(tuple(float(t) for t in tr)))  # type: ignore[arg-type]
-    light_map, sky_map = np.ones_like(scene), np.ones_like(scene)
-    for m, g in zip(marbles, kinds):
-        glass.shade_table(light_map, sky_map, m.x, m.y, m.r, g, room)
-    table = scene * (room.ambient * sky_map + (1.0 - room.ambient) * light_map)
-    out = table.copy()
     h, w = scene.shape[:2]
-    for m, g in zip(marbles, kinds):
-        level = illum[min(h - 1, int(m.y + 0.5)), min(w - 1, int(m.x + 0.5))]  # the pixel its centre is in
-        glass.trace_marble(out, table, m.x, m.y, m.r, g, room, level)
-    return out
+
+    def at(places: list[tuple[float, float]]) -> np.ndarray:
+        light_map, sky_map = np.ones_like(scene), np.ones_like(scene)
+        for (x, y), m, g in zip(places, marbles, kinds):
+            glass.shade_table(light_map, sky_map, x, y, m.r, g, room)
+        table = scene * (room.ambient * sky_map + (1.0 - room.ambient) * light_map)
+        out = table.copy()
+        for (x, y), m, g in zip(places, marbles, kinds):
+            level = illum[min(h - 1, max(0, int(y + 0.5))), min(w - 1, max(0, int(x + 0.5)))]  # its centre's pixel
+            glass.trace_marble(out, table, x, y, m.r, g, room, level)
+        return out
+
+    ways = []  # each marble's path while the shutter was open
+    for m in marbles:
+        a = rng.uniform(0, 2 * math.pi) if m.blur else 0.0
+        ways.append((m.blur * math.cos(a), m.blur * math.sin(a)))
+    steps = max([1] + [1 + math.ceil(m.blur / (STREAK_STEP * m.r)) for m in marbles if m.blur])
+    pictures = [at([(m.x + t * dx, m.y + t * dy) for m, (dx, dy) in zip(marbles, ways)])
+                for t in (np.linspace(-0.5, 0.5, steps) if steps > 1 else [0.0])]
+    return pictures[0] if steps == 1 else np.mean(pictures, axis=0)
 
 
 def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0,
@@ -533,8 +557,8 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     ``optics``: what happened to the scene's light after the reference was taken (tests/conditions.py: a
     shade, a flickering lamp, a nudge, a soft focus), applied to the light that reaches the sensor (float
     BGR, 1.0 its full scale) before the camera's blur, noise, clipping and JPEG; the reference and the
-    truth stay as they were. ``rolled``: in the retakes, each marble still rolling has rolled on this many
-    radii along its way (the truth is the first frame's)."""
+    truth stay as they were. ``rolled``: in the retakes, each painted marble still rolling (the blur case) has
+    rolled on this many radii along its way (the truth is the first frame's)."""
     if case is not None and case not in CASES:
         raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
     rng = np.random.default_rng(seed if case is None else [seed, CASES.index(case) + 1])
@@ -552,6 +576,8 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     base = None
     if case == "faint" and rng.random() < 0.6:  # a board of nearly the glass's own colour
         base = np.float32([rng.uniform(*band) for band in FAINT_TINTS[tint_name]]) * np.float32(rng.uniform(0.5, 0.85))
+    if case == "streak" and rng.random() < 0.5:  # a pale table, white to light grey
+        base = np.float32(rng.uniform(0.8, 0.98) * (1 + rng.uniform(-0.03, 0.03, 3)))
     board = _board(rng, w, h, rects, r, base)
     blocked = _clutter(board, rng, rects, r) if case == "clutter" else []
     board = board.astype(np.float32) / 255.0
@@ -582,18 +608,21 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     light = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
     touching = case == "touching" or (case == "glass" and rng.random() < 0.5)
     placed = _place_marbles(rng, rects, r, w, h, H, touching=touching, blocked=blocked)
-    kinds = {"faint": ("faint",), "clear": ("clear", "catseye"), "glass": GLASS_KINDS}.get(case or "", KINDS)
+    kinds = {"faint": ("faint",), "clear": ("clear", "catseye"), "glass": GLASS_KINDS,
+             "streak": GLASS_KINDS}.get(case or "", KINDS)
     marbles: list[SceneMarble] = []
     for x, y, g in placed:
         ix, iy = _project(H, x, y)
         mr = r * _local_scale(H, x, y)
         blur = mr * rng.uniform(0.4, 1.5) if case == "blur" and rng.random() < 0.8 else 0.0
+        if case == "streak" and rng.random() < 0.5:
+            blur = mr * rng.uniform(*STREAK_RADII)
         # traced glass rests half a pixel up and left of its placement: so it was drawn while the tracer
         # counted pixel i from its corner, and so it stays (every traced scene as before), recorded where drawn
         drawn = -0.5 if case == "glass" else 0.0
         marbles.append(SceneMarble(ix + float(shift[0]) + drawn, iy + float(shift[1]) + drawn, mr,
                                    str(rng.choice(kinds)), g, blur))
-    if case == "glass":
+    if case in ("glass", "streak"):
         scene = _traced(scene, marbles, light, illum, rng)
     else:
         resting = [m for m in marbles if not m.blur]
@@ -601,7 +630,7 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
             _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
         for m in resting:
             _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng, tint_name)
-    rolling = [m for m in marbles if m.blur]
+    rolling = [m for m in marbles if m.blur and case != "streak"]  # painted (the tracer drew its own)
     unrolled, roll_state = scene.copy() if rolled else None, rng.bit_generator.state
     for m in rolling:
         _rolling_marble(scene, m, light, illum, rng, tint_name)

@@ -76,6 +76,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
    are unsure), or a marble cut by the picture's edge in a gate that reaches it. Without a reference
    every gate is unsure.
+9. With a reference, faint change far from every marble with the size and shape of one marble smeared
+   along its way (``hardware.vision.unexplained.smeared_marbles``: glass still rolling while the shutter
+   was open) counts as one marble there, and its gate is unsure: the best guess, for a person to confirm.
 """
 
 from __future__ import annotations
@@ -114,6 +117,7 @@ from hardware.vision.unexplained import (
     blob_centres,
     faint_change,
     leftover_change,
+    smeared_marbles,
     unexplained_blobs,
 )
 
@@ -541,6 +545,9 @@ class MarbleDetector:
             near += unexplained_blobs(changed, centres, frame_r)
             near += leftover_change(changed, centres, frame_r, light)
             near += faint_change(change, centres, frame_r, side)
+            smeared = smeared_marbles(change, centres, frame_r, side)
+            near += smeared  # the best guess is a marble there, until a person says
+            centres = centres + [(x, y, frame_r, 0.0, 0.0, 0.0) for x, y in smeared]
         frame_xy = self._frame_xy(h, w)
         marbles = []
         counts = [0] * 6
