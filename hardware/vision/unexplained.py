@@ -143,13 +143,13 @@ def smeared_marbles(change: np.ndarray, kept: list[Peak], radius: float, side: i
             continue
         bx, by = xs[lab == i], ys[lab == i]
         values = mean[by, bx]
-        k = int(np.argmax(values))
-        if values[k] < SMEAR_PEAK:
+        top = int(np.argmax(values))
+        if values[top] < SMEAR_PEAK:
             continue
         spread = np.linalg.eigvalsh(np.cov(np.stack([bx, by]).astype(np.float64)))
         if spread[1] > SMEAR_ELONGATION ** 2 * max(spread[0], 1e-6):
             continue
-        out.append((int(bx[k]), int(by[k])))
+        out.append((int(bx[top]), int(by[top])))
     return out
 
 
