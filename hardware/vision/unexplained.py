@@ -14,6 +14,7 @@ Distances are in marble radii, areas in marble discs.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -89,6 +90,7 @@ SMEAR_ELONGATION = 2.0
 """Largest ratio of a smeared marble's blob's length to its width (standard deviations along its axes): a
 marble smeared 2.5 radii reads about 1.5, a traced glass caustic or a lamp's edge 3 to 20."""
 
+
 def unexplained_blobs(changed: np.ndarray, kept: list[Peak], radius: float) -> list[tuple[int, int]]:
     """Centres of the changed blobs (``changed``: bool mask) that no marble in ``kept`` explains:
     farther than ``EXPLAINED_RADII`` from each, at least ``UNEXPLAINED_AREA`` marble discs large."""
@@ -99,49 +101,68 @@ def unexplained_blobs(changed: np.ndarray, kept: list[Peak], radius: float) -> l
     return blob_centres(opened, UNEXPLAINED_AREA * math.pi * radius * radius)
 
 
-def blob_centres(mask: np.ndarray, least: float = 0.0) -> list[tuple[int, int]]:
-    """Centres of the 8-connected blobs of ``mask`` (uint8) of at least ``least`` pixels."""
+@dataclass(frozen=True)
+class _Blobs:
+    """The 8-connected blobs of a mask: its label image, each set pixel's x, y and blob (1 on), and the
+    pixels of each blob (blob 0, the background, has none)."""
+
+    labels: np.ndarray
+    xs: np.ndarray
+    ys: np.ndarray
+    blob: np.ndarray
+    areas: np.ndarray
+
+
+def _blobs(mask: np.ndarray) -> _Blobs | None:
+    """The blobs of ``mask`` (uint8), None when it has none."""
     n, labels = cv2.connectedComponents(mask, connectivity=8)  # (its stats cost 5 times more)
     if n < 2:
-        return []
+        return None
     xs, ys = nonzero_xy(mask)
-    lab = labels[ys, xs]
-    areas = np.bincount(lab, minlength=n)
-    sx, sy = np.bincount(lab, xs, n), np.bincount(lab, ys, n)
+    blob = labels[ys, xs]
+    return _Blobs(labels, xs, ys, blob, np.bincount(blob, minlength=n))
+
+
+def blob_centres(mask: np.ndarray, least: float = 0.0) -> list[tuple[int, int]]:
+    """Centres of the 8-connected blobs of ``mask`` (uint8) of at least ``least`` pixels."""
+    blobs = _blobs(mask)
+    if blobs is None:
+        return []
+    areas, n = blobs.areas, len(blobs.areas)
+    sx, sy = np.bincount(blobs.blob, blobs.xs, n), np.bincount(blobs.blob, blobs.ys, n)
     return [(int(sx[i] / areas[i]), int(sy[i] / areas[i])) for i in range(1, n) if areas[i] >= least]
+
+
+def _far_faint(change: np.ndarray, kept: list[Peak], radius: float, side: int,
+               least: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean change over a marble's disc (a ``side`` square), and where it reaches ``least`` farther than
+    ``FAINT_RADII`` from every marble of ``kept`` (uint8 mask)."""
+    mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
+    mask = (mean >= least).astype(np.uint8)
+    for k in kept:
+        cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
+    return mean, mask
 
 
 def faint_change(change: np.ndarray, kept: list[Peak], radius: float, side: int) -> list[tuple[int, int]]:
     """Centres of the places farther than ``FAINT_RADII`` from every marble of ``kept`` where the
     mean change over a marble's disc (a ``side`` square) reaches ``FAINT_CHANGE``."""
-    mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
-    mask = (mean >= FAINT_CHANGE).astype(np.uint8)
-    if not mask.any():
-        return []
-    for k in kept:
-        cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
-    return blob_centres(mask)
+    return blob_centres(_far_faint(change, kept, radius, side, FAINT_CHANGE)[1])
 
 
 def smeared_marbles(change: np.ndarray, kept: list[Peak], radius: float, side: int) -> list[tuple[int, int]]:
     """Where a marble smeared by its roll lies, far from every marble of ``kept`` (see ``SMEAR_PEAK``): the
     peak of the mean change over a marble's disc (a ``side`` square) in each blob of it that passes."""
-    mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
-    mask = (mean >= SMEAR_EDGE).view(np.uint8)
-    for k in kept:
-        cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
-    n, labels = cv2.connectedComponents(mask, connectivity=8)
-    if n < 2:
+    mean, mask = _far_faint(change, kept, radius, side, SMEAR_EDGE)
+    blobs = _blobs(mask)
+    if blobs is None:
         return []
-    xs, ys = nonzero_xy(mask)
-    lab = labels[ys, xs]
-    areas = np.bincount(lab, minlength=n)
-    disc = math.pi * radius * radius
+    areas, disc = blobs.areas, math.pi * radius * radius
     out = []
     for i in np.nonzero((areas >= SMEAR_AREA[0] * disc) & (areas <= SMEAR_AREA[1] * disc))[0].tolist():
         if i == 0:
             continue
-        bx, by = xs[lab == i], ys[lab == i]
+        bx, by = blobs.xs[blobs.blob == i], blobs.ys[blobs.blob == i]
         values = mean[by, bx]
         top = int(np.argmax(values))
         if values[top] < SMEAR_PEAK:
@@ -164,12 +185,10 @@ def leftover_change(changed: np.ndarray, kept: list[Peak], radius: float,
     marble found in it counts too, unless it lies on the shadow side of a marble within
     ``LONE_REACH`` radii (a detached shadow). Returns each leftover's centre and its marble's."""
     opened = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels = cv2.connectedComponents(opened, connectivity=8)
-    if n < 2:
+    blobs = _blobs(opened)
+    if blobs is None:
         return []
-    xs, ys = nonzero_xy(opened)
-    lab = labels[ys, xs]
-    areas = np.bincount(lab, minlength=n)
+    labels, xs, ys, lab, areas = blobs.labels, blobs.xs, blobs.ys, blobs.blob, blobs.areas
     disc = math.pi * radius * radius
     owner: dict[int, list[Peak]] = {}
     reach = max(1, int(0.7 * radius))
