@@ -544,9 +544,10 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
         a = rng.uniform(0, 2 * math.pi) if m.blur else 0.0
         ways.append((m.blur * math.cos(a), m.blur * math.sin(a)))
     steps = max([1] + [1 + math.ceil(m.blur / (STREAK_STEP * m.r)) for m in marbles if m.blur])
-    pictures = [at([(m.x + t * dx, m.y + t * dy) for m, (dx, dy) in zip(marbles, ways)])
-                for t in (np.linspace(-0.5, 0.5, steps) if steps > 1 else [0.0])]
-    return pictures[0] if steps == 1 else np.mean(pictures, axis=0)
+    if steps == 1:  # every marble at rest
+        return at([(m.x, m.y) for m in marbles])
+    return np.mean([at([(m.x + t * dx, m.y + t * dy) for m, (dx, dy) in zip(marbles, ways)])
+                    for t in np.linspace(-0.5, 0.5, steps)], axis=0)
 
 
 def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0,
