@@ -37,7 +37,7 @@ FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
 EXACT_FLOOR = {"faint": 1.0, "touching": 0.85, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 1.0, "streak": 0.7}
 """Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached
 (touching 72002 reads the sensor's noise over a dark mat in gate 4 as a marble's smear since
-``unexplained.smeared_marbles``, flagged; streak: see ``STREAK_WRONG_SURE_CEILING``, and three scenes read
+``unexplained.smeared_marbles``, flagged; streak: see ``STREAK_WRONG_SURE_CEILING``, and four scenes read
 wrong, flagged; touching 72003 is read wrong, flagged, and 72011 since the light change was measured on
 ``circles.RATIO_TABLE``, a clear marble touching a cat's-eye missed and not flagged; glass 72018 was too until
 the review grew to 16 units; 72003 and 72018 were right, by a narrow margin, while distances were measured
@@ -585,14 +585,12 @@ def test_a_marble_smeared_by_its_roll_is_found_where_faint_change_has_its_shape(
 def test_a_marble_still_rolling_is_counted_from_its_smear_and_waits_for_a_tap(monkeypatch) -> None:
     """Held-out streak scene 72058: faint glass rolling 1.6 radii in gate 3 shows no outline and no glare. The
     smear is counted as its marble, and gate 3 is unsure; without ``smeared_marbles`` it read 0 there."""
-    from hardware.vision import unexplained
-
     sc = make_scene(72058, case="streak")
     rolling = [m for m in sc.marbles if m.blur and m.gate == 3]
     assert rolling and sc.counts[2] == 1
     det = read(sc)
     assert det.counts == sc.counts and det.unsure[2]
-    monkeypatch.setattr(unexplained, "SMEAR_PEAK", math.inf)
+    without_smeared_marbles(monkeypatch)
     assert read(sc).counts[2] == 0
 
 
