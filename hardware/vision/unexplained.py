@@ -166,7 +166,8 @@ def faint_change(change: np.ndarray, kept: list[Peak], radius: float, side: int)
 
 def smeared_marbles(change: np.ndarray, kept: list[Peak], radius: float, side: int) -> list[tuple[int, int]]:
     """Where a marble smeared by its roll lies, far from every marble of ``kept`` (see ``SMEAR_PEAK``): the
-    peak of the mean change over a marble's disc (a ``side`` square) in each blob of it that passes."""
+    peak of the mean change over a marble's disc (a ``side`` square) in each blob of it that passes (its
+    area, its peak, how it stands out of the change around it, its shape)."""
     mean, mask = _far_faint(change, kept, radius, side, SMEAR_EDGE)
     blobs = _blobs(mask)
     if blobs is None:
@@ -187,7 +188,7 @@ def smeared_marbles(change: np.ndarray, kept: list[Peak], radius: float, side: i
         spread = np.linalg.eigvalsh(np.cov(np.stack([bx, by]).astype(np.float64)))
         if spread[1] > SMEAR_ELONGATION ** 2 * max(spread[0], 1e-6):
             continue
-        out.append((int(bx[top]), int(by[top])))
+        out.append((x, y))
     return out
 
 
