@@ -77,8 +77,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    are unsure), or a marble cut by the picture's edge in a gate that reaches it. Without a reference
    every gate is unsure.
 9. With a reference, faint change far from every marble with the size and shape of one marble smeared
-   along its way (``hardware.vision.unexplained.smeared_marbles``: glass still rolling while the shutter
-   was open) counts as one marble there, and its gate is unsure: the best guess, for a person to confirm.
+   along its way, standing out of the change around it (``hardware.vision.unexplained.smeared_marbles``:
+   glass still rolling while the shutter was open; not what a shade or a flickering lamp leaves) counts as
+   one marble there, and its gate is unsure: the best guess, for a person to confirm.
 """
 
 from __future__ import annotations
