@@ -6,6 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 
 import cv2
 import numpy as np
@@ -14,15 +15,21 @@ from hardware.vision.detect import MarbleDetector
 from hardware.vision.regions import GateRegion, GateRegions
 
 
-def _median_ms(detector: MarbleDetector, frames: list, repeat: int = 5) -> tuple[float, float]:
+def _timed_ms(calls: list[Callable[[], object]], repeat: int = 5) -> tuple[float, float]:
+    """Median and p99 milliseconds of each of ``calls``, each made ``repeat`` times."""
     times = []
     for _ in range(repeat):
-        for f in frames:
+        for call in calls:
             t0 = time.perf_counter()
-            detector.detect(f)
+            call()
             times.append((time.perf_counter() - t0) * 1000.0)
     times.sort()
     return statistics.median(times), times[int(0.99 * (len(times) - 1))]
+
+
+def _median_ms(detector: MarbleDetector, frames: list, repeat: int = 5) -> tuple[float, float]:
+    """Median and p99 milliseconds of ``detector`` reading each of ``frames``."""
+    return _timed_ms([partial(detector.detect, f) for f in frames], repeat)
 
 
 STAGES = (("crop and scale", "_prepare"), ("light correction", "light_gain"), ("change", "change_magnitude"),
@@ -163,16 +170,12 @@ def on_a_thread(detectors: list[tuple[MarbleDetector, object]], rounds: int = 5)
 def motion_ms(scenes: list, repeat: int = 5) -> float:
     """Median milliseconds of ``MarbleDetector.moved`` between a scene's frame and the same frame with fresh
     noise, on one core."""
-    times = []
+    calls = []
     for sc in scenes:
-        detector = MarbleDetector(sc.regions, sc.reference)
         later = np.clip(sc.image.astype(np.int16) + np.random.default_rng(sc.seed).integers(-2, 3, sc.image.shape),
                         0, 255).astype(np.uint8)
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            detector.moved(sc.image, later)
-            times.append((time.perf_counter() - t0) * 1000.0)
-    return statistics.median(times)
+        calls.append(partial(MarbleDetector(sc.regions, sc.reference).moved, sc.image, later))
+    return _timed_ms(calls, repeat)[0]
 
 
 def main() -> None:

@@ -116,6 +116,7 @@ from hardware.vision.unexplained import (
     EXPLAINED_RADII,
     UNEXPLAINED_CHANGE,
     blob_centres,
+    disc_mean,
     faint_change,
     leftover_change,
     smeared_marbles,
@@ -593,11 +594,9 @@ class MarbleDetector:
         work = self._prepare(later)
         diff = self._difference(work, to_log(work), self._as_reference(self._prepare(earlier)))
         change, _ = change_magnitude(diff, DARK_WEIGHT)
-        side = self._fill_side
-        mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
         frame_xy = self._frame_xy(h, w)
         moving = [False] * 6
-        for cx, cy in blob_centres((mean >= MOTION_CHANGE).view(np.uint8)):
+        for cx, cy in blob_centres((disc_mean(change, self._fill_side) >= MOTION_CHANGE).view(np.uint8)):
             gate = self.regions.gate_at(*frame_xy(cx, cy))
             if gate is not None:
                 moving[gate - 1] = True

@@ -147,11 +147,16 @@ def blob_centres(mask: np.ndarray, least: float = 0.0) -> list[tuple[int, int]]:
     return [(int(sx[i] / areas[i]), int(sy[i] / areas[i])) for i in range(1, n) if areas[i] >= least]
 
 
+def disc_mean(change: np.ndarray, side: int) -> np.ndarray:
+    """The change averaged over a marble's disc: over the ``side`` square of its area around each pixel."""
+    return cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
+
+
 def _far_faint(change: np.ndarray, kept: list[Peak], radius: float, side: int,
                least: float) -> tuple[np.ndarray, np.ndarray]:
     """The mean change over a marble's disc (a ``side`` square), and where it reaches ``least`` farther than
     ``FAINT_RADII`` from every marble of ``kept`` (uint8 mask)."""
-    mean = cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
+    mean = disc_mean(change, side)
     mask = (mean >= least).astype(np.uint8)
     for k in kept:
         cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
