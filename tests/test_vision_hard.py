@@ -34,14 +34,17 @@ from tests.scenes import (
 N_PER_CASE = 20
 FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
 
-EXACT_FLOOR = {"faint": 1.0, "touching": 0.9, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 1.0, "streak": 0.7}
+EXACT_FLOOR = {"faint": 1.0, "touching": 0.9, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 1.0, "streak": 0.75}
 """Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached
-(streak: see ``STREAK_WRONG_SURE_CEILING``, and four scenes read
-wrong, flagged; touching 72003 is read wrong, flagged, and 72011 since the light change was measured on
-``circles.RATIO_TABLE``, a clear marble touching a cat's-eye missed and not flagged; glass 72018 was too until
-the review grew to 16 units; 72003 and 72018 were right, by a narrow margin, while distances were measured
-in the radius measured in the frame).
-On 500 held-out scenes per case (70000..70499), since a marble smeared by its roll counts from its smear
+(streak: see ``STREAK_WRONG_SURE_CEILING``, and three scenes read wrong, flagged, four while
+the two networks were fitted without the streak case; touching 72003 is read wrong, flagged, and 72011 since
+the light change was measured on ``circles.RATIO_TABLE``, a clear marble touching a cat's-eye missed and not
+flagged; glass 72018 was too until the review grew to 16 units; 72003 and 72018 were right, by a narrow
+margin, while distances were measured in the radius measured in the frame).
+On 500 held-out scenes per case (70000..70499), since both networks were refitted with the streak case:
+traced glass 0.970, wrong and no gate flagged 0.010, flagged 0.232, and the streak case 0.914, wrong and no
+gate flagged 0.034, a gate wrong and not flagged 0.040, flagged 0.346; blur and faint flagged 0.138 and
+0.022; the other rates the same. Before, since a marble smeared by its roll counts from its smear
 (``unexplained.smeared_marbles``): faint 0.994, clutter 0.994 (the others as below; both read a faint smear
 of the sensor's noise or of a cup's light as a marble, flagged), and the streak case 0.910, wrong and no
 gate flagged 0.032, a gate wrong and not flagged 0.040, flagged 0.372. Before it, the rates were faint 0.998
@@ -257,32 +260,27 @@ def test_a_large_shade_over_the_castle_changes_no_reading(depth) -> None:
 
 
 def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> None:
-    """A rolling clear marble in gate 1 (held-out seed 72710) is counted from its smear, gate 1 unsure;
-    without that it is missed: the change no marble found explains flags gate 1 (only); without the
-    changed-blob checks too (and the clear circle without its glare, the faint smear and the review's close
-    verdict, which flag it too) the wrong count is sure. (72005, two rolling marbles read as one, showed it
-    until the light change was measured on ``circles.RATIO_TABLE``: now its smear reads as a marble,
-    flagged.) A lone rolling marble (72011) is read right but its gate waits for a tap (still rolling)."""
-    from hardware.vision import detect, unexplained
+    """Held-out seed 72490: two cat's-eye marbles rolling in gate 4 (smeared 0.5 and 1.5 radii) are read as
+    one. The change that one marble does not explain flags gate 4 (only); without the changed-blob checks
+    the wrong count is sure. (72710, a rolling clear marble, showed it until the unlit network was fitted
+    on the streak case too: that network now counts it.) A lone rolling marble (72011) is read right but
+    its gate waits for a tap (still rolling)."""
+    from hardware.vision import unexplained
 
     def rolling(seed: int):
         sc = make_scene(seed, case="blur")
         return sc, read(sc)
 
-    sc, det = rolling(72710)
-    assert det.counts == sc.counts and det.unsure == (True,) + (False,) * 5  # counted from its smear
-    without_smeared_marbles(monkeypatch)
-    sc, det = rolling(72710)
-    assert det.counts[0] < sc.counts[0] and det.unsure == (True,) + (False,) * 5
+    sc, det = rolling(72490)
+    assert sc.counts[3] == 2 and det.counts[3] == 1
+    assert det.counts[:3] + det.counts[4:] == sc.counts[:3] + sc.counts[4:]
+    assert det.unsure == (False, False, False, True, False, False)
     sc, det = rolling(72011)
     assert det.counts == sc.counts and det.unsure[sc.counts.index(1)]
     monkeypatch.setattr(unexplained, "REST_AREA", 100.0)
     monkeypatch.setattr(unexplained, "LONE_AREA", 100.0)
-    monkeypatch.setattr(detect, "UNLIT_SCORE", math.inf)
-    monkeypatch.setattr(unexplained, "FAINT_CHANGE", math.inf)
-    monkeypatch.setattr(detect, "REVIEW_MARGIN", 0.0)
-    sc, det = rolling(72710)
-    assert det.counts != sc.counts and not det.is_unsure
+    sc, det = rolling(72490)
+    assert det.counts[3] == 1 and not det.is_unsure
 
 
 @pytest.mark.parametrize("case, seed, gate", [("glass", 72016, 4), ("blur", 72239, 3), ("glass", 72324, 6)])
