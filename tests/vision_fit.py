@@ -97,7 +97,7 @@ HARD_TRAINING_SEEDS = list(range(50000, 54000))
 every hard case on HARD_TRAINING_SEEDS (painted marbles and traced glass together, so that the
 model weighs what both show alike: a glare on a sphere is a point, a marble casts a shadow). The
 hard seeds were 50000..51499 until the review grew to 16 units; 54000..56999 stay out of its fit. The
-streak case (glass still rolling fast) is among the hard cases since both networks were refitted with it."""
+streak case (glass still rolling fast) is among the hard cases since the review was refitted with it."""
 assert set(ORDINARY_TRAINING_SEEDS) | set(HARD_TRAINING_SEEDS) <= set(seeds(TRAINING_SEEDS))
 
 TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [(s, c) for c in CASES for s in HARD_TRAINING_SEEDS]
@@ -211,10 +211,11 @@ def conditions(n: int = 150, first: int = 62000) -> None:
 
 
 UNLIT_TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [
-    (s, c) for c in CASES for s in [*range(50000, 51500), *range(53000, 57000)]]
+    (s, c) for c in CASES if c != "streak" for s in [*range(50000, 51500), *range(53000, 57000)]]
 """The unlit network's training scenes: a clear circle without its glare far from every marble is
 rare (about one in 50 scenes), so beside the ordinary scenes and the hard cases' 50000..51499 the
-hard cases' 53000..56999 are added."""
+hard cases' 53000..56999 are added. Not the streak case: fitted on it too, the network counted more of the
+circles a change of light leaves (hardware/vision/candidates.py)."""
 assert {s for s, _ in UNLIT_TRAINING_JOBS} <= set(seeds(TRAINING_SEEDS))
 
 MODELS = {"review": ("candidate_log", TRAINING_JOBS, "", 16, 1e-3),
