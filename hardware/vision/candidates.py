@@ -28,9 +28,9 @@ read the training seeds no better (rolling marbles 2 scenes in 300 fewer), so th
 The review was refitted with the streak case (glass still rolling fast), which it had not seen: of that
 case's candidates judged on odd seeds it decided 0.875 right before, 0.898 now. End to end on training
 seeds 62000..62399 (400 scenes a case) and 66000..66299 (300), out of every fit, the streak case read 359
-right against 355 and 259 against 256, a gate wrong and not flagged in 20 against 20 and 16 against 18; faint glass 1
-more right and the same, traced glass 1 fewer and the same, rolling marbles the same and 1 fewer, touching
-the same and 1 fewer; ordinary scenes, clutter and clear marbles read the same.
+right against 355 and 259 against 256, a gate wrong and not flagged in 20 against 20 and 16 against 18;
+faint glass 1 more right and the same, traced glass 1 fewer and the same, rolling marbles the same and 1
+fewer, touching the same and 1 fewer; ordinary scenes, clutter and clear marbles read the same.
 
 Measured and not kept: the unlit network refitted with the streak case too (1,837 circles, 1,138 real,
 1,030 and 845 of them the streak case's; of that case's circles judged on odd seeds 0.875 right against
