@@ -535,11 +535,15 @@ def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
     smear = (xx - 150) ** 2 + (yy - 30) ** 2 <= (1.3 * r) ** 2
     change[smear] = 0.12
     kept = [(40, 30, r, 1.0, 0.0, 0.0)]
-    found = unexplained.faint_change(change, kept, r, side)
+
+    def faint(change: np.ndarray, kept: list) -> list:
+        return unexplained.faint_change(unexplained.disc_mean(change, side), kept, r)
+
+    found = faint(change, kept)
     assert len(found) == 1 and abs(found[0][0] - 150) <= 1 and abs(found[0][1] - 30) <= 1
     near = [(150 - r, 30, r, 1.0, 0.0, 0.0)]
-    assert unexplained.faint_change(change, near, r, side) == []
-    assert unexplained.faint_change(change * 0.5, kept, r, side) == []
+    assert faint(change, near) == []
+    assert faint(change * 0.5, kept) == []
 
 
 def _streak(change: np.ndarray, x0: float, x1: float, y: float, r: float, value: float) -> None:
@@ -560,28 +564,32 @@ def test_a_marble_smeared_by_its_roll_is_found_where_faint_change_has_its_shape(
 
     r, side = 6.0, 11
     kept = [(30, 40, r, 1.0, 0.0, 0.0)]
+
+    def smeared(change: np.ndarray, kept: list = kept) -> list:
+        return unexplained.smeared_marbles(unexplained.disc_mean(change, side), kept, r)
+
     change = np.zeros((80, 240), np.float32)
     _streak(change, 144, 156, 40, r, 0.12)
-    found = unexplained.smeared_marbles(change, kept, r, side)
+    found = smeared(change)
     assert len(found) == 1 and abs(found[0][0] - 150) <= 2 and abs(found[0][1] - 40) <= 1
-    assert unexplained.smeared_marbles(change, [(150 - r, 40, r, 1.0, 0.0, 0.0)], r, side) == []
-    assert unexplained.smeared_marbles(change * 0.4, kept, r, side) == []
+    assert smeared(change, [(150 - r, 40, r, 1.0, 0.0, 0.0)]) == []
+    assert smeared(change * 0.4) == []
     line = np.zeros_like(change)
     _streak(line, 140, 160, 40, 1.5, 0.6)  # a thin line 3.3 radii long: as sharp a peak, half as wide
     wide = np.zeros_like(change)
     _streak(wide, 130, 170, 40, 2.5 * r, 0.12)  # faint change over five marbles' area
-    assert unexplained.smeared_marbles(line, kept, r, side) == []
-    assert unexplained.smeared_marbles(wide, kept, r, side) == []
+    assert smeared(line) == []
+    assert smeared(wide) == []
     fainter = change * np.float32(0.08 / 0.12)
     shaded = fainter + np.float32(0.015)  # where a change of light left faint change all around
-    assert len(unexplained.smeared_marbles(fainter, kept, r, side)) == 1
-    assert unexplained.smeared_marbles(shaded, kept, r, side) == []
+    assert len(smeared(fainter)) == 1
+    assert smeared(shaded) == []
     monkeypatch.setattr(unexplained, "SMEAR_CONTRAST", 0.0)
-    assert len(unexplained.smeared_marbles(shaded, kept, r, side)) == 1
+    assert len(smeared(shaded)) == 1
     monkeypatch.setattr(unexplained, "SMEAR_ELONGATION", math.inf)
     monkeypatch.setattr(unexplained, "SMEAR_AREA", (1.0, math.inf))
-    assert len(unexplained.smeared_marbles(line, kept, r, side)) == 1
-    assert len(unexplained.smeared_marbles(wide, kept, r, side)) == 1
+    assert len(smeared(line)) == 1
+    assert len(smeared(wide)) == 1
 
 
 def test_a_marble_still_rolling_is_counted_from_its_smear_and_waits_for_a_tap(monkeypatch) -> None:

@@ -550,8 +550,9 @@ class MarbleDetector:
             changed = change > UNEXPLAINED_CHANGE * t_fill
             near += unexplained_blobs(changed, centres, frame_r)
             near += leftover_change(changed, centres, frame_r, light)
-            near += faint_change(change, centres, frame_r, side)
-            smeared = smeared_marbles(change, centres, frame_r, side)
+            mean = disc_mean(change, side)  # the change averaged over a marble's disc
+            near += faint_change(mean, centres, frame_r)
+            smeared = smeared_marbles(mean, centres, frame_r)
             near += smeared  # the best guess is a marble there, until a person says
             centres = centres + [(x, y, frame_r, 0.0, 0.0, 0.0) for x, y in smeared]
         frame_xy = self._frame_xy(h, w)

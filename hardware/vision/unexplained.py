@@ -152,36 +152,32 @@ def disc_mean(change: np.ndarray, side: int) -> np.ndarray:
     return cv2.boxFilter(change, -1, (side, side), borderType=cv2.BORDER_REFLECT)
 
 
-def _far_faint(change: np.ndarray, kept: list[Peak], radius: float, side: int,
-               least: float) -> tuple[np.ndarray, np.ndarray]:
-    """The mean change over a marble's disc (a ``side`` square), and where it reaches ``least`` farther than
+def _far_faint(mean: np.ndarray, kept: list[Peak], radius: float, least: float) -> np.ndarray:
+    """Where ``mean`` (the change averaged over a marble's disc, ``disc_mean``) reaches ``least`` farther than
     ``FAINT_RADII`` from every marble of ``kept`` (uint8 mask)."""
-    mean = disc_mean(change, side)
     mask = (mean >= least).astype(np.uint8)
     for k in kept:
         cv2.circle(mask, (int(round(k[0])), int(round(k[1]))), int(round(FAINT_RADII * radius)), 0, -1)
-    return mean, mask
+    return mask
 
 
-def faint_change(change: np.ndarray, kept: list[Peak], radius: float, side: int) -> list[tuple[int, int]]:
-    """Centres of the places farther than ``FAINT_RADII`` from every marble of ``kept`` where the
-    mean change over a marble's disc (a ``side`` square) reaches ``FAINT_CHANGE``."""
-    return blob_centres(_far_faint(change, kept, radius, side, FAINT_CHANGE)[1])
+def faint_change(mean: np.ndarray, kept: list[Peak], radius: float) -> list[tuple[int, int]]:
+    """Centres of the places farther than ``FAINT_RADII`` from every marble of ``kept`` where ``mean`` (the
+    change averaged over a marble's disc, ``disc_mean``) reaches ``FAINT_CHANGE``."""
+    return blob_centres(_far_faint(mean, kept, radius, FAINT_CHANGE))
 
 
-def smeared_marbles(change: np.ndarray, kept: list[Peak], radius: float, side: int) -> list[tuple[int, int]]:
+def smeared_marbles(mean: np.ndarray, kept: list[Peak], radius: float) -> list[tuple[int, int]]:
     """Where a marble smeared by its roll lies, far from every marble of ``kept`` (see ``SMEAR_PEAK``): the
-    peak of the mean change over a marble's disc (a ``side`` square) in each blob of it that passes (its
-    area, its peak, how it stands out of the change around it, its shape)."""
-    mean, mask = _far_faint(change, kept, radius, side, SMEAR_EDGE)
-    blobs = _blobs(mask)
+    peak of ``mean`` (the change averaged over a marble's disc, ``disc_mean``) in each blob of it that passes
+    (its area, its peak, how it stands out of the change around it, its shape)."""
+    blobs = _blobs(_far_faint(mean, kept, radius, SMEAR_EDGE))
     if blobs is None:
         return []
     areas, disc = blobs.areas, math.pi * radius * radius
     out = []
+    # the background (blob 0) has no pixels, so no area
     for i in np.nonzero((areas >= SMEAR_AREA[0] * disc) & (areas <= SMEAR_AREA[1] * disc))[0].tolist():
-        if i == 0:
-            continue
         bx, by = blobs.xs[blobs.blob == i], blobs.ys[blobs.blob == i]
         values = mean[by, bx]
         top = int(np.argmax(values))
