@@ -96,9 +96,11 @@ gate waits for a tap, the others are scored; reached: 2/120, a rolling marble in
 review)."""
 
 
-def read(sc: Scene) -> Detection:
-    """The detector's reading of scene ``sc`` with its reference and marble radius (as calibrated)."""
-    return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(sc.image)
+def read(sc: Scene, picture: np.ndarray | None = None) -> Detection:
+    """The detector's reading of scene ``sc`` (or of ``picture``, taken of it) with its reference and marble
+    radius (as calibrated)."""
+    return MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(
+        sc.image if picture is None else picture)
 
 
 def lit_again(sc: Scene, optics: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -126,7 +128,8 @@ def test_training_and_held_out_seeds_never_overlap() -> None:
     training, held_out = set(seeds(TRAINING_SEEDS)), set(seeds(HELD_OUT_SEEDS))
     assert training and held_out and not training & held_out
     assert {s for s, _ in vision_fit.TRAINING_JOBS} <= training  # the candidate review's weights
-    assert {s for s, _ in vision_fit.UNLIT_TRAINING_JOBS} <= training  # the unlit network's
+    unlit = vision_fit.UNLIT_TRAINING_JOBS + vision_fit.UNLIT_CONDITION_JOBS
+    assert {s for s, *_ in unlit} <= training  # the unlit network's, as taken and under a condition
     assert set(range(FIRST_SEED, FIRST_SEED + N_PER_CASE)) <= held_out
     assert set(range(5000, 5300)) <= held_out  # tests/test_vision.py's accuracy seeds
 
@@ -227,8 +230,7 @@ def test_a_flickering_lamp_s_bands_change_no_reading() -> None:
     scenes = [make_scene(seed) for seed in range(20000, 20012)] + \
         [make_scene(seed, case="clear") for seed in range(FIRST_SEED, FIRST_SEED + 12)]
     plain = [read(sc) for sc in scenes]
-    bands = [MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(
-        lit_again(sc, partial(banded, seed=seed))) for seed, sc in enumerate(scenes)]
+    bands = [read(sc, lit_again(sc, partial(banded, seed=seed))) for seed, sc in enumerate(scenes)]
     assert sum(a.counts == b.counts for a, b in zip(plain, bands)) >= len(scenes) - 1
     assert sum(b.is_unsure for b in bands) <= sum(a.is_unsure for a in plain) + 2
 
@@ -248,7 +250,7 @@ def test_a_large_shade_over_the_castle_changes_no_reading(depth) -> None:
         x0, y0, x1, y1 = sc.regions.bounds()
         centre, edge = (0.5 * (x0 + x1), 0.5 * (y0 + y1)), 4 * sc.marble_radius_px
         picture = lit_again(sc, partial(shaded, through=centre, angle=math.atan2(0.6, 0.8), edge=edge, depth=depth))
-        det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px).detect(picture)
+        det = read(sc, picture)
         assert not any(c != t and not u for c, t, u in zip(det.counts, sc.counts, det.unsure)), sc.seed
         plain = read(sc)
         same += det.counts == plain.counts
@@ -281,12 +283,14 @@ def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> N
     assert det.counts[3] == 1 and not det.is_unsure
 
 
-@pytest.mark.parametrize("case, seed, gate", [("glass", 72016, 4), ("blur", 72239, 3), ("glass", 72324, 6)])
+@pytest.mark.parametrize("case, seed, gate", [("glass", 72489, 2), ("blur", 72035, 3), ("streak", 72009, 1)])
 def test_the_unlit_network_counts_a_clear_marble_without_its_glare(monkeypatch, case, seed, gate) -> None:
-    """Held-out seeds: a clear marble at rest (72016, 72324) or rolling (72239), whose circle is clear but
-    whose glare is missing, is counted, and the reading is sure. Without the unlit network it is missed.
-    (72116 showed it until the light change was measured on ``circles.RATIO_TABLE``: its marble is now
-    counted without the network too.)"""
+    """Held-out seeds: a clear marble at rest (72489), a cat's-eye rolling (72035) or clear glass still
+    rolling fast (72009), whose circle is clear but whose glare is missing, is counted, and the reading is
+    sure. Without the unlit network it is missed. (72116 showed it until the light change was measured on
+    ``circles.RATIO_TABLE``: its marble is now counted without the network too. 72016, 72239 and 72324
+    showed it until the network was refitted under a table's conditions: it counts their marbles still,
+    but within ``detect.UNLIT_MARGIN`` of its doubt, and their gates wait for a tap.)"""
     sc = make_scene(seed, case=case)
     det = read(sc)
     assert det.counts == sc.counts and not det.is_unsure
@@ -515,12 +519,33 @@ def test_a_marble_the_review_kept_by_a_small_margin_makes_its_gate_unsure(monkey
 @pytest.mark.parametrize("log_odds, kept, unsure", [(0.8, True, True), (-0.8, False, True),
                                                      (1.2, True, False), (-1.2, False, False)])
 def test_a_review_verdict_within_the_margin_is_unsure(log_odds, kept, unsure) -> None:
-    """A network's verdict keeps a candidate above log-odds 0; within ``REVIEW_MARGIN`` (1.0) of 0,
-    either way, the candidate's place is a close decision (its gate waits for a tap)."""
+    """A network's verdict keeps a candidate above log-odds 0; within its margin of 0, either way, the
+    candidate's place is a close decision (its gate waits for a tap): the review's ``REVIEW_MARGIN`` (1.0),
+    the unlit network's ``UNLIT_MARGIN`` (2.0)."""
+    from hardware.vision.detect import REVIEW_MARGIN, UNLIT_MARGIN
+
     peak = (40, 30, 6.0, 0.6, 1.0, -1.0)
-    near: list[tuple[int, int]] = [(5, 5)]  # the frame's close decisions so far
-    assert _verdict(peak, log_odds, near) is kept
-    assert near == ([(5, 5), (40, 30)] if unsure else [(5, 5)])
+    for margin in (REVIEW_MARGIN, UNLIT_MARGIN):
+        near: list[tuple[int, int]] = [(5, 5)]  # the frame's close decisions so far
+        assert _verdict(peak, log_odds * margin, near, margin) is kept
+        assert near == ([(5, 5), (40, 30)] if unsure else [(5, 5)])
+
+
+def test_a_circle_the_unlit_network_counts_by_little_makes_its_gate_unsure(monkeypatch) -> None:
+    """Held-out seed 72033, the streak case under a shade 50 % darker through an sRGB camera: the unlit
+    network counts a faint circle the shade left in gate 1 as a marble, by little (log-odds 1.5, within
+    ``UNLIT_MARGIN``): gate 1, and only it, waits for a tap. At the review's margin (1.0) the wrong count
+    would be sure. As taken, the scene reads right."""
+    from hardware.vision import detect
+
+    sc = make_scene(72033, case="streak")
+    assert read(sc).counts == sc.counts
+    picture = lit_again(sc, vision_fit.CONDITIONS["shade 50 %, an sRGB camera"](sc))
+    det = read(sc, picture)
+    assert det.counts == (sc.counts[0] + 1, *sc.counts[1:]) and det.unsure == (True, *[False] * 5)
+    monkeypatch.setattr(detect, "UNLIT_MARGIN", detect.REVIEW_MARGIN)
+    det = read(sc, picture)
+    assert det.counts[0] == sc.counts[0] + 1 and not det.is_unsure
 
 
 def test_a_faint_smear_far_from_every_marble_makes_its_place_unsure() -> None:
