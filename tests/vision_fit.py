@@ -13,7 +13,8 @@ by the ground truth (a marble within 1 radius of it that no stronger kept marble
 compares the rules, a logistic regression and the network of hardware/vision/candidates.py fitted
 on the even seeds and judged on the odd ones, then fits the network on all of them and prints its
 weights in raw feature units. ``python -m tests.vision_fit unlit`` does the same for the unlit
-network (the clear circles without their glare far from every marble, ``UNLIT_TRAINING_JOBS``).
+network (the clear circles without their glare far from every marble: ``UNLIT_TRAINING_JOBS`` as taken,
+``UNLIT_CONDITION_JOBS`` under a condition of a real table).
 """
 
 from __future__ import annotations
