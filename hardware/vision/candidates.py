@@ -47,7 +47,8 @@ conditions (8,000 scenes) 7,539 right, 143 wrong and not flagged and 1,472 flagg
 and 1,486; on 62100..62199 (8,000 scenes more) 7,614, 129 and 1,486, against 7,588, 157 and 1,489.
 The review, collected the same way under conditions (9,165 candidates more, on a part of its own training
 scenes), needs no such refit: judged on odd seeds, these weights decide the candidates under a condition
-0.973 right, a refit on both 0.976 (fitted on even seeds), and those as taken 0.978 either way.
+0.973 right, a refit on both 0.976 (fitted on even seeds); those as taken, a refit with them or without
+them 0.978.
 
 The review was refitted in the radius given (``detect.RADIUS_FLOOR``), on more seeds and with 16 units
 (see ``INPUT_WEIGHTS``). An oriented patch of the change around each candidate, added to the
