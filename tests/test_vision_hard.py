@@ -545,7 +545,7 @@ def test_a_circle_the_unlit_network_counts_by_little_makes_its_gate_unsure(monke
 
     sc = make_scene(72033, case="streak")
     assert read(sc).counts == sc.counts
-    picture = lit_again(sc, vision_fit.CONDITIONS["shade 50 %, an sRGB camera"](sc))
+    picture = vision_fit.taken_under(sc, "shade 50 %, an sRGB camera")
     det = read(sc, picture)
     assert det.counts == (sc.counts[0] + 1, *sc.counts[1:]) and det.unsure == (True, *[False] * 5)
     monkeypatch.setattr(detect, "UNLIT_MARGIN", detect.REVIEW_MARGIN)

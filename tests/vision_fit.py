@@ -39,11 +39,9 @@ def collect(job: tuple, log: str = "candidate_log") -> list[tuple[np.ndarray, in
     radius, as in ``measure``); ``log`` "unlit_log" for the glareless circles the unlit network reviews."""
     seed, case, *condition = job
     sc = make_scene(seed, case=case)
-    if condition:
-        sc = make_scene(seed, case=case, optics=CONDITIONS[condition[0]](sc))
     det = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px if case else None)
     setattr(det, log, [])
-    det.detect(sc.image)
+    det.detect(taken_under(sc, *condition))
     px, py, x0, y0 = det._to_frame(*sc.image.shape[:2])
     truth = [((m.x - x0 + 0.5) / px - 0.5, (m.y - y0 + 0.5) / py - 0.5) for m in sc.marbles]
     reach = 1.0 * det._work_r
@@ -185,14 +183,18 @@ def _shade(sc: Scene, depth: float) -> Optics:
     return lambda light: shaded(light, through, angle, 4 * sc.marble_radius_px, depth)
 
 
+def taken_under(sc: Scene, condition: str = "as taken") -> np.ndarray:
+    """Scene ``sc``'s frame under one of ``CONDITIONS`` (its reference and truth stay as they were)."""
+    optics = CONDITIONS[condition](sc)
+    return sc.image if optics is None else make_scene(sc.seed, case=sc.case, optics=optics).image
+
+
 def condition_one(job: tuple[int, str | None]) -> tuple[str | None, list[tuple[bool, bool, bool, bool]]]:
     """(case, ``_judged`` under each of ``CONDITIONS``) for one scene, read with its reference and radius."""
     seed, case = job
     sc = make_scene(seed, case=case)
     detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
-    pictures = (sc.image if optics is None else make_scene(seed, case=case, optics=optics).image
-                for optics in (made(sc) for made in CONDITIONS.values()))
-    return case, [_judged(detector.detect(picture), sc.counts) for picture in pictures]
+    return case, [_judged(detector.detect(taken_under(sc, name)), sc.counts) for name in CONDITIONS]
 
 
 def conditions(n: int = 150, first: int = 62000) -> None:
