@@ -210,7 +210,7 @@ def test_a_circle_nearly_clear_enough_with_its_glare_over_exposed_waits_for_a_ta
         monkeypatch.setattr(detect, "WITH_REFERENCE", dataclasses.replace(tuning, min_score=min_score))
         return MarbleDetector(sc.regions, ref, marble_radius_px=r).detect(frame)
 
-    lo, hi = 0.05, 3.0  # the circle's score: the least min_score that misses it
+    lo, hi = 0.05, 3.0  # the circle's score: the highest min_score that still counts it
     while hi - lo > 1e-4:
         lo, hi = ((lo + hi) / 2, hi) if read((lo + hi) / 2).counts[0] else (lo, (lo + hi) / 2)
     score = lo

@@ -61,10 +61,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    decision in it was close: a kept marble barely above ``min_score``, a peak that nearly passed
    (score or highlight within ``NEAR_MISS`` of its threshold; an over-exposed spot passes for the
    highlight) where passing would have added a marble (``NEAR_SAME``), a candidate the review model kept
-   or rejected by a small margin
-   (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR`` radii (a touching pair or one
-   rolling marble), a clear circle of the marble's size without its highlight, far from every marble
-   (``UNLIT_SCORE``: a rolling marble's glare smeared away), or (with a reference,
+   or rejected by a small margin (``REVIEW_MARGIN``), two marbles kept closer than ``CLOSE_PAIR`` radii
+   (a touching pair or one rolling marble), a clear circle of the marble's size without its highlight,
+   far from every marble (``UNLIT_SCORE``: a rolling marble's glare smeared away), or (with a reference,
    ``hardware.vision.unexplained``) a changed blob the size of a marble that no
    marble found explains (``UNEXPLAINED_AREA``: a smeared, rolling marble, a faint one, a new
    object), or a changed blob holding more change than the marbles found in it explain:
