@@ -1,9 +1,10 @@
 """What a real table does to a picture after the empty reference was taken, for the vision tests and
 ``python -m tests.vision_fit conditions``: the bands of a flickering lamp recorded by a rolling shutter, a
-person's shade across the castle, a nudged camera, a camera out of focus. Each takes a BGR picture and returns
-another of its type: the light reaching the sensor (float, ``tests.scenes.make_scene``'s ``optics``: before the
-sensor's noise and clipping, as at a real table), or a camera's uint8 picture (after them: a clipped channel
-darkens with the rest, the noise is shaded and blurred too). The reference is left as it was."""
+person's shade across the castle, a nudged camera, a camera out of focus, a noisier picture (a room gone
+dim). Each takes a BGR picture and returns another of its type: the light reaching the sensor (float,
+``tests.scenes.make_scene``'s ``optics``: before the sensor's noise and clipping, as at a real table), or a
+camera's uint8 picture (after them: a clipped channel darkens with the rest, the noise is shaded and blurred
+too). The reference is left as it was."""
 
 from __future__ import annotations
 
@@ -48,6 +49,15 @@ def through_srgb(light: np.ndarray, change: Callable[[np.ndarray], np.ndarray]) 
     linear = np.where(light <= 0.04045, light / 12.92, ((np.maximum(light, 0.0) + 0.055) / 1.055) ** 2.4)
     changed = np.maximum(change(linear.astype(np.float32)), 0.0)
     return np.where(changed <= 0.0031308, changed * 12.92, 1.055 * changed ** (1 / 2.4) - 0.055).astype(np.float32)
+
+
+def noisier(image: np.ndarray, seed: int, sigma: float) -> np.ndarray:
+    """``image`` with more of the sensor's noise, ``sigma`` 8-bit steps more (its own draw, from ``seed``): a room
+    gone dim, the camera's gain turned up after the reference was taken."""
+    light = image.dtype != np.uint8
+    noise = np.random.default_rng([seed, 99]).normal(0.0, sigma / 255.0 if light else sigma, image.shape)
+    changed = image.astype(np.float32) + noise.astype(np.float32)
+    return changed.astype(image.dtype) if light else np.clip(changed, 0, 255).astype(np.uint8)
 
 
 def nudged(image: np.ndarray, dx: float, dy: float) -> np.ndarray:

@@ -5,7 +5,7 @@ hand, not by pytest).
 held-out hard seeds (``HELD_OUT_SEEDS``; default 500), with and without reference.
 ``python -m tests.vision_fit conditions [N]`` prints how training scenes read under what a real table
 does to a picture after the reference was taken (``CONDITIONS``: a flickering lamp's bands, a person's
-shade, a nudged camera, a soft focus).
+shade, a nudged camera, a soft focus, a noisier picture).
 
 ``python -m tests.vision_fit`` collects the reviewed candidates of the training seeds
 (``TRAINING_SEEDS``: never those of tests/test_vision.py or of the figures reported), labels each
@@ -29,7 +29,7 @@ import numpy as np
 from hardware.vision import candidates
 from hardware.vision.consensus import CONFIRM_FRAMES, consensus
 from hardware.vision.detect import Detection, MarbleDetector
-from tests.conditions import banded, defocused, nudged, shaded, through_srgb
+from tests.conditions import banded, defocused, noisier, nudged, shaded, through_srgb
 from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, seeds
 
 
@@ -167,6 +167,8 @@ CONDITIONS: dict[str, Callable[[Scene], Optics | None]] = {
     "nudged 3 px": lambda sc: lambda light: nudged(light, 2.4, 1.8),
     "out of focus 1.5 px": lambda sc: lambda light: defocused(light, 1.5),
     "out of focus 2 px": lambda sc: lambda light: defocused(light, 2.0),
+    "noise 8 steps more": lambda sc: lambda light: noisier(light, sc.seed, 8.0),
+    "noise 12 steps more": lambda sc: lambda light: noisier(light, sc.seed, 12.0),
 }
 """What a real table does to a picture after the reference was taken (tests/conditions.py), as
 ``conditions`` measures it: each gives the scene's optics (``make_scene``'s ``optics``: the light changed
@@ -222,10 +224,14 @@ rare (about one in 50 scenes), so beside the ordinary scenes and the hard cases'
 hard cases' 53000..56999 are added."""
 
 
+FITTED_CONDITIONS = tuple(CONDITIONS)[1:10]
+"""The conditions the unlit network's scenes were drawn under (``_condition_of``): all but "as taken", up to
+the soft focus. The noisier pictures were measured after its fit."""
+
+
 def _condition_of(seed: int, case: str | None) -> str:
-    """One of ``CONDITIONS`` other than "as taken", drawn from a scene's seed and case."""
-    names = [name for name in CONDITIONS if name != "as taken"]
-    return names[(7 * seed + (CASES.index(case) + 1 if case else 0)) % len(names)]
+    """One of ``FITTED_CONDITIONS``, drawn from a scene's seed and case."""
+    return FITTED_CONDITIONS[(7 * seed + (CASES.index(case) + 1 if case else 0)) % len(FITTED_CONDITIONS)]
 
 
 UNLIT_CONDITION_JOBS = [(s, None, _condition_of(s, None)) for s in ORDINARY_TRAINING_SEEDS if s % 8 < 2] + [

@@ -46,9 +46,10 @@ under a shade 50 % darker through an sRGB camera (``tests.vision_fit.CONDITIONS`
 62000..62099, ordinary scenes and every case, 800 scenes) a gate was read wrong and not flagged in 23
 scenes against 15 (ruling D4); its bias lowered by 2, 13 there, but the streak case and traced glass read
 worse as taken. Fitted on the scenes under conditions as well, with 8 units and ``detect.UNLIT_MARGIN``
-2, it reads those 800 scenes 746 right and 14 wrong and not flagged, against 744 and 15; under all ten
-conditions (8,000 scenes) 7,539 right, 143 wrong and not flagged and 1,472 flagged, against 7,502, 159
-and 1,486; on 62100..62199 (8,000 scenes more) 7,614, 129 and 1,486, against 7,588, 157 and 1,489.
+2, it reads those 800 scenes 746 right and 14 wrong and not flagged, against 744 and 15; as taken and
+under the nine ``tests.vision_fit.FITTED_CONDITIONS`` (8,000 scenes) 7,539 right, 143 wrong and not flagged
+and 1,472 flagged, against 7,502, 159 and 1,486; on 62100..62199 (8,000 scenes more) 7,614, 129 and 1,486,
+against 7,588, 157 and 1,489.
 
 The review was refitted in the radius given (``detect.RADIUS_FLOOR``), on more seeds and with 16 units
 (see ``INPUT_WEIGHTS``). An oriented patch of the change around each candidate, added to the
