@@ -23,7 +23,7 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    looks like the board) votes the other way, also toward the centre, at a lower weight.
    Touching marbles keep separate centres; a soft shadow edge or a straight printed edge spreads
    its votes. The fraction of the disc that changed is added as a second, weaker evidence. With a
-   reference, a picture noisier than it (a room gone dim, the camera's gain turned up) raises the edge
+   reference, a picture noisier than it (a room gone dim, the camera's gain turned up) raises the gradient
    an edge must reach (``NOISE_EDGE``) and the glare every marble needs (``NOISE_GLARE``).
 4. Peaks count only with a small bright spot near the centre (the specular highlight every glass or
    glazed marble shows; over-exposed, clipped pixels also pass, since there no highlight can stand
@@ -677,8 +677,9 @@ class MarbleDetector:
         ``_frame_radius``). The clearer a peak the weaker the highlight it needs (``_glare_needed``),
         in a softly lit frame (``SOFT_GLARE``) a peak of ``SOFT_SCORE`` none, and with a reference,
         new highlights away from every kept marble seed more marbles. ``lum_change``: the brightness
-        change (``diff``'s mean over its channels). Returns the marbles kept, the frame's light direction and
-        marble radius (working pixels); its close decisions are added to ``near``."""
+        change (``diff``'s mean over its channels); ``noise``: the frame's (``_noise``), ``NOISE_GLARE`` times
+        which every glare needs on top. Returns the marbles kept, the frame's light direction and marble radius
+        (working pixels); its close decisions are added to ``near``."""
         highlight = tuning.highlight
         lum = cv2.transform(cur, MEAN3)
         spot = cv2.morphologyEx(lum, cv2.MORPH_TOPHAT, self._spot_kernel)  # lum less its opening
