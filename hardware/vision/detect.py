@@ -334,11 +334,11 @@ circle evidence); now 766 / 15 / 111 and 729 / 19 / 214. In a first form (the hi
 the review networks read it too), with ``NOISE_GLARE`` alone 767 / 15 / 110 and 712 / 29 / 212, and with this
 at 2, 722 / 23 at 12 steps. As taken nothing changed there, and on 62000..62299 (2,400 scenes) the same 2,342
 read right and 21 wrong and sure, 318 flagged against 319. Under the other nine conditions (62100..62199,
-7,200 scenes) 6,856 read right against 6,834, 109 wrong and sure against 120, as many flagged (1,369; a shade
-50 % darker: 766 against 771 right, 10 against 13 wrong and sure; a
-camera nudged 3 px: 665 against 650, 29 against 35). Without a reference the board's texture, not noise, is
-what its own median leaves, so nothing is raised there (the real photos of bench_real_photos read 0.625 of
-40 photos all six exact against 0.750 when it was)."""
+7,200 scenes) 6,854 read right against 6,834, 109 wrong and sure against 120, 1,368 flagged against 1,369 (a
+shade 50 % darker: 766 against 771 right, 10 against 13 wrong and sure; a camera nudged 3 px: 665 against 650,
+28 against 35); under the noisier pictures there, 772 / 9 / 142 and 743 / 14 / 213. Without a reference the
+board's texture, not noise, is what its own median leaves, so nothing is raised there (the real photos of
+bench_real_photos read 0.625 of 40 photos all six exact against 0.750 when it was)."""
 
 NOISE_GLARE = 8.0
 """With a reference, a glare (and a new highlight that seeds a marble) must stand out this many times the
