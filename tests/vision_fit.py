@@ -224,9 +224,9 @@ rare (about one in 50 scenes), so beside the ordinary scenes and the hard cases'
 hard cases' 53000..56999 are added."""
 
 
-FITTED_CONDITIONS = tuple(CONDITIONS)[1:10]
-"""The conditions the unlit network's scenes were drawn under (``_condition_of``): all but "as taken", up to
-the soft focus. The noisier pictures were measured after its fit."""
+FITTED_CONDITIONS = tuple(name for name in CONDITIONS if name != "as taken" and not name.startswith("noise "))
+"""The conditions the unlit network's scenes were drawn under (``_condition_of``): all but "as taken" and the
+noisier pictures, which were measured after its fit."""
 
 
 def _condition_of(seed: int, case: str | None) -> str:

@@ -681,6 +681,7 @@ class MarbleDetector:
         which every glare needs on top. Returns the marbles kept, the frame's light direction and marble radius
         (working pixels); its close decisions are added to ``near``."""
         highlight = tuning.highlight
+        noisy = NOISE_GLARE * noise  # what every glare needs on top
         lum = cv2.transform(cur, MEAN3)
         spot = cv2.morphologyEx(lum, cv2.MORPH_TOPHAT, self._spot_kernel)  # lum less its opening
         radius_index = best_radius(per_radius, xs, ys).tolist()
@@ -699,7 +700,7 @@ class MarbleDetector:
         unlit: list[Peak] = []  # clear enough, but without the glare needed
         misses: list[tuple[int, int]] = []  # nearly a marble: its gate is unsure
         for x, y, best, s, g, gx, gy, clipped in peaks:
-            needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning)) + NOISE_GLARE * noise
+            needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning)) + noisy
             lit = g >= needed or clipped
             peak = (x, y, self._work_r * RADIUS_FACTORS[best], s, float(gx - x), float(gy - y))
             if s < tuning.min_score or not lit:
@@ -715,7 +716,7 @@ class MarbleDetector:
         light = _light_direction(confident, radius)
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
-            kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight + NOISE_GLARE * noise)
+            kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight + noisy)
             kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight, near)
             kept = self._review_unlit(unlit, kept, diff, spot, lum_change, radius, light, highlight, soft, near)
             far2 = (EXPLAINED_RADII * radius) ** 2  # a clear circle without its glare, far from every marble
