@@ -16,6 +16,7 @@ import random
 import re
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping
 
@@ -456,7 +457,7 @@ def _why(err: Exception, record: SessionRecord, game: Game) -> str:
 def _player_name(name: Any) -> str:
     if not isinstance(name, str) or not name.strip():
         raise TableError("every player needs a name")
-    clean = " ".join(name.split())
+    clean = unicodedata.normalize("NFC", " ".join(name.split()))  # "Zoë" however it was typed
     if len(clean) > MAX_NAME or not is_clean_text(clean):
         raise TableError(f"a player's name is plain text of at most {MAX_NAME} characters")
     return clean

@@ -53,6 +53,19 @@ def test_players_are_remembered(client: FlaskClient) -> None:
     assert client.post("/api/players", json={"name": "x" * 25}).status_code == 400
 
 
+def test_a_name_with_a_slash_or_a_combining_accent_is_one_player(client: FlaskClient) -> None:
+    """A name may hold a "/" and still have its colour saved; "Zoë" typed with a combining accent is the same
+    player as "Zoë" typed as one letter (names are kept composed, NFC)."""
+    assert client.post("/api/players", json={"name": "AC/DC"}).status_code == 201
+    saved = client.post("/api/players/AC%2FDC", json={"colour": "#0072b2"})
+    assert saved.status_code == 200, saved.get_json()
+    assert [p["colour"] for p in saved.get_json()["players"] if p["name"] == "AC/DC"] == ["#0072b2"]
+    client.post("/api/players", json={"name": "Zo\u00eb"})
+    client.post("/api/players", json={"name": "Zoe\u0308"})
+    names = [p["name"] for p in client.get("/api/players").get_json()["players"]]
+    assert names.count("Zo\u00eb") == 1 and "Zoe\u0308" not in names
+
+
 def test_a_round_by_tap_scores_points(client: FlaskClient) -> None:
     session = new_diego(client)
     for event in ({"type": "marble", "gate": 4}, {"type": "marble", "gate": 4}, {"type": "marble", "gate": None},

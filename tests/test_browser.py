@@ -130,6 +130,27 @@ def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_pag
     expect(page.locator("#gate-options [data-gate-option='1']")).to_have_text("Moon")
 
 
+def test_a_newcomer_seated_first_takes_no_regulars_colour(open_page: Callable[..., Any], base: str) -> None:
+    """Hana's colour is orange, the palette's first. A newcomer seated before her gets another colour, not
+    hers, so she keeps orange at Start and no two players share a colour."""
+    call(f"{base}/api/players", {"name": "Hana", "colour": "#E69F00"})
+    call(f"{base}/api/players", {"name": "Ivo", "colour": "#56B4E9"})
+    page = open_page()
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    add_player(page, "Jana")
+    page.click("#player-pool [data-player='Hana']")
+    page.click("#player-pool [data-player='Ivo']")
+    expect(page.locator("#seats li[data-player='Hana'] .colour")).to_have_attribute("data-colour", "#E69F00")
+    jana = page.locator("#seats li[data-player='Jana'] .colour").get_attribute("data-colour")
+    assert jana.upper() not in ("#E69F00", "#56B4E9")
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+    _, known = call(f"{base}/api/players")
+    colours = {p["name"]: (p["colour"] or "").upper() for p in known["players"]}
+    assert colours["Hana"] == "#E69F00" and colours["Ivo"] == "#56B4E9" and colours["Jana"] == jana.upper()
+
+
 def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Callable[..., Any], base: str) -> None:
     session = new_game(base, ["Ada", "Ben"])
     page = open_page()
@@ -406,8 +427,11 @@ def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: st
     assert [" ".join(t.split()) for t in totals] == ["Ada 2", "Ben 0"]
     rows = page.locator("#breakdown tbody tr").all_inner_texts()
     assert len(rows) == 2 and rows[0].split()[-2:] == ["1", "0"]  # Ada's round: 1 for her marble, 0 for Ben
-    page.click("#again")
+    started: list[str] = []
+    page.route("**/api/sessions", lambda route: (started.append(route.request.method), route.continue_()))
+    page.dblclick("#again")  # a double tap starts one game, not two
     page.wait_for_url(re.compile(rf".*/play/(?!{session['id']}$)\d+$"))
+    assert started == ["POST"]
     _, again = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")
     assert again["players"] == ["Ada", "Ben"] and again["options"]["rounds_per_player"] == 1
     assert again["status"] == "running"

@@ -91,7 +91,7 @@ def add_player():
     return jsonify({"players": table().remember_player(data.get("name"), data.get("colour"))}), 201
 
 
-@bp.post("/players/<name>")
+@bp.post("/players/<path:name>")  # a name may hold a "/" ("AC/DC")
 def update_player(name: str):
     data = json_body()
     if "colour" not in data:

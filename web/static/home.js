@@ -26,11 +26,16 @@ for (const el of document.querySelectorAll("[data-colour]")) {
 
 const remembered = (name) => players.find((p) => p.name === name)?.colour || null;
 
+/** `name`'s own colour when no other seat has it, else a free one: first one no other known player calls
+ * their own (a newcomer seated first does not take a regular's colour, who would then lose it at Start). */
 function freeColour(name) {
-  const taken = seats.filter((s) => s.name !== name).map((s) => s.colour);
+  const upper = (colour) => (colour || "").toUpperCase();
+  const taken = seats.filter((s) => s.name !== name).map((s) => upper(s.colour));
   const own = remembered(name);
-  if (own && !taken.includes(own)) return own;
-  return PALETTE.map((p) => p.colour).find((c) => !taken.includes(c)) || PALETTE[0].colour;
+  if (own && !taken.includes(upper(own))) return own;
+  const others = players.filter((p) => p.name !== name).map((p) => upper(p.colour));
+  const free = PALETTE.map((p) => p.colour).filter((c) => !taken.includes(c));
+  return free.find((c) => !others.includes(c)) || free[0] || PALETTE[0].colour;
 }
 
 function renderPool() {

@@ -517,6 +517,7 @@ export function startGame(page) {
   wire($("redo"), () => game.step("redo"));
   wire($("final-undo"), () => game.step("undo"));
   wire($("again"), async () => {
+    explain($("again"), "Starting…");  // a second tap while the first starts the game starts no second one
     const view = game.view;
     // The same options, but those kept elsewhere (kind "object", e.g. the hero cards: the only options whose
     // values are JSON objects) come fresh from where they are kept, as on the home page.
@@ -524,6 +525,7 @@ export function startGame(page) {
       .filter(([, value]) => value === null || typeof value !== "object" || Array.isArray(value)));
     const result = await api("/api/sessions", { game: view.game, players: view.players, options });
     if (result.ok) location.href = `/play/${result.data.id}`;
+    else explain($("again"), null);
   });
   wire($("menu-button"), () => { $("menu").hidden = false; });
   wire($("menu-close"), () => { $("menu").hidden = true; });
