@@ -3,6 +3,7 @@ live on a second page, numbers set by hand, the screens it must fit, refusals wi
 screen with and without a winner."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import pytest
@@ -134,6 +135,13 @@ def test_roll_lets_the_companion_roll_and_next_passes_the_move(open_page: Callab
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")  # a treasure card ends the move
     page.click("#hr-next")
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    page.click("[data-pane='castle']")
+    page.click("#hr-dart")  # the companion rolls; the dart ends the move, and its result stays in sight
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    dart = re.compile(r"Poisoned dart: Ben \d+ vs \d+: (pierced, poisoned|no harm)\.")
+    expect(page.locator("#hr-last")).to_have_text(dart)
+    page.click("[data-pane='city']")
+    expect(page.locator("#hr-last")).to_be_visible()
 
 
 def test_a_long_press_on_a_hero_sets_a_number_by_hand(open_page: Callable[..., Any], base: str) -> None:

@@ -375,13 +375,12 @@ function renderCastle(view, s) {
     } })),
     row("Obstacle", ...obstacles),
     usable.length ? row("Use", ...usable) : null,
-    s.last_dart ? h("p", { class: "hr-note", id: "hr-last-dart" }, dartText(view, s.last_dart)) : null,
   ].filter(Boolean));
 }
 
 function dartText(view, dart) {
-  return [who(view, dart.player), ` · last dart: ${dart.attack_total} vs ${dart.defence_total}: `,
-    h("strong", {}, dart.pierced ? "pierced, poisoned" : "no harm")];
+  return [h("strong", {}, "Poisoned dart: "), who(view, dart.player), ` ${dart.attack_total} vs ${dart.defence_total}: `,
+    h("strong", {}, dart.pierced ? "pierced, poisoned" : "no harm"), "."];
 }
 
 // ---- the fight ----------------------------------------------------------------------------------------------------
@@ -615,8 +614,10 @@ function renderFight(view, s) {
 function renderLast(view, s) {
   const box = $("hr-last");
   const f = s.last_fight;
-  box.hidden = (!f && !s.last_treasure) || Boolean(s.fight);
+  // the latest of the last fight, dart and treasure, shown whichever tab is open (a dart ends the move)
+  box.hidden = (!f && !s.last_treasure && !s.last_dart) || Boolean(s.fight);
   if (box.hidden) return;
+  if (s.last_dart) { box.replaceChildren(...dartText(view, s.last_dart)); return; }
   if (!f) { box.replaceChildren(...treasureText(view, s.last_treasure).flat()); return; }
   const heroes = f.members.map((m) => m.player);
   const paid = bySeat(view, f.shares);
