@@ -116,6 +116,17 @@ def test_anchoring_needs_regions_and_all_four_markers(tmp_path: Path) -> None:
         hub.anchor_to_markers()
 
 
+def test_anchoring_in_simulation_says_the_simulated_castle_has_no_markers(tmp_path: Path) -> None:
+    from hardware.camera.simulated import SimulatedCastle
+
+    castle = SimulatedCastle()
+    hub = CameraHub(FakeService(castle.render()), tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    default_regions=castle.regions(), default_marble=castle.marble_size())
+    with pytest.raises(MarkerError, match="not found: .*simulated castle has no printed markers"):
+        hub.anchor_to_markers()
+    assert not (tmp_path / "markers.json").exists()
+
+
 def test_confirmation_reads_the_settled_frame(tmp_path: Path) -> None:
     board = np.full((480, 640, 3), 120, np.uint8)
     readings: list[Any] = []

@@ -256,7 +256,14 @@ class CameraHub:
             raise NoPicture("the camera has no picture yet")
         if self._regions is None:
             raise MarkerError("tap the gate regions first, then anchor them to the markers")
-        anchor = MarkerAnchor.from_frame(frame)
+        try:
+            anchor = MarkerAnchor.from_frame(frame)
+        except MarkerError as err:
+            if self._default_regions is None:
+                raise
+            raise MarkerError(f"{err}: the simulated castle has no printed markers, and its gates are set already. "
+                              "With a camera, stick the four printed markers (companion markers) on the castle "
+                              "first") from err
         anchor.save(self.anchor_path)
         with self._lock:
             self._anchor, self._regions_source, self._moved = anchor, "markers", None
