@@ -184,6 +184,10 @@ def test_bad_events_change_nothing(client: FlaskClient, payload: dict) -> None:
     ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": {"colour": "red"}}, 400),
     ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": []}, 400),
     ({"game": "diego-drachenzahn", "players": ["A", "B"], "options": {"gate_names": ["x"]}}, 400),
+    ({"game": "diego-drachenzahn", "players": ["A", "B"],
+      "options": {"gate_names": ["Moon", "Sun", "Star", "Cloud", "Tree", "moon "]}}, 400),
+    ({"game": "drachen-wurf", "players": ["A", "B"],
+      "options": {"colour_names": ["Rot", "Blau", "Grün", "Gelb", "Lila", "Rot"]}}, 400),
     ({"players": ["A", "B"]}, 400),
 ])
 def test_bad_new_sessions(client: FlaskClient, body: dict, status: int) -> None:

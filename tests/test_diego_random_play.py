@@ -291,7 +291,7 @@ def random_options(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.7:
         options["rounds_per_player"] = rng.randint(1, 4)
     if rng.random() < 0.3:
-        options["gate_names"] = [f"Symbol {rng.randint(0, 99)}" for _ in range(6)]
+        options["gate_names"] = [f"Symbol {n}" for n in rng.sample(range(100), 6)]  # each name once
     return options
 
 

@@ -202,7 +202,13 @@ def _check_option(option: Option, value: Any) -> Any:
             raise MalformedEventError(rule, f"option {option.id!r} must be a list of non-empty names")
         if option.length is not None and len(value) != option.length:
             raise MalformedEventError(rule, f"option {option.id!r} needs exactly {option.length} names")
-        return [v.strip()[:24] for v in value]
+        names = [v.strip()[:24] for v in value]
+        seen: set[str] = set()
+        for name in names:  # two gates or dragon colours of one name could not be told apart at the table
+            if name.casefold() in seen:
+                raise MalformedEventError(rule, f"option {option.id!r} names each one once: {name!r} is there twice")
+            seen.add(name.casefold())
+        return names
     if option.kind == "object":
         if option.check is None:
             raise ValueError(f"option {option.id!r} of kind 'object' declares no check")
