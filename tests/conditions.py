@@ -51,11 +51,17 @@ def through_srgb(light: np.ndarray, change: Callable[[np.ndarray], np.ndarray]) 
     return np.where(changed <= 0.0031308, changed * 12.92, 1.055 * changed ** (1 / 2.4) - 0.055).astype(np.float32)
 
 
-def noisier(image: np.ndarray, seed: int, sigma: float) -> np.ndarray:
+def noisier(image: np.ndarray, seed: int, sigma: float, smoothed: float = 0.0) -> np.ndarray:
     """``image`` with more of the sensor's noise, ``sigma`` 8-bit steps more (its own draw, from ``seed``): a room
-    gone dim, the camera's gain turned up after the reference was taken."""
+    gone dim, the camera's gain turned up after the reference was taken. ``smoothed``: the noise blurred by a
+    Gaussian this many pixels wide first (``sigma`` steps a pixel after it), as a camera's own denoising leaves
+    it: grains a few pixels across, which scaling the picture down averages out less."""
     light = image.dtype != np.uint8
-    noise = np.random.default_rng([seed, 99]).normal(0.0, sigma / 255.0 if light else sigma, image.shape)
+    scale = sigma / 255.0 if light else sigma
+    noise = np.random.default_rng([seed, 99]).normal(0.0, scale, image.shape)
+    if smoothed > 0:
+        noise = cv2.GaussianBlur(noise, (0, 0), smoothed)
+        noise *= scale / max(float(noise.std()), 1e-12)
     changed = image.astype(np.float32) + noise.astype(np.float32)
     return changed.astype(image.dtype) if light else np.clip(changed, 0, 255).astype(np.uint8)
 

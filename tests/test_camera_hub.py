@@ -381,6 +381,32 @@ def test_empty_references_saved_from_several_threads_take_turns(tmp_path: Path) 
     assert saved is not None and np.array_equal(saved, store.get())
 
 
+def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> None:
+    """A room gone dim: the camera's grainy picture makes every gate unsure, and the status says why in plain
+    words (the Camera page and the game page show it); with the light back, the warning goes."""
+    from hardware.camera.hub import NOISY_PICTURE
+    from tests.waiting import wait_for
+
+    board = np.full((480, 640, 3), 120, np.uint8)
+    grain = cv2.GaussianBlur(np.random.default_rng(5).normal(0.0, 40.0, board.shape), (0, 0), 1.5)
+    grainy = np.clip(board + grain * (30.0 / grain.std()), 0, 255).astype(np.uint8)
+    service = FakeService(board)
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.capture_reference()
+    hub.start()
+    try:
+        wait_for(lambda: hub.status()["last_detection"] is not None)
+        assert hub.status()["unsure"] is None
+        service.frame = grainy
+        wait_for(lambda: hub.status()["unsure"] == NOISY_PICTURE)
+        assert hub.status()["last_detection"]["unsure"] == [True] * 6
+        service.frame = board
+        wait_for(lambda: hub.status()["unsure"] is None)
+    finally:
+        hub.close()
+
+
 def test_the_preview_is_drawn_when_a_page_asks_for_it_not_for_every_frame(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The vision loop reads frame after frame; the overlay and its JPEG are made only when the preview is

@@ -68,3 +68,11 @@ def test_without_a_reference_in_any_frame_the_reading_has_none() -> None:
 def test_no_frame_is_refused() -> None:
     with pytest.raises(ValueError, match="at least one"):
         consensus([])
+
+
+def test_the_reading_is_too_noisy_when_most_frames_are() -> None:
+    noisy = Detection((0,) * 6, 0, (), (T,) * 6, True, noisy=True)  # type: ignore[arg-type]
+    clean = reading((0,) * 6)
+    assert consensus([noisy, noisy, clean])[0].noisy
+    assert consensus([noisy, noisy, clean])[0].unsure == (T,) * 6  # every gate flagged by most frames
+    assert not consensus([noisy, clean, clean])[0].noisy

@@ -169,6 +169,8 @@ CONDITIONS: dict[str, Callable[[Scene], Optics | None]] = {
     "out of focus 2 px": lambda sc: lambda light: defocused(light, 2.0),
     "noise 8 steps more": lambda sc: lambda light: noisier(light, sc.seed, 8.0),
     "noise 12 steps more": lambda sc: lambda light: noisier(light, sc.seed, 12.0),
+    "noise 6 steps more, smoothed 1 px": lambda sc: lambda light: noisier(light, sc.seed, 6.0, smoothed=1.0),
+    "noise 12 steps more, smoothed 1 px": lambda sc: lambda light: noisier(light, sc.seed, 12.0, smoothed=1.0),
 }
 """What a real table does to a picture after the reference was taken (tests/conditions.py), as
 ``conditions`` measures it: each gives the scene's optics (``make_scene``'s ``optics``: the light changed

@@ -56,6 +56,10 @@ UNSURE_WITHOUT_REFERENCE = (
     "It is taken by itself once the gates are empty and no marble rolls; or clear the gates and tap "
     "\u201cGates empty: take reference\u201d.")
 
+NOISY_PICTURE = (
+    "The picture is far noisier than the empty reference (a room gone dim, the camera's gain turned up): every "
+    "gate waits for a tap. More light on the castle helps.")
+
 
 @dataclass(frozen=True)
 class ReadingFrame:
@@ -573,7 +577,8 @@ class CameraHub:
                 "regions": regions,
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
-                "unsure": None if self.reference.get() is not None else UNSURE_WITHOUT_REFERENCE,
+                "unsure": UNSURE_WITHOUT_REFERENCE if self.reference.get() is None
+                else NOISY_PICTURE if self._last is not None and self._last.noisy else None,
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,

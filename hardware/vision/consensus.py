@@ -46,7 +46,8 @@ def consensus(detections: Sequence[Detection]) -> tuple[Detection, int]:
     agreeing = [sum(a == b for a, b in zip(d.counts, counts)) + (d.outside == outside) for d in detections]
     best = agreeing.index(max(agreeing))
     return replace(detections[best], counts=counts, outside=outside, unsure=unsure,  # type: ignore[arg-type]
-                   with_reference=all(d.with_reference for d in detections)), best
+                   with_reference=all(d.with_reference for d in detections),
+                   noisy=2 * sum(d.noisy for d in detections) > n), best
 
 
 def _most_common(values: list[int]) -> int:

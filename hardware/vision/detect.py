@@ -169,13 +169,15 @@ class Detection:
     """Counts per gate (gate 1 first), marbles outside every region, and the marbles found;
     ``unsure`` per gate (gate 1 first): its count rests on a close decision and needs a person's
     confirmation (ruling D4); ``with_reference``: an empty reference scene was used (without one
-    every gate is unsure)."""
+    every gate is unsure); ``noisy``: the picture carried far more noise than its reference (every gate
+    is unsure)."""
 
     counts: tuple[int, int, int, int, int, int]
     outside: int
     marbles: tuple[Marble, ...]
     unsure: tuple[bool, bool, bool, bool, bool, bool] = NOT_UNSURE
     with_reference: bool = True
+    noisy: bool = False  # far noisier than its reference (``NOISE_UNSURE``): every gate is unsure
 
     @property
     def total(self) -> int:
@@ -189,7 +191,7 @@ class Detection:
     def to_json(self) -> dict:
         return {"counts": list(self.counts), "outside": self.outside,
                 "marbles": [m.to_json() for m in self.marbles],
-                "unsure": list(self.unsure), "with_reference": self.with_reference}
+                "unsure": list(self.unsure), "with_reference": self.with_reference, "noisy": self.noisy}
 
 
 def estimate_marble_radius(regions: GateRegions) -> float:
@@ -345,6 +347,19 @@ is what is still open: from 12 steps before smoothing (3.4 after) 767 / 11 / 113
 715 / 25 / 378, and 6 steps after smoothing 732 / 23 / 287. That noise survives the scaling down to the
 working image, and ``unexplained.faint_change`` flags most of those scenes (18 of 20 ordinary ones at 12 steps
 after smoothing)."""
+
+NOISE_UNSURE = 0.03
+"""A frame whose noise (``_noise``, log units) is above this makes every gate unsure (ruling D4): a picture far
+noisier than its reference, as a dim room leaves it, reads wrong and sure too often for any one close decision to
+catch. Measured on training seeds 62000..62099 (every case and ordinary, 800 scenes) before it was set. With the
+noise smoothed as a camera's own denoising leaves it (``tests.conditions.noisier``'s ``smoothed``, 1 px), 12
+steps a pixel read 550 right and 67 wrong and sure, 732 flagged: 389 scenes lie above it, 33 of those 67 among
+them, and all but 3 of the 389 were flagged already. Above it too: 20 scenes under 12 steps more unsmoothed noise
+(19 flagged already, none wrong and sure) and 22 under 24 steps smoothed to 6.8 (all flagged, 2 wrong and sure).
+At 0.02, 42 of the 67 were caught, but under a shade 50 % darker 15 of 400 scenes (62100..62149) lay above it,
+9 of them not flagged; at 0.03, none under any other condition of ``tests.vision_fit.CONDITIONS`` (the highest,
+0.029, under that shade). As taken the noise reached 0.012 at most, and 0.0033 in the real sequence's frames
+(bench_real_sequence)."""
 
 NOISE_GLARE = 8.0
 """With a reference, a glare (and a new highlight that seeds a marble) must stand out this many times the
@@ -609,7 +624,8 @@ class MarbleDetector:
         marbles = []
         counts = [0] * 6
         outside = 0
-        unsure = [self._reference is None] * 6
+        noisy = noise > NOISE_UNSURE
+        unsure = [self._reference is None or noisy] * 6
         for cx, cy in near:
             gate = self.regions.gate_at(*frame_xy(cx, cy))
             if gate is not None:
@@ -630,7 +646,7 @@ class MarbleDetector:
             else:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
-                         self._reference is not None)
+                         self._reference is not None, noisy)
 
     def moved(self, earlier: np.ndarray, later: np.ndarray) -> tuple[bool, bool, bool, bool, bool, bool]:
         """Per gate (gate 1 first): the picture changed there from ``earlier`` to ``later`` (two frames of this
@@ -687,7 +703,7 @@ class MarbleDetector:
         which every glare needs on top. Returns the marbles kept, the frame's light direction and marble radius
         (working pixels); its close decisions are added to ``near``."""
         highlight = tuning.highlight
-        noisy = NOISE_GLARE * noise  # what every glare needs on top
+        above_noise = NOISE_GLARE * noise  # what every glare needs on top
         lum = cv2.transform(cur, MEAN3)
         spot = cv2.morphologyEx(lum, cv2.MORPH_TOPHAT, self._spot_kernel)  # lum less its opening
         radius_index = best_radius(per_radius, xs, ys).tolist()
@@ -706,7 +722,7 @@ class MarbleDetector:
         unlit: list[Peak] = []  # clear enough, but without the glare needed
         misses: list[tuple[int, int]] = []  # nearly a marble: its gate is unsure
         for x, y, best, s, g, gx, gy, clipped in peaks:
-            needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning)) + noisy
+            needed = highlight * (0.0 if soft and s >= SOFT_SCORE else _glare_needed(s, tuning)) + above_noise
             lit = g >= needed or clipped
             peak = (x, y, self._work_r * RADIUS_FACTORS[best], s, float(gx - x), float(gy - y))
             if s < tuning.min_score or not lit:
@@ -722,7 +738,7 @@ class MarbleDetector:
         light = _light_direction(confident, radius)
         kept = self._suppress(cands, radius, diff, light)
         if self._reference is not None:
-            kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight + noisy)
+            kept += _seeded_by_highlights(spot, lum_change, score, kept, radius, highlight + above_noise)
             kept = self._review(cands, kept, diff, spot, lum_change, radius, light, highlight, near)
             kept = self._review_unlit(unlit, kept, diff, spot, lum_change, radius, light, highlight, soft, near)
             far2 = (EXPLAINED_RADII * radius) ** 2  # a clear circle without its glare, far from every marble
