@@ -170,7 +170,7 @@ class Table:
 
     def remember_player(self, name: Any, colour: Any = None) -> list[dict[str, Any]]:
         """Remember a player (new or known) and, if given, their colour."""
-        clean = _player_name(name)
+        clean = self._known_spelling(_player_name(name))
         if colour is not None and (not isinstance(colour, str) or not COLOUR.match(colour)):
             raise TableError("'colour' must be a colour like #0072b2")
         with self._lock:
@@ -179,6 +179,13 @@ class Table:
             self.log.set_colour(clean, colour, now=self.clock())
             self._colours[clean] = colour or self._colours.get(clean)
         return self.players()
+
+    def _known_spelling(self, name: str) -> str:
+        """The name as the companion knows it when it knows it in other capitals ("anna" is Anna), else ``name``."""
+        if name in self._colours:
+            return name
+        folded = name.casefold()
+        return next((known for known in self._colours if known.casefold() == folded), name)
 
     # writing
     def create(self, game_id: Any, players: Any, options: Any = None) -> dict[str, Any]:
@@ -190,7 +197,7 @@ class Table:
         if len(players) > game.max_players or len(players) < game.min_players:
             raise IllegalEventError(game.rulings[0] if game.rulings else "players",
                                     f"{game.name} is for {game.min_players} to {game.max_players} players")
-        names = _player_names(players)
+        names = [self._known_spelling(name) for name in _player_names(players)]
         resolved = game.resolve_options(self._provided(game.id, options))
         state = game.setup(tuple(names), resolved)
         game_view = game.view(state)
@@ -467,7 +474,7 @@ def _player_names(players: Any) -> list[str]:
     names: list[str] = []
     for name in players:
         clean = _player_name(name)
-        if clean in names:
+        if clean.casefold() in (n.casefold() for n in names):
             raise TableError(f"{clean!r} is seated twice")
         names.append(clean)
     return names

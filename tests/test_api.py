@@ -66,6 +66,17 @@ def test_a_name_with_a_slash_or_a_combining_accent_is_one_player(client: FlaskCl
     assert names.count("Zo\u00eb") == 1 and "Zoe\u0308" not in names
 
 
+def test_a_known_name_typed_in_other_capitals_is_that_player(client: FlaskClient) -> None:
+    client.post("/api/players", json={"name": "Anna"})
+    assert client.post("/api/players", json={"name": "anna", "colour": "#0072b2"}).status_code == 201
+    known = {p["name"]: p["colour"] for p in client.get("/api/players").get_json()["players"]}
+    assert "anna" not in known and known["Anna"] == "#0072b2"
+    session = new_diego(client, ["ANNA", "Ben"])
+    assert session["players"] == ["Anna", "Ben"]
+    twice = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ben", "ben"]})
+    assert twice.status_code == 400 and "seated twice" in twice.get_json()["error"]["message"]
+
+
 def test_a_round_by_tap_scores_points(client: FlaskClient) -> None:
     session = new_diego(client)
     for event in ({"type": "marble", "gate": 4}, {"type": "marble", "gate": 4}, {"type": "marble", "gate": None},
