@@ -108,7 +108,7 @@ class Model:
         if kind == "went_out":
             if self.seat_of(e.get("player")) is None:
                 return [(MALFORMED, "S2")]
-            return [(ILLEGAL, "S2")] if over else [(ILLEGAL, "S5")] if self.turn is None else []
+            return [(ILLEGAL, "S2")] if over else [(ILLEGAL, "S5")] if self.turn is None else self.owed()
         if kind == "starter":
             if self.seat_of(e.get("player")) is None:
                 return [(MALFORMED, "S5")]
@@ -123,7 +123,20 @@ class Model:
             return [(ILLEGAL, "S2")] if over else [(ILLEGAL, "S9")] if self.busy else []
         if kind == "hindrance":
             return self.hindrance_violations(e, over)
-        # tracker taps: the numbers first, then whether the round may be tracked
+        return self.tracker_violations(e, over) or self.owed()
+
+    def owed(self) -> list[Violation]:
+        """What setting up the round still owes before play: its trick (S9), the holder's hindrance (S10)."""
+        if self.busy:
+            return []
+        if self.tricks_on and self.trick is None and len(self.revealed) < 7:
+            return [(ILLEGAL, "S9")]
+        return [(ILLEGAL, "S10")] if self.holder is not None and not self.cards else []
+
+    def tracker_violations(self, e: dict[str, Any], over: bool) -> list[Violation]:
+        """A tracker tap's violations but what the setup owes: the numbers first, then whether the round may be
+        tracked."""
+        kind = e["type"]
         if kind == "draw" and not whole(e.get("count", 1), 1, 20):
             return [(MALFORMED, "S6")]
         if kind in ("four", "skip") and not whole(e.get("count", 1), 1, 3):

@@ -47,9 +47,18 @@ def started(players: Iterable[str] = FOUR, starter: str = "Ada", **options: Any)
     return play(new(players, **options), {"type": "starter", "player": starter})
 
 
+NEUTRAL_TRICKS = ("fast_dragon", "small_but_bold", "surprise", "goblins_against_dragons", "revealing_secrets",
+                  "carousel", "golden_feathers")
+"""The order ``result`` reveals a round's owed trick in: those that change no score first."""
+
+
 def result(state: DrachensachenState, finisher: str, coins: Mapping[str, int],
            eights: Mapping[str, int] | None = None) -> DrachensachenState:
-    """Someone went out, then every other player's coins (and 8s)."""
+    """Someone went out (the round's trick revealed first when it owes one, ruling S9), then every other
+    player's coins (and 8s)."""
+    if "trick" in view(state)["expects"]:
+        revealed = {t["id"] for t in view(state)["tricks"]}
+        state = play(state, {"type": "trick", "trick": next(t for t in NEUTRAL_TRICKS if t not in revealed)})
     state = play(state, {"type": "went_out", "player": finisher})
     for player, amount in coins.items():
         event: dict[str, Any] = {"type": "coins", "player": player, "coins": amount}
@@ -508,8 +517,8 @@ def test_s9_one_trick_per_round_revealed_tricks_stay_with_a_reminder() -> None:
     assert view(state)["tricks_left"] == 5 == len(view(state)["trick_choices"])
     assert "carousel" not in {t["id"] for t in view(state)["trick_choices"]}
     state = play(state, NEXT)
-    refused(play(new(tricks=True), {"type": "starter", "player": "Ada"}, NEXT),
-            {"type": "trick", "trick": "surprise"}, IllegalEventError, "S9")  # the round is under way
+    refused(play(new(tricks=True), {"type": "trick", "trick": "fast_dragon"}, {"type": "starter", "player": "Ada"},
+                 NEXT), {"type": "trick", "trick": "surprise"}, IllegalEventError, "S9")  # the round is under way
 
 
 def test_s9_there_is_no_eighth_trick() -> None:
@@ -526,6 +535,30 @@ def test_s9_there_is_no_eighth_trick() -> None:
 
 
 # ruling S10 -----------------------------------------------------------------------------------------------------
+
+
+def test_s9_s10_play_begins_once_the_round_is_set_up() -> None:
+    """A round's trick (S9) and its holder's hindrance (S10) are entered while it is set up: until they are, a
+    tracker tap or a player going out is refused with the rule, and the page is offered the setup alone."""
+    trackers = ("next_turn", "four", "skip", "went_out")
+    state = started(tricks=True, hindrances=True)
+    refused(state, NEXT, IllegalEventError, "S9")
+    refused(state, {"type": "went_out", "player": "Ada"}, IllegalEventError, "S9")
+    assert not set(trackers) & set(view(state)["expects"]) and "trick" in view(state)["expects"]
+    state = play(state, {"type": "trick", "trick": "fast_dragon"}, NEXT)
+    state = result(state, "Ben", {"Ada": 1, "Cleo": 2, "Dan": 3})  # round 2: Ben draws a hindrance
+    state = play(state, {"type": "trick", "trick": "surprise"})
+    refused(state, NEXT, IllegalEventError, "S10")
+    refused(state, {"type": "went_out", "player": "Ada"}, IllegalEventError, "S10")
+    assert not set(trackers) & set(view(state)["expects"]) and "hindrance" in view(state)["expects"]
+    state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 5}, NEXT)
+    assert view(state)["phase"] == "play"
+    # with every trick revealed, a round owes none
+    state = play(new(tricks=True), {"type": "starter", "player": "Ada"})
+    for trick in NEUTRAL_TRICKS:
+        state = result(play(state, {"type": "trick", "trick": trick}), "Ada", {"Ben": 0, "Cleo": 0, "Dan": 0})
+    assert view(state)["tricks_left"] == 0 and "trick" not in view(state)["expects"]
+    assert "next_turn" in view(play(state, NEXT))["expects"]
 
 
 def test_s10_hindrances_off_or_in_the_first_round_are_refused() -> None:
@@ -620,7 +653,7 @@ def test_trackers_reset_at_the_round_start_cards_out_and_tricks_carry_over() -> 
     assert data["turn"] == "Dan" == data["starter"] and data["phase"] == "setup"
     assert data["cards_out"]["zero"] == 4 and data["cards_out_round"]["zero"] == 0
     assert [t["id"] for t in data["tricks"]] == ["fast_dragon"]
-    state = play(state, {"type": "set_out", "value": "zero"})
+    state = play(state, {"type": "trick", "trick": "surprise"}, {"type": "set_out", "value": "zero"})
     assert view(state)["cards_out"]["zero"] == 8 and view(state)["cards_out_round"]["zero"] == 4
     assert set(view(state)["cards_out"]) == set(VALUES)
 

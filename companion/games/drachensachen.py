@@ -327,7 +327,23 @@ def _card_numbers(kind: str, event: Mapping[str, Any]) -> Hindrance:
     return Hindrance(0, kind)
 
 
+def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventError | None:
+    """What setting up the round still owes before play (a tracker tap, a player going out) may begin: the
+    round's trick (S9: one revealed at the start of every round while any are left), the hindrance its holder
+    draws (S10); None when nothing."""
+    if current.under_way:
+        return None
+    if state.tricks_on and current.trick is None and len(state.tricks) < len(TRICKS):
+        return IllegalEventError("S9", f"round {current.number} begins with a trick revealed: enter it first")
+    if current.holder is not None and not current.hindrances:
+        return IllegalEventError("S10", f"{_name(state, current.holder)} draws round {current.number}'s hindrance "
+                                        "while it is set up: enter it first")
+    return None
+
+
 def _tracked(state: DrachensachenState, current: Round, **changes: Any) -> DrachensachenState:
+    if missing := _missing_setup(state, current):
+        raise missing
     return replace(state, current=replace(current, under_way=True, **changes))
 
 
@@ -484,6 +500,8 @@ def _went_out(state: DrachensachenState, current: Round, event: Mapping[str, Any
                                       f"{current.number}; one result per round (undo to change it)")
     if current.turn is None:
         raise IllegalEventError("S5", "choose who starts the first round first")
+    if missing := _missing_setup(state, current):
+        raise missing
     return replace(state, current=replace(current, finisher=seat, coins=_at(current.coins, seat, 0),
                                           eights=_at(current.eights, seat, 0)))
 
@@ -617,7 +635,7 @@ def _expects(state: DrachensachenState, current: Round) -> list[str]:
         if current.holder is not None and (not current.hindrances or (
                 current.chaos and len(current.hindrances) < HINDRANCE_CARDS)):
             expects.append("hindrance")
-    if current.turn is None:
+    if current.turn is None or _missing_setup(state, current):
         return expects
     facing = bool(current.pending) and current.pending_from != current.turn
     if facing:  # S7: draw it or pass it on
@@ -869,4 +887,5 @@ GAME = Game(
     rulings=("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11"),
     describe=describe,
     sample=sample,
+    rules_version=2,  # 2: play begins only once the round's trick and hindrance are entered (S9, S10)
 )
