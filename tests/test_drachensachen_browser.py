@@ -288,6 +288,20 @@ def test_a_disabled_tracker_explains_itself(open_page: Callable[..., Any], base:
     assert state(base, session)["seq"] == 1  # nothing was sent
 
 
+def test_play_waits_for_the_rounds_trick(open_page: Callable[..., Any], base: str) -> None:
+    """With tricks in play, the trackers wait until the round's trick is revealed, and say so (ruling S9)."""
+    session = new_game(base, ["Ada", "Ben"], tricks=True)
+    post(base, session, {"type": "starter", "player": "Ben"})
+    page = open_game(open_page, base, session)
+    tap_anyway(page.locator("#ds-next"))
+    expect(page.locator("#toast")).to_have_text(re.compile(r"Reveal round 1's trick first \(S9\)"))
+    assert state(base, session)["seq"] == 1  # nothing was sent
+    post(base, session, {"type": "trick", "trick": "surprise"})
+    expect(page.locator("#ds-next")).not_to_have_attribute("aria-disabled", "true")
+    page.click("#ds-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+
+
 def test_the_final_screen_ranks_the_fewest_lost_first_with_a_chart(open_page: Callable[..., Any], base: str) -> None:
     session = finished_game(base)
     page = open_game(open_page, base, session)

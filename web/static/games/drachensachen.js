@@ -129,7 +129,7 @@ function renderSetup(view, s) {
   box.hidden = s.phase !== "setup";
   if (box.hidden) return;
   box.replaceChildren(...[starterPart(view, s), trickPart(view, s), hindrancePart(view, s),
-    s.turn ? h("p", { class: "muted ds-hint" }, "The first tracker tap starts play; the setup is fixed after it.")
+    s.turn ? h("p", { class: "muted ds-hint" }, "Play starts once the setup is entered; the first tracker tap fixes it.")
       : null].filter(Boolean));
 }
 
@@ -139,6 +139,10 @@ function reasonFor(s, type) {
   if (expects(s, type)) return null;
   if (s.phase === "scoring") return "The round is over: enter the coins.";
   if (!s.turn) return "Choose who starts round 1 first.";
+  if (s.phase === "setup" && expects(s, "trick")) return `Reveal round ${s.current.number}'s trick first (S9).`;
+  if (s.phase === "setup" && expects(s, "hindrance") && !s.current.hindrances.length) {
+    return `${s.hindrance_holder || "The holder"} draws the hindrance first (S10).`;
+  }
   const faces = s.pending_faces;
   if (faces && ["next_turn", "skip", "draw", "set_out", "reverse"].includes(type)) {
     return `${faces} faces +${s.pending_draw}: pass it on (a 4 or a Defender) or draw it first.`;
