@@ -343,10 +343,10 @@ board's texture, not noise, is what its own median leaves, so nothing is raised 
 bench_real_photos read 0.625 of 40 photos all six exact against 0.750 when it was). Noise as a sensor's shot
 noise (12 steps at mid-grey, growing with the square root of the light) reads as well as uniform noise: 770 /
 9 / 112. Noise smoothed before it reaches the companion, as a camera's own denoising leaves it (Gaussian, 1 px),
-is answered only in part (``NOISE_UNSURE``): from 12 steps before smoothing (3.4 after) 767 / 11 / 113, but from 24 (6.8 after)
-715 / 25 / 378, and 6 steps after smoothing 732 / 23 / 287. That noise survives the scaling down to the
-working image, and ``unexplained.faint_change`` flags most of those scenes (18 of 20 ordinary ones at 12 steps
-after smoothing)."""
+is answered only in part (``NOISE_UNSURE``): from 12 steps before smoothing (3.4 after) 767 / 11 / 113, but
+from 24 (6.8 after) 715 / 25 / 378, and 6 steps after smoothing 732 / 23 / 287. That noise survives the scaling
+down to the working image, and ``unexplained.faint_change`` flags most of those scenes (18 of 20 ordinary ones
+at 12 steps after smoothing)."""
 
 NOISE_UNSURE = 0.03
 """A frame whose noise (``_noise``, log units) is above this makes every gate unsure (ruling D4): a picture far
