@@ -545,12 +545,16 @@ def test_s9_s10_play_begins_once_the_round_is_set_up() -> None:
     refused(state, NEXT, IllegalEventError, "S9")
     refused(state, {"type": "went_out", "player": "Ada"}, IllegalEventError, "S9")
     assert not set(trackers) & set(view(state)["expects"]) and "trick" in view(state)["expects"]
-    state = play(state, {"type": "trick", "trick": "fast_dragon"}, NEXT)
+    assert view(state)["setup_owed"] == {"rule": "S9", "message": "reveal round 1's trick first"}
+    state = play(state, {"type": "trick", "trick": "fast_dragon"})
+    assert view(state)["setup_owed"] is None
+    state = play(state, NEXT)
     state = result(state, "Ben", {"Ada": 1, "Cleo": 2, "Dan": 3})  # round 2: Ben draws a hindrance
     state = play(state, {"type": "trick", "trick": "surprise"})
     refused(state, NEXT, IllegalEventError, "S10")
     refused(state, {"type": "went_out", "player": "Ada"}, IllegalEventError, "S10")
     assert not set(trackers) & set(view(state)["expects"]) and "hindrance" in view(state)["expects"]
+    assert view(state)["setup_owed"] == {"rule": "S10", "message": "Ben draws round 2's hindrance first"}
     state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 5}, NEXT)
     assert view(state)["phase"] == "play"
     # with every trick revealed, a round owes none

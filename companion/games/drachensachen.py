@@ -334,10 +334,10 @@ def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventErr
     if current.under_way:
         return None
     if state.tricks_on and current.trick is None and len(state.tricks) < len(TRICKS):
-        return IllegalEventError("S9", f"round {current.number} begins with a trick revealed: enter it first")
+        return IllegalEventError("S9", f"reveal round {current.number}'s trick first")
     if current.holder is not None and not current.hindrances:
         return IllegalEventError("S10", f"{_name(state, current.holder)} draws round {current.number}'s hindrance "
-                                        "while it is set up: enter it first")
+                                        "first")
     return None
 
 
@@ -698,9 +698,11 @@ def view(state: DrachensachenState) -> dict[str, Any]:
     skipped = _skip_window(state, current) if current.skips and current.turn is not None else []
     waiting = ([p for p, c in zip(players, current.coins, strict=True) if c is None]
                if current.finisher is not None else [])
+    owed = _missing_setup(state, current)
     data.update(
         phase=_phase(current),
         expects=_expects(state, current),
+        setup_owed=None if owed is None else {"rule": owed.rule, "message": owed.message},
         starter=_name(state, current.starter) if current.starter is not None else None,
         starter_rule=("chosen at the table" if current.number == 1
                       else "lost the most last round (ties: first clockwise after the last starter)"),

@@ -2,7 +2,7 @@
 // head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
 // of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
-import { button, colourOf, h, keypad, startGame, toast, who, whoList } from "../kit.js";
+import { button, colourOf, h, keypad, sentence, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -139,10 +139,7 @@ function reasonFor(s, type) {
   if (expects(s, type)) return null;
   if (s.phase === "scoring") return "The round is over: enter the coins.";
   if (!s.turn) return "Choose who starts round 1 first.";
-  if (s.phase === "setup" && expects(s, "trick")) return `Reveal round ${s.current.number}'s trick first (S9).`;
-  if (s.phase === "setup" && expects(s, "hindrance") && !s.current.hindrances.length) {
-    return `${s.hindrance_holder || "The holder"} draws the hindrance first (S10).`;
-  }
+  if (s.setup_owed) return sentence(`${s.setup_owed.message} (${s.setup_owed.rule})`);  // what the setup owes
   const faces = s.pending_faces;
   if (faces && ["next_turn", "skip", "draw", "set_out", "reverse"].includes(type)) {
     return `${faces} faces +${s.pending_draw}: pass it on (a 4 or a Defender) or draw it first.`;
