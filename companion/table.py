@@ -182,10 +182,12 @@ class Table:
 
     def _known_spelling(self, name: str) -> str:
         """The name as the companion knows it when it knows it in other capitals ("anna" is Anna), else ``name``."""
-        if name in self._colours:
+        with self._lock:  # another request may be remembering a player meanwhile
+            known = list(self._colours)
+        if name in known:
             return name
         folded = name.casefold()
-        return next((known for known in self._colours if known.casefold() == folded), name)
+        return next((k for k in known if k.casefold() == folded), name)
 
     # writing
     def create(self, game_id: Any, players: Any, options: Any = None) -> dict[str, Any]:
