@@ -263,11 +263,10 @@ class CameraHub:
         try:
             anchor = MarkerAnchor.from_frame(frame)
         except MarkerError as err:
-            if self._default_regions is None:
+            if self._default_regions is None:  # only the simulated castle brings gates of its own
                 raise
-            raise MarkerError(f"{err}: the simulated castle has no printed markers, and its gates are set already. "
-                              "With a camera, stick the four printed markers (companion markers) on the castle "
-                              "first") from err
+            raise MarkerError(f"{err}: the simulated castle has no printed markers. With a camera, stick the four "
+                              "printed markers (companion markers) on the castle first") from err
         anchor.save(self.anchor_path)
         with self._lock:
             self._anchor, self._regions_source, self._moved = anchor, "markers", None

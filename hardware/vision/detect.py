@@ -340,21 +340,7 @@ read right and 21 wrong and sure, 318 flagged against 319. Under the other nine 
 shade 50 % darker: 766 against 771 right, 10 against 13 wrong and sure; a camera nudged 3 px: 665 against 650,
 28 against 35); under the noisier pictures there, 772 / 9 / 142 and 743 / 14 / 213. Without a reference the
 board's texture, not noise, is what its own median leaves, so nothing is raised there (the real photos of
-bench_real_photos read 0.625 of 40 photos all six exact against 0.750 when it was). Noise as a sensor's shot
-noise (12 steps at mid-grey, growing with the square root of the light) reads as well as uniform noise: 770 /
-9 / 112. Noise smoothed before it reaches the companion, as a camera's own denoising leaves it (Gaussian, 1 px),
-is answered only in part (``NOISE_UNSURE``): from 12 steps before smoothing (3.4 after) 767 / 11 / 113, but
-from 24 (6.8 after) 715 / 25 / 378, and 6 steps after smoothing 732 / 23 / 287. That noise survives the scaling
-down to the working image, and ``unexplained.faint_change`` flags most of those scenes (18 of 20 ordinary ones
-at 12 steps after smoothing). Measured and not kept: the change smoothed by a Gaussian 1 working pixel wide when
-the noise is above 0.015 (and not above ``NOISE_UNSURE``). On 62000..62099 it read 736 / 20 / 235 against 732 /
-23 / 287 at 6 steps after smoothing, 574 / 34 / 630 against 550 / 34 / 735 at 12, and 734 / 19 / 178 against
-729 / 19 / 215 under 12 steps unsmoothed; but under a shade 50 % darker, whose soft edge the light correction
-leaves behind and ``_noise`` takes for noise (up to 0.029), 2 of the 24 scenes of
-``test_a_large_shade_over_the_castle_changes_no_reading`` read otherwise (1 to 2 in 400 under each shade of
-``tests.vision_fit.CONDITIONS``). A noise measure from neighbouring pixels' differences, meant to be blind to
-such smooth residue, did not tell them apart either (training seeds 62100..62114, ordinary, traced glass and
-streaks: up to 0.009 under that shade, a median of 0.008 under 6 steps smoothed)."""
+bench_real_photos read 0.625 of 40 photos all six exact against 0.750 when it was)."""
 
 NOISE_UNSURE = 0.03
 """A frame whose noise (``_noise``, log units) is above this makes every gate unsure (ruling D4): a picture far
@@ -367,7 +353,22 @@ them, and all but 3 of the 389 were flagged already. Above it too: 20 scenes und
 At 0.02, 42 of the 67 were caught, but under a shade 50 % darker 15 of 400 scenes (62100..62149) lay above it,
 9 of them not flagged; at 0.03, none under any other condition of ``tests.vision_fit.CONDITIONS`` (the highest,
 0.029, under that shade). As taken the noise reached 0.012 at most, and 0.0033 in the real sequence's frames
-(bench_real_sequence)."""
+(bench_real_sequence).
+
+All six exact / a gate wrong and not flagged / flagged, on the same 800 scenes: noise as a sensor's shot noise (12
+steps at mid-grey, growing with the square root of the light) reads as well as uniform noise: 770 / 9 / 112. Noise
+smoothed before it reaches the companion, as a camera's own denoising leaves it (Gaussian, 1 px), is what this
+answers, in part: from 12 steps before smoothing (3.4 after) 767 / 11 / 113, but from 24 (6.8 after) 715 / 25 /
+378, and 6 steps after smoothing 732 / 23 / 287. That noise survives the scaling down to the working image, and
+``unexplained.faint_change`` flags most of those scenes (18 of 20 ordinary ones at 12 steps after smoothing).
+Measured and not kept: the change smoothed by a Gaussian 1 working pixel wide when the noise is above 0.015 (and
+not above this). On 62000..62099 it read 736 / 20 / 235 against 732 / 23 / 287 at 6 steps after smoothing, 574 / 34
+/ 630 against 550 / 34 / 735 at 12, and 734 / 19 / 178 against 729 / 19 / 215 under 12 steps unsmoothed; but under
+a shade 50 % darker, whose soft edge the light correction leaves behind and ``_noise`` takes for noise (up to
+0.029), 2 of the 24 scenes of ``test_a_large_shade_over_the_castle_changes_no_reading`` read otherwise (1 to 2 in
+400 under each shade of ``tests.vision_fit.CONDITIONS``). A noise measure from neighbouring pixels' differences,
+meant to be blind to such smooth residue, did not tell them apart either (training seeds 62100..62114, ordinary,
+traced glass and streaks: up to 0.009 under that shade, a median of 0.008 under 6 steps smoothed)."""
 
 NOISE_GLARE = 8.0
 """With a reference, a glare (and a new highlight that seeds a marble) must stand out this many times the
