@@ -47,9 +47,8 @@ def started(players: Iterable[str] = FOUR, starter: str = "Ada", **options: Any)
     return play(new(players, **options), {"type": "starter", "player": starter})
 
 
-NEUTRAL_TRICKS = ("fast_dragon", "small_but_bold", "surprise", "goblins_against_dragons", "revealing_secrets",
-                  "carousel", "golden_feathers")
-"""The order ``result`` reveals a round's owed trick in: those that change no score first."""
+NEUTRAL_TRICKS = tuple(sorted(TRICKS, key=lambda trick: trick == "golden_feathers"))
+"""The order ``result`` reveals a round's owed trick in: golden feathers, the one that changes a score, last."""
 
 
 def result(state: DrachensachenState, finisher: str, coins: Mapping[str, int],
