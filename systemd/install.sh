@@ -27,6 +27,7 @@ GETENT="${GETENT:-getent}"
 CHOWN="${CHOWN:-chown}"
 RASPI_CONFIG="${RASPI_CONFIG:-raspi-config}"
 MODEL_FILE="${MODEL_FILE:-/proc/device-tree/model}"
+STAGE=""  # the clean copy of the source a release is built from (stage_source), removed on exit
 
 SERVICE_USER=companion
 APP=/opt/dragon-table                      # paths as the running system sees them
@@ -66,17 +67,35 @@ add_user() {
   done
 }
 
-make_release() {  # make_release DIR: a venv with the project installed, and the kiosk launcher
+git_src() { git -c safe.directory="$SRC" -C "$SRC" "$@"; }  # root may read a clone the desktop user owns
+
+is_checkout() { [ -e "$SRC/.git" ] && command -v git >/dev/null && git_src rev-parse --verify -q HEAD >/dev/null; }
+
+stage_source() {  # a clean copy of the source in STAGE, built from there: the clone is never written to
+  STAGE="$(mktemp -d "${TMPDIR:-/tmp}/dragon-table-src.XXXXXX")" || return 1
+  if is_checkout; then
+    # the checked-out commit: nothing from an earlier build (build/, *.egg-info) or an uncommitted edit
+    if [ -n "$(git_src --no-optional-locks status --porcelain --untracked-files=no)" ]; then
+      say "uncommitted changes in $SRC are not installed: the release is commit $(git_src rev-parse --short HEAD)"
+    fi
+    git_src archive --format=tar HEAD | tar -x -C "$STAGE"
+  else
+    tar -C "$SRC" --exclude=./.git --exclude=./build --exclude='*.egg-info' --exclude=./.venv --exclude=./data \
+      --exclude=__pycache__ -cf - . | tar -x -C "$STAGE"
+  fi
+}
+
+make_release() {  # make_release DIR: a venv with the staged source installed, and the kiosk launcher
   local release="$1" constraints=()
-  on_pi && constraints=(-c "$SRC/systemd/pi-constraints.txt")
+  on_pi && constraints=(-c "$STAGE/systemd/pi-constraints.txt")
   # Called in an `||` list, where set -e does not apply: every step says itself when it fails.
   mkdir -p "$release/bin" || return 1
   "$PYTHON" -m venv --system-site-packages "$release/venv" || return 1
-  "$release/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${constraints[@]}" "$SRC" \
+  "$release/venv/bin/python" -m pip install --quiet --disable-pip-version-check "${constraints[@]}" "$STAGE" \
     || return 1
-  install -m 0755 "$SRC/systemd/kiosk.sh" "$release/bin/companion-kiosk" || return 1
-  install -m 0644 "$SRC/README.md" "$release/README.md" || return 1
-  install -m 0644 "$SRC/systemd/README.md" "$release/README-pi.md"
+  install -m 0755 "$STAGE/systemd/kiosk.sh" "$release/bin/companion-kiosk" || return 1
+  install -m 0644 "$STAGE/README.md" "$release/README.md" || return 1
+  install -m 0644 "$STAGE/systemd/README.md" "$release/README-pi.md"
 }
 
 write_files() {
@@ -113,7 +132,9 @@ do_install() {
   [ "$apt" = yes ] && install_packages
   add_user
   write_files
-  id="$(date +%Y%m%d-%H%M%S.%N)-$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo local)"
+  trap 'rm -rf "$STAGE"' EXIT
+  stage_source || die "could not copy $SRC to build from"
+  id="$(date +%Y%m%d-%H%M%S.%N)-$(is_checkout && git_src rev-parse --short HEAD || echo local)"
   release="$ROOT$APP/releases/$id"
   [ -L "$ROOT$APP/current" ] && previous="$(readlink "$ROOT$APP/current")"
   rm -rf "$release"

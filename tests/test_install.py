@@ -29,11 +29,17 @@ FAKES = {
               '  group) [ "$2" = video ] || [ "$2" = gpio ] ;;\n  *) exit 2 ;;\nesac',
     "useradd": 'echo "useradd $*" >> "$FAKE_LOG"\ntouch "$FAKE_STATE/user-${!#}"',
     "userdel": 'echo "userdel $*" >> "$FAKE_LOG"\nrm -f "$FAKE_STATE/user-$1"',
-    # python -m venv DIR: a venv whose pip logs and whose `companion` answers the smoke test
+    # python -m venv DIR: a venv with the two programs below
     "python": 'echo "python $*" >> "$FAKE_LOG"\ndir="${!#}"\nmkdir -p "$dir/bin"\n'
-              'printf \'#!/bin/sh\\necho "venv-python $*" >> "$FAKE_LOG"\\n\' > "$dir/bin/python"\n'
-              'printf \'#!/bin/sh\\necho "companion $*" >> "$FAKE_LOG"\\nexit "${FAKE_DOCTOR_RC:-0}"\\n\' '
-              '> "$dir/bin/companion"\nchmod +x "$dir/bin/python" "$dir/bin/companion"',
+              'cp "$(dirname "$0")/venv-python" "$dir/bin/python"\ncp "$(dirname "$0")/venv-companion" '
+              '"$dir/bin/companion"',
+    # the venv's pip, as setuptools builds: into SOURCE/build/lib, kept between builds, installed from there
+    "venv-python": 'echo "venv-python $*" >> "$FAKE_LOG"\n[ "$1 $2 $3" = "-m pip install" ] || exit 0\n'
+                   'src="${!#}"\nsite="$(dirname "$0")/../lib/site-packages"\n'
+                   'mkdir -p "$src/build/lib" "$src/dragon_table_companion.egg-info" "$site"\n'
+                   'cp -r "$src/companion" "$src/build/lib/"\ncp -r "$src/build/lib/." "$site/"',
+    # the venv's companion: answers the smoke test
+    "venv-companion": 'echo "companion $*" >> "$FAKE_LOG"\nexit "${FAKE_DOCTOR_RC:-0}"',
 }
 
 
@@ -50,8 +56,9 @@ def system(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "state").mkdir()
     model = tmp_path / "model"
     model.write_text("Raspberry Pi 5 Model B Rev 1.0\0")
+    (tmp_path / "tmp").mkdir()
     env = {**os.environ, "ROOT": str(tmp_path / "root"), "FAKE_LOG": str(tmp_path / "calls.log"),
-           "FAKE_STATE": str(tmp_path / "state"), "MODEL_FILE": str(model)}
+           "FAKE_STATE": str(tmp_path / "state"), "MODEL_FILE": str(model), "TMPDIR": str(tmp_path / "tmp")}
     for var, name in {"APT": "apt", "SYSTEMCTL": "systemctl", "PYTHON": "python", "USERADD": "useradd",
                       "USERDEL": "userdel", "USERMOD": "usermod", "GETENT": "getent", "CHOWN": "chown",
                       "RASPI_CONFIG": "raspi-config"}.items():
@@ -59,10 +66,10 @@ def system(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run(env: dict[str, str], *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+def run(env: dict[str, str], *args: str, script: Path = SCRIPT, **extra: str) -> subprocess.CompletedProcess[str]:
     log = Path(env["FAKE_LOG"])
     log.unlink(missing_ok=True)
-    return subprocess.run(["bash", str(SCRIPT), *args], env={**env, **extra}, capture_output=True, text=True,
+    return subprocess.run(["bash", str(script), *args], env={**env, **extra}, capture_output=True, text=True,
                           timeout=120)
 
 
@@ -108,12 +115,50 @@ def test_install_lays_out_the_release_config_data_units_and_starts_them(system: 
     assert "usermod -a -G gpio companion" in log and "usermod -a -G video companion" in log
     assert any(c.startswith("python -m venv --system-site-packages") for c in log)
     pip = next(c for c in log if c.startswith("venv-python -m pip install"))
-    assert f"-c {ROOT}/systemd/pi-constraints.txt" in pip and pip.endswith(str(ROOT))  # numpy<2 on a Pi
+    stage = pip.split()[-1]  # built from a copy of the source, removed afterwards
+    assert stage.startswith(system["TMPDIR"]) and f"-c {stage}/systemd/pi-constraints.txt" in pip  # numpy<2 on a Pi
+    assert not os.listdir(system["TMPDIR"])
     smoke = log.index(next(c for c in log if c.startswith("companion doctor --quick")))
     assert smoke < log.index("systemctl restart companion.service")
     assert "systemctl enable companion.service companion-backup.timer" in log
     assert "systemctl --global enable companion-kiosk.service" in log
     assert "raspi-config nonint do_blanking 1" in log
+
+
+def _git(src: Path, *args: str) -> None:
+    subprocess.run(["git", "-c", "user.name=T", "-c", "user.email=t@example.org", *args], cwd=src, check=True,
+                   capture_output=True)
+
+
+def _snapshot(tree: Path) -> dict[str, tuple[int, int, int]]:
+    return {str(p.relative_to(tree)): (p.lstat().st_size, p.lstat().st_mtime_ns, p.lstat().st_uid)
+            for p in tree.rglob("*")}
+
+
+@pytest.mark.parametrize("kind", ["git clone", "plain copy"])
+def test_the_release_is_built_from_a_clean_copy_and_the_clone_is_left_alone(
+        system: dict[str, str], tmp_path: Path, kind: str) -> None:
+    src = tmp_path / "clone"
+    shutil.copytree(ROOT / "systemd", src / "systemd")
+    for name in ("README.md", "pyproject.toml", ".gitignore"):
+        shutil.copy(ROOT / name, src / name)
+    (src / "companion").mkdir()
+    (src / "companion/__init__.py").write_text("")
+    if kind == "git clone":
+        _git(src, "init", "-q")
+        _git(src, "add", ".")
+        _git(src, "commit", "-q", "-m", "source")
+    # a build of an older version: a module deleted from the source since is still in build/lib
+    (src / "build/lib/companion").mkdir(parents=True)
+    (src / "build/lib/companion/deleted.py").write_text("")
+    (src / "dragon_table_companion.egg-info").mkdir()
+    before = _snapshot(src)
+    result = run(system, script=src / "systemd/install.sh")
+    assert result.returncode == 0, result.stderr
+    site = Path(system["ROOT"]) / "opt/dragon-table/current/venv/lib/site-packages/companion"
+    assert (site / "__init__.py").exists() and not (site / "deleted.py").exists()
+    assert _snapshot(src) == before  # no build/, egg-info or anything else written into the clone
+    assert not os.listdir(system["TMPDIR"])
 
 
 def test_off_a_pi_no_pi_packages_and_no_constraints(system: dict[str, str], tmp_path: Path) -> None:
