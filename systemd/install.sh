@@ -2,7 +2,8 @@
 # Install (or update) the dragon table companion on Raspberry Pi OS as services; see systemd/README.md.
 #
 #   sudo ./systemd/install.sh              install, or update after `git pull`: a new release next to the
-#                                          running one, smoke-tested, then switched to and restarted
+#                                          running one, smoke-tested, then (the session log backed up) switched
+#                                          to and restarted; one that does not start is rolled back, log too
 #   sudo ./systemd/install.sh --uninstall  remove what the install added; keeps the data and a changed config
 #   options: --no-apt (skip apt-get), --keep-releases N (default 3)
 #
@@ -44,7 +45,7 @@ die() { echo "install: error: $*" >&2; exit 1; }
 
 on_pi() { grep -qs 'Raspberry Pi' "$MODEL_FILE"; }
 
-usage() { sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 install_packages() {
   export DEBIAN_FRONTEND=noninteractive
@@ -113,6 +114,38 @@ write_files() {
   ln -sfn "$APP/current/venv/bin/companion" "$ROOT/usr/local/bin/companion"
 }
 
+installed_data() {  # the server's data folder: COMPANION_DATA as its unit sets it (a drop-in may move it), else DATA
+  local env
+  env=" $("$SYSTEMCTL" show --property=Environment --value companion.service 2>/dev/null || true) "
+  if [[ "$env" =~ \ COMPANION_DATA=([^ ]+)\  ]]; then echo "${BASH_REMATCH[1]}"; else echo "$DATA"; fi
+}
+
+newest_backup() {  # newest_backup DATA: the name of the newest copy companion backup made in DATA/backups
+  find "$1/backups" -maxdepth 1 -name 'companion-*.sqlite3' -printf '%f\n' 2>/dev/null | sort | tail -n 1
+}
+
+back_up_log() {  # back_up_log DATA: a copy of the stopped server's log by the running release's backup service;
+  # prints its path, or nothing when there is no log yet; fails when no copy was made
+  local data="$ROOT$1" before after
+  [ -e "$data/companion.sqlite3" ] || return 0
+  before="$(newest_backup "$data")"
+  "$SYSTEMCTL" start companion-backup.service || return 1
+  after="$(newest_backup "$data")"
+  [ -n "$after" ] && [ "$after" != "$before" ] || return 1
+  echo "$data/backups/$after"
+}
+
+restore_log() {  # restore_log DATA COPY ID: the log as it was before release ID; the one ID left is kept aside
+  local db="$ROOT$1/companion.sqlite3" aside="$ROOT$1/companion.sqlite3.left-by-$3" suffix
+  for suffix in "" -wal -shm; do
+    if [ -e "$db$suffix" ]; then mv "$db$suffix" "$aside$suffix"; fi
+  done
+  cp "$2" "$db.restoring" && "$CHOWN" "$SERVICE_USER:$SERVICE_USER" "$db.restoring" && chmod 0640 "$db.restoring" \
+    && mv "$db.restoring" "$db" || return 1
+  say "put back the session log from before the update (${2#"$ROOT"}); the one the new release left is" \
+    "${aside#"$ROOT"}"
+}
+
 switch_to() {  # switch_to ID: point current at releases/ID in one rename
   ln -sfn "releases/$1" "$ROOT$APP/current.new"
   mv -T "$ROOT$APP/current.new" "$ROOT$APP/current"
@@ -127,7 +160,7 @@ prune_releases() {  # keep the newest N releases, always the current one
 }
 
 do_install() {
-  local keep="$1" apt="$2" id release previous=""
+  local keep="$1" apt="$2" id release previous="" data="" backup=""
   [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || die "run it as root: sudo $0"
   [ "$apt" = yes ] && install_packages
   add_user
@@ -144,6 +177,19 @@ do_install() {
     rm -rf "$release"
     die "the new release failed its smoke test (above); ${previous:-nothing} keeps running"
   fi
+  if [ -n "$previous" ]; then
+    # The new release may upgrade the log's schema, which the previous one then refuses: keep a copy to go
+    # back to, taken while the server is stopped so that nothing is written after it.
+    data="$(installed_data)"
+    "$SYSTEMCTL" stop companion.service || true
+    if ! backup="$(back_up_log "$data")"; then
+      "$SYSTEMCTL" start companion.service || true
+      rm -rf "$release"
+      die "could not back up the session log before the update (journalctl -u companion-backup -n 20);" \
+        "$previous keeps running"
+    fi
+    [ -z "$backup" ] || say "backed up the session log to ${backup#"$ROOT"}"
+  fi
   switch_to "$id"
   "$SYSTEMCTL" daemon-reload
   "$SYSTEMCTL" enable companion.service companion-backup.timer
@@ -151,6 +197,8 @@ do_install() {
   if ! "$SYSTEMCTL" restart companion.service; then
     if [ -n "$previous" ]; then
       say "the new release did not start: back to $previous"
+      "$SYSTEMCTL" stop companion.service || true  # no automatic restart while the log is put back
+      [ -z "$backup" ] || restore_log "$data" "$backup" "$id" || say "could not put back ${backup#"$ROOT"}"
       switch_to "${previous#releases/}"
       "$SYSTEMCTL" restart companion.service || true
     fi

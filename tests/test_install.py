@@ -19,8 +19,23 @@ IN_CI = bool(os.environ.get("COMPANION_REQUIRE_PI_TOOLS"))
 FAKES = {
     # a command that only logs
     "apt": 'echo "apt $*" >> "$FAKE_LOG"',
-    "systemctl": 'echo "systemctl $*" >> "$FAKE_LOG"\n'
-                 '[ "$1" = restart ] && [ -n "${FAKE_RESTART_FAILS:-}" ] && exit 1\nexit 0',
+    # systemctl: the backup service copies the log; with FAKE_RESTART_FAILS the newest release upgrades the log's
+    # schema (a log and its WAL) and does not start, the ones before it start
+    "systemctl": 'echo "systemctl $*" >> "$FAKE_LOG"\ndata="$ROOT/var/lib/dragon-table"\n'
+                 'case "$1 ${2:-}" in\n'
+                 '  "start companion-backup.service")\n'
+                 '    [ -z "${FAKE_BACKUP_FAILS:-}" ] || exit 1\n'
+                 '    mkdir -p "$data/backups"\n'
+                 '    cp "$data/companion.sqlite3" "$data/backups/companion-$(date +%Y%m%d-%H%M%S).sqlite3" ;;\n'
+                 '  "restart companion.service")\n'
+                 '    newest="releases/$(ls "$ROOT/opt/dragon-table/releases" | sort | tail -n 1)"\n'
+                 '    if [ -n "${FAKE_RESTART_FAILS:-}" ] && [ "$(readlink "$ROOT/opt/dragon-table/current")" = '
+                 '"$newest" ]; then\n'
+                 '      if [ -e "$data/companion.sqlite3" ]; then echo "schema 4" > "$data/companion.sqlite3"; '
+                 'echo "schema 4 wal" > "$data/companion.sqlite3-wal"; fi\n'
+                 '      exit 1\n'
+                 '    fi ;;\n'
+                 'esac\nexit 0',
     "usermod": 'echo "usermod $*" >> "$FAKE_LOG"',
     "chown": 'echo "chown $*" >> "$FAKE_LOG"',
     "raspi-config": 'echo "raspi-config $*" >> "$FAKE_LOG"',
@@ -213,6 +228,52 @@ def test_an_update_that_does_not_start_goes_back_to_the_previous_release(system:
     assert result.returncode == 1 and "journalctl -u companion" in result.stderr
     assert os.readlink(root / "opt/dragon-table/current") == before
     assert calls(system).count("systemctl restart companion.service") == 2  # the new one, then the old one
+
+
+def test_an_update_backs_up_the_log_while_the_server_is_stopped(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    data = Path(system["ROOT"]) / "var/lib/dragon-table"
+    (data / "companion.sqlite3").write_text("schema 3")
+    result = run(system)
+    assert result.returncode == 0, result.stderr
+    assert [p.read_text() for p in (data / "backups").iterdir()] == ["schema 3"]
+    log = calls(system)
+    assert log.index("systemctl stop companion.service") < log.index("systemctl start companion-backup.service") \
+        < log.index("systemctl restart companion.service")
+    assert (data / "companion.sqlite3").read_text() == "schema 3"
+
+
+def test_an_update_that_does_not_start_puts_back_the_log_it_had_upgraded(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    data = root / "var/lib/dragon-table"
+    (data / "companion.sqlite3").write_text("schema 3")
+    before = os.readlink(root / "opt/dragon-table/current")
+    result = run(system, FAKE_RESTART_FAILS="1")
+    assert result.returncode == 1
+    new = next(r for r in releases(root) if f"releases/{r}" != before)
+    assert os.readlink(root / "opt/dragon-table/current") == before
+    assert (data / "companion.sqlite3").read_text() == "schema 3"  # the previous release can read it again
+    assert not (data / "companion.sqlite3-wal").exists()  # the newer log's WAL went aside with it
+    assert (data / f"companion.sqlite3.left-by-{new}").read_text() == "schema 4\n"
+    assert (data / f"companion.sqlite3.left-by-{new}-wal").read_text() == "schema 4 wal\n"
+    assert "put back the session log from before the update" in result.stdout
+    log = calls(system)
+    restored = log.index(f"chown companion:companion {data}/companion.sqlite3.restoring")
+    assert log.index("systemctl stop companion.service", log.index("systemctl restart companion.service")) \
+        < restored < len(log) - 1 - log[::-1].index("systemctl restart companion.service")
+
+
+def test_an_update_whose_backup_fails_keeps_the_running_release(system: dict[str, str]) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    (root / "var/lib/dragon-table/companion.sqlite3").write_text("schema 3")
+    before = os.readlink(root / "opt/dragon-table/current")
+    result = run(system, FAKE_BACKUP_FAILS="1")
+    assert result.returncode == 1 and "could not back up the session log" in result.stderr
+    assert os.readlink(root / "opt/dragon-table/current") == before and len(releases(root)) == 1
+    log = calls(system)
+    assert log[-1] == "systemctl start companion.service" and "systemctl restart companion.service" not in log
 
 
 def test_uninstall_removes_what_it_added_and_keeps_the_data(system: dict[str, str]) -> None:
