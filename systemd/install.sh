@@ -99,19 +99,38 @@ make_release() {  # make_release DIR: a venv with the staged source installed, a
   install -m 0644 "$STAGE/systemd/README.md" "$release/README-pi.md"
 }
 
-write_files() {
+write_files() {  # the folders, the settings (once), the data folder and the command
   install -d -m 0755 "$ROOT/etc/dragon-table" "$ROOT/etc/systemd/system" "$ROOT/etc/systemd/user" \
     "$ROOT/etc/xdg/autostart" "$ROOT/usr/local/bin"
   if [ ! -e "$ROOT$CONFIG" ]; then
-    install -m 0644 "$SRC/systemd/companion.toml" "$ROOT$CONFIG"
+    install -m 0644 "$STAGE/systemd/companion.toml" "$ROOT$CONFIG"
   fi
   install -d -m 0750 "$ROOT$DATA"
   "$CHOWN" -R "$SERVICE_USER:$SERVICE_USER" "$ROOT$DATA"
-  local unit
-  for unit in "${UNITS[@]}"; do install -m 0644 "$SRC/systemd/$unit" "$ROOT/etc/systemd/system/$unit"; done
-  install -m 0644 "$SRC/systemd/$USER_UNIT" "$ROOT/etc/systemd/user/$USER_UNIT"
-  install -m 0644 "$SRC/systemd/dragon-table-kiosk.desktop" "$ROOT$AUTOSTART"
   ln -sfn "$APP/current/venv/bin/companion" "$ROOT/usr/local/bin/companion"
+}
+
+unit_files() {  # each unit and the autostart entry: its file in the staged source, where it is installed
+  local unit
+  for unit in "${UNITS[@]}"; do echo "$unit /etc/systemd/system/$unit"; done
+  echo "$USER_UNIT /etc/systemd/user/$USER_UNIT"
+  echo "dragon-table-kiosk.desktop $AUTOSTART"
+}
+
+install_units() {  # the new release's units, once it passed its smoke test; the installed ones saved first
+  local name target
+  while read -r name target; do
+    if [ -e "$ROOT$target" ]; then install -D -m 0644 "$ROOT$target" "$STAGE.units$target"; fi
+    install -m 0644 "$STAGE/systemd/$name" "$ROOT$target"
+  done < <(unit_files)
+}
+
+restore_units() {  # the units as they were before install_units, for the previous release
+  local name target
+  while read -r name target; do
+    if [ -e "$STAGE.units$target" ]; then install -m 0644 "$STAGE.units$target" "$ROOT$target"
+    else rm -f "$ROOT$target"; fi
+  done < <(unit_files)
 }
 
 installed_data() {  # the server's data folder: COMPANION_DATA as its unit sets it (a drop-in may move it), else DATA
@@ -164,9 +183,9 @@ do_install() {
   [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || die "run it as root: sudo $0"
   [ "$apt" = yes ] && install_packages
   add_user
-  write_files
-  trap 'rm -rf "$STAGE"' EXIT
+  trap '[ -z "$STAGE" ] || rm -rf "$STAGE" "$STAGE.units"' EXIT
   stage_source || die "could not copy $SRC to build from"
+  write_files
   id="$(date +%Y%m%d-%H%M%S.%N)-$(is_checkout && git_src rev-parse --short HEAD || echo local)"
   release="$ROOT$APP/releases/$id"
   [ -L "$ROOT$APP/current" ] && previous="$(readlink "$ROOT$APP/current")"
@@ -190,6 +209,7 @@ do_install() {
     fi
     [ -z "$backup" ] || say "backed up the session log to ${backup#"$ROOT"}"
   fi
+  install_units
   switch_to "$id"
   "$SYSTEMCTL" daemon-reload
   "$SYSTEMCTL" enable companion.service companion-backup.timer
@@ -199,7 +219,9 @@ do_install() {
       say "the new release did not start: back to $previous"
       "$SYSTEMCTL" stop companion.service || true  # no automatic restart while the log is put back
       [ -z "$backup" ] || restore_log "$data" "$backup" "$id" || say "could not put back ${backup#"$ROOT"}"
+      restore_units
       switch_to "${previous#releases/}"
+      "$SYSTEMCTL" daemon-reload
       "$SYSTEMCTL" restart companion.service || true
     fi
     die "companion.service did not start; see: journalctl -u companion -n 20"

@@ -220,6 +220,35 @@ def test_an_update_that_fails_its_smoke_test_keeps_the_running_release(system: d
     assert not any(c.startswith("systemctl restart") for c in calls(system))
 
 
+UNIT_FILES = ("etc/systemd/system/companion.service", "etc/systemd/system/companion-backup.service",
+              "etc/systemd/system/companion-backup.timer", "etc/systemd/user/companion-kiosk.service",
+              "etc/xdg/autostart/dragon-table-kiosk.desktop")
+
+
+def _mark_units(root: Path) -> dict[str, str]:
+    """The installed unit files, each with a line the release being installed does not have."""
+    for name in UNIT_FILES:
+        with (root / name).open("a") as unit:
+            unit.write("# as the running release installed it\n")
+    return {name: (root / name).read_text() for name in UNIT_FILES}
+
+
+@pytest.mark.parametrize("failure", ["FAKE_DOCTOR_RC", "FAKE_RESTART_FAILS"])
+def test_a_failed_update_leaves_the_running_release_its_units(system: dict[str, str], failure: str) -> None:
+    assert run(system).returncode == 0
+    root = Path(system["ROOT"])
+    before = _mark_units(root)
+    assert run(system, **{failure: "1"}).returncode == 1
+    assert {name: (root / name).read_text() for name in UNIT_FILES} == before
+    if failure == "FAKE_RESTART_FAILS":  # the new units were in place for the new release, then put back
+        log = calls(system)
+        assert log.count("systemctl daemon-reload") == 2 and log[-2:] == [
+            "systemctl daemon-reload", "systemctl restart companion.service"]
+    assert run(system).returncode == 0  # a good update installs its own
+    for name in UNIT_FILES:
+        assert (root / name).read_bytes() == (ROOT / "systemd" / Path(name).name).read_bytes()
+
+
 def test_an_update_that_does_not_start_goes_back_to_the_previous_release(system: dict[str, str]) -> None:
     assert run(system).returncode == 0
     root = Path(system["ROOT"])
