@@ -179,7 +179,7 @@ prune_releases() {  # keep the newest N releases, always the current one
 }
 
 do_install() {
-  local keep="$1" apt="$2" id release previous="" data="" backup=""
+  local keep="$1" apt="$2" id release previous="" data="" backup="" port
   [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || die "run it as root: sudo $0"
   [ "$apt" = yes ] && install_packages
   add_user
@@ -231,7 +231,9 @@ do_install() {
     "$RASPI_CONFIG" nonint do_blanking 1 || say "could not switch screen blanking off (raspi-config)"
   fi
   prune_releases "$keep"
-  say "done: http://$(hostname -I 2>/dev/null | cut -d' ' -f1 || echo localhost):8080/ (log: journalctl -u companion -f)"
+  port="$(COMPANION_CONFIG="$ROOT$CONFIG" "$ROOT$APP/current/bin/companion-kiosk" --port || echo 8080)"
+  say "done: http://$(hostname -I 2>/dev/null | cut -d' ' -f1 || echo localhost):$port/" \
+    "(log: journalctl -u companion -f)"
   say "the kiosk starts with the next desktop login (or now: companion-kiosk --session, as the desktop user)"
 }
 

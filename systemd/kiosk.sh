@@ -6,14 +6,36 @@
 #                              then run Chromium (the companion-kiosk user unit's ExecStart)
 #   companion-kiosk --session  from the desktop session's autostart: hand the session's display to the
 #                              systemd user manager and start the companion-kiosk user unit
+#   companion-kiosk --port     print the server's port, as the kiosk reads it
 #
 # Works under labwc (wayland-0), wayfire (wayland-1) and X11: the display comes from the session.
+#
+# The server's port is [server] port of /etc/dragon-table/companion.toml ($COMPANION_CONFIG), 8080 by default;
+# COMPANION_URL names another address altogether.
 set -u
-URL="${COMPANION_URL:-http://127.0.0.1:8080/}"
+CONFIG="${COMPANION_CONFIG:-/etc/dragon-table/companion.toml}"
 WAIT_S="${KIOSK_WAIT_S:-120}"
 RUNTIME="${XDG_RUNTIME_DIR:-/run/user/$(id -u)}"
 
 say() { echo "companion-kiosk: $*" >&2; }
+
+config_port() {  # [server] port of the settings file, or nothing (no file, no such key, not a port)
+  python3 - "$CONFIG" 2>/dev/null <<'PY'
+import sys
+import tomllib
+
+try:
+    with open(sys.argv[1], "rb") as file:
+        port = tomllib.load(file).get("server", {}).get("port")
+except (OSError, ValueError, AttributeError):
+    sys.exit(0)
+if type(port) is int and 1 <= port <= 65535:
+    print(port)
+PY
+}
+
+PORT="$(config_port)"
+URL="${COMPANION_URL:-http://127.0.0.1:${PORT:-8080}/}"
 
 session() {
   # The user manager does not know the session's display until it is told.
@@ -70,6 +92,7 @@ keep_screen_on() {
 }
 
 [ "${1:-}" = "--session" ] && session
+if [ "${1:-}" = "--port" ]; then echo "${PORT:-8080}"; exit 0; fi
 
 wait_until "compositor (no Wayland socket in $RUNTIME, no X display)" display_ready || exit 1
 wait_until "answer from ${URL}api/health (is companion.service running? journalctl -u companion)" server_ready || exit 1

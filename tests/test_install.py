@@ -72,8 +72,10 @@ def system(tmp_path: Path) -> dict[str, str]:
     model = tmp_path / "model"
     model.write_text("Raspberry Pi 5 Model B Rev 1.0\0")
     (tmp_path / "tmp").mkdir()
+    source(tmp_path / "src")
     env = {**os.environ, "ROOT": str(tmp_path / "root"), "FAKE_LOG": str(tmp_path / "calls.log"),
-           "FAKE_STATE": str(tmp_path / "state"), "MODEL_FILE": str(model), "TMPDIR": str(tmp_path / "tmp")}
+           "FAKE_STATE": str(tmp_path / "state"), "MODEL_FILE": str(model), "TMPDIR": str(tmp_path / "tmp"),
+           "FAKE_SRC": str(tmp_path / "src")}
     for var, name in {"APT": "apt", "SYSTEMCTL": "systemctl", "PYTHON": "python", "USERADD": "useradd",
                       "USERDEL": "userdel", "USERMOD": "usermod", "GETENT": "getent", "CHOWN": "chown",
                       "RASPI_CONFIG": "raspi-config"}.items():
@@ -81,9 +83,22 @@ def system(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run(env: dict[str, str], *args: str, script: Path = SCRIPT, **extra: str) -> subprocess.CompletedProcess[str]:
+def source(src: Path) -> Path:
+    """A copy of the working tree's files the install reads (not a git clone: the release is built from it as
+    it is), with the one package the fake pip installs."""
+    shutil.copytree(ROOT / "systemd", src / "systemd")
+    for name in ("README.md", "pyproject.toml", ".gitignore"):
+        shutil.copy(ROOT / name, src / name)
+    (src / "companion").mkdir()
+    (src / "companion/__init__.py").write_text("")
+    return src
+
+
+def run(env: dict[str, str], *args: str, script: Path | None = None, **extra: str) -> subprocess.CompletedProcess[str]:
+    """install.sh of the fixture's source copy (or `script`) with these arguments, the call log emptied first."""
     log = Path(env["FAKE_LOG"])
     log.unlink(missing_ok=True)
+    script = script or Path(env["FAKE_SRC"]) / "systemd/install.sh"
     return subprocess.run(["bash", str(script), *args], env={**env, **extra}, capture_output=True, text=True,
                           timeout=120)
 
@@ -153,12 +168,7 @@ def _snapshot(tree: Path) -> dict[str, tuple[int, int, int]]:
 @pytest.mark.parametrize("kind", ["git clone", "plain copy"])
 def test_the_release_is_built_from_a_clean_copy_and_the_clone_is_left_alone(
         system: dict[str, str], tmp_path: Path, kind: str) -> None:
-    src = tmp_path / "clone"
-    shutil.copytree(ROOT / "systemd", src / "systemd")
-    for name in ("README.md", "pyproject.toml", ".gitignore"):
-        shutil.copy(ROOT / name, src / name)
-    (src / "companion").mkdir()
-    (src / "companion/__init__.py").write_text("")
+    src = source(tmp_path / "clone")
     if kind == "git clone":
         _git(src, "init", "-q")
         _git(src, "add", ".")
@@ -195,6 +205,7 @@ def test_a_second_run_is_harmless_and_keeps_the_settings(system: dict[str, str])
     assert result.returncode == 0, result.stderr
     assert not any(c.startswith("useradd") for c in calls(system))  # the user exists already
     assert config.read_text() == '[server]\nport = 9000\n'
+    assert ":9000/ (log: journalctl -u companion -f)" in result.stdout  # the port the settings give
     assert (root / "var/lib/dragon-table/companion.sqlite3").read_text() == "the log"
     assert os.readlink(root / "opt/dragon-table/current") != first
     assert len(releases(root)) == 2
@@ -358,7 +369,8 @@ def desktop(tmp_path: Path) -> dict[str, str]:
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "FAKE_LOG": str(tmp_path / "calls.log"),
-           "XDG_RUNTIME_DIR": str(runtime), "KIOSK_WAIT_S": "3", "HOME": str(tmp_path)}
+           "XDG_RUNTIME_DIR": str(runtime), "KIOSK_WAIT_S": "3", "HOME": str(tmp_path),
+           "COMPANION_CONFIG": str(tmp_path / "companion.toml")}
     return env
 
 
@@ -404,3 +416,19 @@ def test_kiosk_from_the_session_hands_the_display_to_the_user_manager(desktop: d
     assert status == 0
     assert any(c.startswith("systemctl --user import-environment WAYLAND_DISPLAY DISPLAY") for c in log)
     assert log[-1] == "systemctl --user start companion-kiosk.service"
+
+
+@pytest.mark.parametrize(("settings", "port"), [
+    ("[server]\nport = 9000\n", 9000),
+    ((ROOT / "systemd/companion.toml").read_text(), 8080),  # as installed: every key commented out
+    ("[server]\nport = 'nine'\n", 8080),  # the server refuses it; the kiosk waits on the default
+    ("not toml [", 8080),
+    (None, 8080),
+])
+def test_kiosk_opens_the_port_the_settings_give(desktop: dict[str, str], settings: str | None, port: int) -> None:
+    if settings is not None:
+        Path(desktop["COMPANION_CONFIG"]).write_text(settings)
+    status, log = _kiosk({**desktop, "DISPLAY": ":0"})
+    assert status == 0
+    assert any(c.startswith("curl") and f"http://127.0.0.1:{port}/api/health" in c for c in log)
+    assert f"--app=http://127.0.0.1:{port}/" in next(c for c in log if c.startswith("chromium"))
