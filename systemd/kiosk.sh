@@ -11,9 +11,13 @@
 # Works under labwc (wayland-0), wayfire (wayland-1) and X11: the display comes from the session.
 #
 # The server's port is [server] port of /etc/dragon-table/companion.toml ($COMPANION_CONFIG), 8080 by default;
-# COMPANION_URL names another address altogether.
+# COMPANION_URL names another address altogether. Chromium runs on a profile of its own,
+# ~/.local/state/dragon-table-kiosk ($XDG_STATE_HOME), never the desktop user's: a browser the user has open
+# is left alone, and the kiosk's last exit is marked clean before each start, so that no "Restore pages?"
+# follows a power cut.
 set -u
 CONFIG="${COMPANION_CONFIG:-/etc/dragon-table/companion.toml}"
+PROFILE="${XDG_STATE_HOME:-$HOME/.local/state}/dragon-table-kiosk"
 WAIT_S="${KIOSK_WAIT_S:-120}"
 RUNTIME="${XDG_RUNTIME_DIR:-/run/user/$(id -u)}"
 
@@ -78,6 +82,32 @@ wait_until() {  # wait_until WHAT COMMAND...: poll once a second for WAIT_S seco
   return 1
 }
 
+mark_clean_exit() {  # the profile's last exit as a clean one (a power cut or a kill leaves it "Crashed")
+  local prefs="$PROFILE/Default/Preferences"
+  [ -f "$prefs" ] || return 0
+  python3 - "$prefs" <<'PY' || say "could not mark the last exit clean in $prefs"
+import json
+import os
+import sys
+
+path = sys.argv[1]
+try:
+    with open(path, encoding="utf-8") as file:
+        prefs = json.load(file)
+except (OSError, ValueError):
+    sys.exit(0)  # unreadable: Chromium starts the profile's preferences afresh
+profile = prefs.get("profile") if isinstance(prefs, dict) else None
+if not isinstance(profile, dict) or (profile.get("exit_type") == "Normal" and profile.get("exited_cleanly") is True):
+    sys.exit(0)
+profile.update(exit_type="Normal", exited_cleanly=True)
+with open(path + ".kiosk", "w", encoding="utf-8") as file:
+    json.dump(prefs, file)
+    file.flush()
+    os.fsync(file.fileno())
+os.replace(path + ".kiosk", path)
+PY
+}
+
 server_ready() { curl -fsS -o /dev/null --max-time 3 "${URL}api/health"; }
 
 keep_screen_on() {
@@ -101,7 +131,9 @@ keep_screen_on
 BROWSER="$(command -v chromium || command -v chromium-browser)" || { say "chromium is not installed"; exit 1; }
 OZONE=()
 [ -n "${WAYLAND_DISPLAY:-}" ] && OZONE=(--ozone-platform=wayland)
-exec "$BROWSER" "${OZONE[@]}" --kiosk --noerrdialogs --disable-infobars --no-first-run \
-  --disable-session-crashed-bubble --disable-translate --disable-pinch --overscroll-history-navigation=0 \
+(umask 077 && mkdir -p "$PROFILE") || { say "cannot make the kiosk's profile folder $PROFILE"; exit 1; }
+mark_clean_exit
+exec "$BROWSER" "${OZONE[@]}" --user-data-dir="$PROFILE" --kiosk --noerrdialogs --disable-infobars --no-first-run \
+  --disable-session-crashed-bubble --hide-crash-restore-bubble --disable-translate --disable-pinch --overscroll-history-navigation=0 \
   --check-for-update-interval=31536000 --disable-background-networking --disable-component-update \
   --disable-sync --password-store=basic --app="$URL"

@@ -3,6 +3,7 @@ the user tools replaced by fakes that log their calls: the file layout, a second
 keeps the running release, and an uninstall that keeps the data."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -432,3 +433,30 @@ def test_kiosk_opens_the_port_the_settings_give(desktop: dict[str, str], setting
     assert status == 0
     assert any(c.startswith("curl") and f"http://127.0.0.1:{port}/api/health" in c for c in log)
     assert f"--app=http://127.0.0.1:{port}/" in next(c for c in log if c.startswith("chromium"))
+
+
+def test_kiosk_runs_chromium_on_its_own_profile_marked_as_cleanly_closed(desktop: dict[str, str]) -> None:
+    profile = Path(desktop["HOME"]) / ".local/state/dragon-table-kiosk"
+    (profile / "Default").mkdir(parents=True)
+    prefs = profile / "Default/Preferences"
+    prefs.write_text(json.dumps({"profile": {"exit_type": "Crashed", "exited_cleanly": False, "name": "Kiosk"},
+                                 "browser": {"window_placement": {"maximized": True}}}))  # after a power cut
+    status, log = _kiosk({**desktop, "DISPLAY": ":0"})
+    assert status == 0
+    browser = next(c for c in log if c.startswith("chromium")).split()
+    assert f"--user-data-dir={profile}" in browser  # not the desktop user's ~/.config/chromium
+    assert "--hide-crash-restore-bubble" in browser
+    assert json.loads(prefs.read_text()) == {
+        "profile": {"exit_type": "Normal", "exited_cleanly": True, "name": "Kiosk"},
+        "browser": {"window_placement": {"maximized": True}}}
+
+
+@pytest.mark.parametrize("prefs", [None, "{truncated by a power c"])
+def test_kiosk_starts_on_a_new_or_damaged_profile(desktop: dict[str, str], prefs: str | None) -> None:
+    profile = Path(desktop["HOME"]) / "state/dragon-table-kiosk"
+    if prefs is not None:
+        (profile / "Default").mkdir(parents=True)
+        (profile / "Default/Preferences").write_text(prefs)
+    status, log = _kiosk({**desktop, "DISPLAY": ":0", "XDG_STATE_HOME": str(Path(desktop["HOME"]) / "state")})
+    assert status == 0 and profile.is_dir()
+    assert f"--user-data-dir={profile}" in next(c for c in log if c.startswith("chromium")).split()
