@@ -179,7 +179,7 @@ prune_releases() {  # keep the newest N releases, always the current one
 }
 
 do_install() {
-  local keep="$1" apt="$2" id release previous="" data="" backup="" port
+  local keep="$1" apt="$2" id release previous="" data="" backup="" port screen
   [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || die "run it as root: sudo $0"
   [ "$apt" = yes ] && install_packages
   add_user
@@ -229,6 +229,11 @@ do_install() {
   "$SYSTEMCTL" start companion-backup.timer
   if command -v "$RASPI_CONFIG" >/dev/null; then
     "$RASPI_CONFIG" nonint do_blanking 1 || say "could not switch screen blanking off (raspi-config)"
+  fi
+  # raspi-config changes labwc's and wayfire's files only while that desktop runs: check what it left
+  if ! screen="$("$ROOT$APP/current/venv/bin/companion" doctor --screen 2>&1)"; then
+    say "the screen still blanks when idle, the kiosk with it; what to do:"
+    printf '%s\n' "$screen" | sed 's/^/  /'
   fi
   prune_releases "$keep"
   port="$(COMPANION_CONFIG="$ROOT$CONFIG" "$ROOT$APP/current/bin/companion-kiosk" --port || echo 8080)"

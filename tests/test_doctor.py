@@ -123,6 +123,27 @@ def test_doctor_finds_screen_blanking_in_labwc_and_wayfire(tmp_path: Path) -> No
     assert doctor._blanking(tmp_path).ok
 
 
+def test_doctor_screen_checks_blanking_alone_with_a_fix_that_needs_no_running_desktop(tmp_path: Path) -> None:
+    autostart = tmp_path / "home/kim/.config/labwc/autostart"
+    autostart.parent.mkdir(parents=True)
+    autostart.write_text("swayidle -w timeout 600 'wlopm --off \\*' &\n")
+    out = io.StringIO()
+    assert doctor.run(_args("--screen"), out=out, root=tmp_path) == 1
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("FAIL  screen") and len([line for line in lines if line.startswith("FAIL")]) == 1
+    assert "delete the swayidle line from /home/kim/.config/labwc/autostart" in out.getvalue()
+    wayfire = tmp_path / "home/kim/.config/wayfire.ini"
+    autostart.write_text("")
+    wayfire.write_text("[idle]\nscreensaver_timeout = 300\n")
+    out = io.StringIO()
+    assert doctor.run(_args("--screen"), out=out, root=tmp_path) == 1
+    assert "set screensaver_timeout = -1 in /home/kim/.config/wayfire.ini" in out.getvalue()
+    wayfire.write_text("[idle]\nscreensaver_timeout = -1\n")
+    out = io.StringIO()
+    assert doctor.run(_args("--screen"), out=out, root=tmp_path) == 0
+    assert out.getvalue().startswith("ok    screen") and out.getvalue().rstrip().endswith("all good")
+
+
 # --- a running service, seen over its API --------------------------------------------------------------------
 
 class _Health(BaseHTTPRequestHandler):

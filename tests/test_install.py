@@ -54,8 +54,10 @@ FAKES = {
                    'src="${!#}"\nsite="$(dirname "$0")/../lib/site-packages"\n'
                    'mkdir -p "$src/build/lib" "$src/dragon_table_companion.egg-info" "$site"\n'
                    'cp -r "$src/companion" "$src/build/lib/"\ncp -r "$src/build/lib/." "$site/"',
-    # the venv's companion: answers the smoke test
-    "venv-companion": 'echo "companion $*" >> "$FAKE_LOG"\nexit "${FAKE_DOCTOR_RC:-0}"',
+    # the venv's companion: answers the smoke test, and the screen check with FAKE_SCREEN's report
+    "venv-companion": 'echo "companion $*" >> "$FAKE_LOG"\n'
+                      'if [ "$*" = "doctor --screen" ]; then printf "%b" "${FAKE_SCREEN:-ok    screen\\n}"; '
+                      '[ -z "${FAKE_SCREEN:-}" ]; exit; fi\nexit "${FAKE_DOCTOR_RC:-0}"',
 }
 
 
@@ -153,7 +155,18 @@ def test_install_lays_out_the_release_config_data_units_and_starts_them(system: 
     assert smoke < log.index("systemctl restart companion.service")
     assert "systemctl enable companion.service companion-backup.timer" in log
     assert "systemctl --global enable companion-kiosk.service" in log
-    assert "raspi-config nonint do_blanking 1" in log
+    assert log.index("raspi-config nonint do_blanking 1") < log.index("companion doctor --screen")
+    assert "still blanks" not in result.stdout
+
+
+def test_install_says_what_to_do_when_the_screen_still_blanks(system: dict[str, str]) -> None:
+    report = ("FAIL  screen      the screen blanks when idle: swayidle in /home/kim/.config/labwc/autostart\\n"
+              "                  fix: delete the swayidle line from /home/kim/.config/labwc/autostart\\n")
+    result = run(system, FAKE_SCREEN=report)
+    assert result.returncode == 0, result.stderr  # the companion runs; only the screen needs a hand
+    assert "install: the screen still blanks when idle, the kiosk with it; what to do:\n  FAIL  screen" \
+        in result.stdout
+    assert "  fix: delete the swayidle line from /home/kim/.config/labwc/autostart" in result.stdout
 
 
 def _git(src: Path, *args: str) -> None:

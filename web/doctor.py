@@ -5,7 +5,8 @@ Checks the config file, numpy against apt's picamera2, the data folder and its f
 (gates, marble size, empty reference: read through the running service), the port, the service, the kiosk
 and screen blanking. While the service runs it holds the GPIO lines and the camera, so the gates and the
 camera are then read from its /api/health instead. ``--quick`` opens no device and is the install's smoke
-test of a new release. Exit status 1 if any check fails.
+test of a new release; ``--screen`` checks screen blanking alone (the install's last step). Exit status 1 if any
+check fails.
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `companion doctor`."""
     parser.add_argument("--quick", action="store_true",
                         help="no devices, no service: the config, the libraries and the data folder")
+    parser.add_argument("--screen", action="store_true", help="only whether the desktop blanks the screen when idle")
     parser.add_argument("--config", metavar="FILE", default=None, help="config file (default $COMPANION_CONFIG)")
     parser.add_argument("--data", default=None, help="data folder (default: the config's, $COMPANION_DATA, ./data)")
     parser.add_argument("--port", type=int, default=None, help="the server's port (default: the config's, 8080)")
@@ -67,10 +69,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_wiring_arguments(parser)
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    """Run `companion doctor`; 1 if any check failed."""
+def run(args: argparse.Namespace, out: TextIO | None = None, root: Path = Path("/")) -> int:
+    """Run `companion doctor`; 1 if any check failed. ``root`` (where /etc and /home are) is for tests."""
     out = out or sys.stdout
-    report = checks(args)
+    report = [_blanking(root)] if args.screen else checks(args, root=root)
     for check in report:
         print(check.render(), file=out)
     failed = [c.name for c in report if c.ok is False]
@@ -356,16 +358,22 @@ def _command_lines(root: Path) -> list[str]:
 
 def _blanking(root: Path) -> Check:
     """Screen blanking on labwc (swayidle in its autostart), wayfire ([idle] in wayfire.ini) or X11."""
-    fix = "sudo raspi-config nonint do_blanking 1, then reboot"
+    # raspi-config changes labwc's and wayfire's files only while that desktop runs (it asks pgrep which one):
+    # from an SSH login before the desktop is up it does nothing for them, so each fix also names the line.
+    raspi = ("or, in a terminal on the Pi's desktop, sudo raspi-config nonint do_blanking 1; then log out and in "
+             "(or reboot)")
     labwc = [root / "etc/xdg/labwc/autostart", *root.glob("home/*/.config/labwc/autostart")]
     for path in labwc:
         if _active_lines(path, r"\bswayidle\b"):
-            return Check("screen", False, f"the screen blanks when idle: swayidle in {_shown(path, root)}", fix)
+            return Check("screen", False, f"the screen blanks when idle: swayidle in {_shown(path, root)}",
+                         f"delete the swayidle line from {_shown(path, root)}, {raspi}")
     for path in root.glob("home/*/.config/wayfire.ini"):
         for line in _active_lines(path, r"^\s*(dpms_timeout|screensaver_timeout)\s*="):
             if re.fullmatch(r"\s*[1-9]\d*\s*", line.split("=", 1)[1]):  # -1 or 0: never
+                key = line.split("=", 1)[0].strip()
                 return Check("screen", False, f"the screen blanks when idle: {line.strip()} in "
-                                              f"{_shown(path, root)}", fix)
+                                              f"{_shown(path, root)}",
+                             f"set {key} = -1 in {_shown(path, root)}, {raspi}")
     if (root / "etc/X11/xorg.conf.d/10-blanking.conf").exists():
         return Check("screen", True, "blanking is off (X11)")
     return Check("screen", True, "no idle blanking configured (labwc, wayfire); X11: the kiosk switches it off")
