@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from hardware.camera.simulated import SimulatedCastle
 from hardware.vision.regions import save_regions
-from web.cli import main
+from web.cli import BAD_SETTINGS, LISTEN_FAILED, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,3 +66,14 @@ def test_serve_refuses_a_bad_camera_spec_in_one_line(tmp_path: Path, capsys: pyt
     code = main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--camera", "webcam-of-doom"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err[-1].startswith("companion: cannot start:")
+
+
+def test_serve_that_cannot_listen_exits_with_a_status_systemd_restarts(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code = main(["serve", "--host", "127.0.0.1", "--port", str(port), "--data", str(tmp_path),
+                     "--sensors", "off", "--camera", "off"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == LISTEN_FAILED != BAD_SETTINGS  # companion.service restarts it; a bad setting it does not
+    assert err[-1].startswith(f"companion: cannot listen on 127.0.0.1:{port}:")

@@ -75,8 +75,13 @@ def test_the_server_still_reaches_gpio_camera_and_its_data() -> None:
 
 
 def test_a_setting_error_is_not_restarted_and_no_unit_names_the_pi_user() -> None:
+    from web.cli import BAD_SETTINGS, LISTEN_FAILED
+
     server = (SYSTEMD / "companion.service").read_text()
-    assert "Restart=on-failure" in server and "RestartPreventExitStatus=2" in server
+    prevent = {int(status) for line in re.findall(r"^RestartPreventExitStatus=(.*)$", server, re.M)
+               for status in line.split()}
+    assert "Restart=on-failure" in server and prevent == {BAD_SETTINGS}
+    assert LISTEN_FAILED not in prevent  # an address not there yet at boot: tried again
     assert "Type=notify" in server and "WatchdogSec=" in server
     for path in SYSTEMD.iterdir():
         if path.is_file():

@@ -13,6 +13,12 @@ from hardware.gates_cli import add_wiring_arguments, wiring_from_args
 
 log = logging.getLogger("companion")
 
+#: Exit statuses of `serve`: a setting it cannot use stops it for good (companion.service's
+#: RestartPreventExitStatus); an address it cannot listen on yet (at boot, before the network has it) or a port
+#: another program holds is EX_TEMPFAIL, which systemd restarts.
+BAD_SETTINGS = 2
+LISTEN_FAILED = 75
+
 # subcommand -> module with add_arguments(parser) and run(args) -> int; imported only when used
 TOOLS = {
     "gates": ("hardware.gates_cli", "live view of the six break-beam gates, for checking the wiring"),
@@ -67,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             config.apply_config_file(args, parser)
         except config.ConfigError as err:
             print(f"companion: cannot start: {err}", file=sys.stderr)
-            return 2
+            return BAD_SETTINGS
         notify.start(args.host, args.port)
         return serve(args)
     if getattr(args, "tool_error", None):
@@ -95,13 +101,13 @@ def serve(args: argparse.Namespace) -> int:
         app = create_app(config)
     except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
         print(f"companion: cannot start: {err}", file=sys.stderr)
-        return 2
+        return BAD_SETTINGS
     try:
         sock = listen(args.host, args.port)
-    except OSError as err:  # address in use, no such address
+    except OSError as err:  # address in use, no such address (yet)
         shutdown(app)
         print(f"companion: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
-        return 2
+        return LISTEN_FAILED
     mode = app.extensions["sensors"].mode
     note = " (no Raspberry Pi hardware: mock pins and a simulated castle camera)" if mode == "simulation" else ""
     log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
