@@ -1,10 +1,12 @@
 """JSON errors for the API: {"error": {"code", "message"}}; never a traceback, never a 500 for bad input."""
 from __future__ import annotations
 
+import errno
 import logging
+import sqlite3
 from typing import Any
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from companion.games import IllegalEventError, MalformedEventError, RuleError
@@ -16,7 +18,30 @@ log = logging.getLogger(__name__)
 #: The error codes of the API, one meaning each (the README and the OpenAPI document say the same).
 ERROR_CODES = {400: "malformed", 403: "pairing_required", 404: "not_found", 405: "method_not_allowed",
                409: "conflict", 413: "too_large", 415: "json_required", 421: "wrong_host", 422: "rule",
-               429: "too_many_writes", 500: "internal"}
+               429: "too_many_writes", 500: "internal", 507: "storage_full"}
+
+
+def storage_full(err: BaseException | None) -> bool:
+    """Whether `err` (or what it was raised from) is a write refused for want of space: SQLite's "database or
+    disk is full" (SQLITE_FULL) or ENOSPC from a file the companion writes."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, sqlite3.OperationalError) and (
+                getattr(err, "sqlite_errorcode", None) == getattr(sqlite3, "SQLITE_FULL", 13)
+                or "database or disk is full" in str(err)):
+            return True
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def storage_full_message() -> str:
+    """What the table is told when the Pi's storage is full."""
+    data = current_app.config.get("DATA_DIR", "the data folder")
+    return (f"The Pi's storage is full; nothing was changed. Free some space (old backups in {data}/backups, "
+            f"kept photos in {data}/photos, or sudo apt clean on the Pi), then try again.")
 
 
 class ApiError(Exception):
@@ -74,6 +99,11 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(err: Exception):
+        if storage_full(err):  # the write was refused whole: SQLite rolled its transaction back
+            log.error("storage full on %s %s: %s", request.method, request.path, err)
+            if _wants_json():
+                return error_response(507, "storage_full", storage_full_message())
+            return render_template("error.html", status=507, message=storage_full_message()), 507
         log.exception("unexpected error on %s %s", request.method, request.path)
         message = "something went wrong on the companion; nothing was changed"
         if _wants_json():

@@ -31,7 +31,8 @@ WRITE_ERRORS = {"400": _error("malformed: bad JSON, an unknown field, a wrong ty
                               "undo); the body holds the fresh session"),
                 "413": _error("the body is too large"),
                 "422": _error("refused by the rules; `rule` names the ruling"),
-                "429": _error("too many writes from this device; wait a moment")}
+                "429": _error("too many writes from this device; wait a moment"),
+                "507": _error("the Pi's storage is full; nothing was changed")}
 
 
 def _event_schemas() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, Any]]:
