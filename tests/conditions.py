@@ -4,16 +4,20 @@ person's shade across the castle, a nudged camera, a camera out of focus, a nois
 dim). Each takes a BGR picture and returns another of its type: the light reaching the sensor (float,
 ``tests.scenes.make_scene``'s ``optics``: before the sensor's noise and clipping, as at a real table), or a
 camera's uint8 picture (after them: a clipped channel darkens with the rest, the noise is shaded and blurred
-too). The reference is left as it was."""
+too). The reference is left as it was. And a scene whose picture's edge cuts a marble (``cut_by_edge``: a camera
+whose gates reach the picture's edge)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from hardware.camera import markers
+from hardware.vision.regions import GateRegion, GateRegions
+from tests.scenes import Scene, SceneMarble
 
 
 def banded(image: np.ndarray, seed: int, depth: float = 0.08, period: float = 100.0) -> np.ndarray:
@@ -90,3 +94,66 @@ def photographed_sheet(blur: float, *, contrast: float = 1.0) -> np.ndarray:
         picture = cv2.GaussianBlur(picture, (0, 0), blur)
     picture += np.random.default_rng(7).normal(0.0, 2.0, picture.shape)
     return cv2.cvtColor(np.clip(picture, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A scene's picture and reference cropped, their gates cropped with them, with what lies in view."""
+
+    image: np.ndarray
+    reference: np.ndarray
+    regions: GateRegions
+    counts: tuple[int, ...]
+    """The marbles per gate whose centre lies in the cropped picture (a marble more than half outside is not in
+    view)."""
+    inside: float = 0.0
+    """``cut_by_edge``: how far (radii) inside the new edge the cut marble's centre lies; below 0 beyond it."""
+
+
+def cropped(scene: Scene, box: tuple[int, int, int, int], inside: float = 0.0) -> Cut:
+    """``scene``'s picture and reference cropped to ``box`` (x0, y0, x1, y1), its gates cropped with them."""
+    x0, y0, x1, y1 = box
+    width, height = x1 - x0, y1 - y0
+
+    def within(p: tuple[float, float]) -> tuple[float, float]:
+        return min(max(p[0] - x0, 0.0), float(width)), min(max(p[1] - y0, 0.0), float(height))
+
+    regions = GateRegions(tuple(GateRegion(g.gate, tuple(within(p) for p in g.polygon)) for g in scene.regions.gates))
+    counts = [0] * 6
+    for marble in scene.marbles:
+        x, y = marble.x - x0, marble.y - y0
+        if marble.gate is not None and -0.5 <= x < width - 0.5 and -0.5 <= y < height - 0.5:
+            counts[marble.gate - 1] += 1
+    return Cut(scene.image[y0:y1, x0:x1], scene.reference[y0:y1, x0:x1], regions, tuple(counts), inside)
+
+
+def cut_at(scene: Scene, marble: SceneMarble, side: str, inside: float) -> Cut:
+    """``scene`` cropped on ``side`` ("top", "bottom", "left" or "right") so that the picture's new edge lies
+    ``inside`` radii inside ``marble``'s centre (below 0: beyond it)."""
+    h, w = scene.image.shape[:2]
+    x0, y0, x1, y1 = 0, 0, w, h
+    if side == "top":
+        y0 = int(round(marble.y - inside * marble.r))
+    elif side == "bottom":
+        y1 = int(round(marble.y + inside * marble.r)) + 1
+    elif side == "left":
+        x0 = int(round(marble.x - inside * marble.r))
+    else:
+        x1 = int(round(marble.x + inside * marble.r)) + 1
+    return cropped(scene, (max(0, x0), max(0, y0), x1, y1), inside)
+
+
+SIDES = ("top", "bottom", "left", "right")
+
+
+def cut_by_edge(scene: Scene, seed: int) -> Cut | None:
+    """``scene`` cropped on one side (from ``seed``) so that the picture's new edge cuts a marble in a gate (also
+    from ``seed``) between a radius beyond its centre and a radius inside it (``cut_at``). None for a scene
+    without a marble in a gate."""
+    held = [m for m in scene.marbles if m.gate is not None]
+    if not held:
+        return None
+    rng = np.random.default_rng([seed, 7])
+    marble = held[int(rng.integers(len(held)))]
+    side = SIDES[int(rng.integers(4))]
+    return cut_at(scene, marble, side, float(rng.uniform(-1.0, 1.0)))
