@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from hardware.files import write_json
+from hardware.files import sync_folder, write_bytes, write_json
 
 if TYPE_CHECKING:
     import numpy as np
@@ -90,10 +90,11 @@ def write_sample(folder: Path, sample: Sample) -> Path:
         ok, data = cv2.imencode(".png", image)
         if not ok:
             raise ValueError(f"cannot encode {name} of shape {image.shape}")
-        (tmp / name).write_bytes(data.tobytes())
-    (tmp / LABEL).write_text(json.dumps(sample.label(), indent=1) + "\n", encoding="utf-8")
+        write_bytes(tmp / name, data.tobytes())
+    write_json(tmp / LABEL, sample.label())
     shutil.rmtree(target, ignore_errors=True)
     tmp.replace(target)
+    sync_folder(folder)
     return target
 
 

@@ -9,13 +9,14 @@ until the first ``get()``, ``status()``, ``offer()`` or ``save()``.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from hardware.files import write_bytes
 
 DEFAULT_MIN_INTERVAL_S = 30.0
 
@@ -107,11 +108,7 @@ class ReferenceStore:
             if not ok:
                 raise ValueError(f"cannot encode the empty reference as {self.path.suffix}")
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(self.path.name + ".tmp")
-            tmp.write_bytes(data.tobytes())
-            if captured_at is not None:
-                os.utime(tmp, (captured_at, captured_at))
-            tmp.replace(self.path)
+            write_bytes(self.path, data.tobytes(), mtime=captured_at)
             return True
 
     def status(self, now: float | None = None) -> dict:
