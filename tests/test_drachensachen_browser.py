@@ -229,6 +229,18 @@ def test_under_chaos_every_player_draws_a_hindrance(open_page: Callable[..., Any
     expect(page.locator("#ds-chaos [data-player='Cleo']")).to_contain_text("2 face up, 3 face down")
     expect(page.locator("#ds-setup")).to_contain_text("Trouble pile under Chaos: 64 cards")
     expect(pile(page)).to_have_text("64")  # S6: 96 - 11 - 11 - (5 + 2 + 3)
+    # play waits for Ada's and Ben's cards too, and says so
+    expect(page.locator("#ds-setup-hint")).to_have_text(
+        "Under Chaos every player draws a hindrance: Ada and Ben first (S10); then play can start.")
+    tap_anyway(page.locator("#ds-next"))
+    expect(page.locator("#toast")).to_have_text(re.compile(r"Ada and Ben first \(S10\)"))
+    seq = state(base, session)["seq"]
+    page.click("#ds-chaos [data-player='Ada'] [data-kind='chaos']")
+    page.click("#ds-chaos [data-player='Ben'] [data-kind='chaos']")
+    expect(page.locator("#ds-setup-hint")).to_contain_text("The round is set up")
+    assert state(base, session)["seq"] == seq + 2  # the refused tap sent nothing
+    page.click("#ds-next")
+    expect(page.locator("#ds-setup")).to_be_hidden()
 
 
 @pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844)])

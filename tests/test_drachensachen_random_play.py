@@ -126,12 +126,18 @@ class Model:
         return self.tracker_violations(e, over) or self.owed()
 
     def owed(self) -> list[Violation]:
-        """What setting up the round still owes before play: its trick (S9), the holder's hindrance (S10)."""
+        """What setting up the round still owes before play: its trick (S9), the holder's hindrance (S10) and under
+        Chaos every player's, while fewer than 7 cards are drawn and the pile would hold a card."""
         if self.busy:
             return []
         if self.tricks_on and self.trick is None and len(self.revealed) < 7:
             return [(ILLEGAL, "S9")]
-        return [(ILLEGAL, "S10")] if self.holder is not None and not self.cards else []
+        if self.holder is not None and not self.cards:
+            return [(ILLEGAL, "S10")]
+        drew = [s for s, dealt in self.cards.items() if dealt is not None]
+        if self.chaos and len(drew) < 6 and self.pile_start() > 0 and len(drew) < self.n:
+            return [(ILLEGAL, "S10")]
+        return []
 
     def tracker_violations(self, e: dict[str, Any], over: bool) -> list[Violation]:
         """A tracker tap's violations but what the setup owes: the numbers first, then whether the round may be

@@ -392,6 +392,8 @@ def test_s6_chaos_cannot_deal_more_than_the_deck() -> None:
     state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 9, "player": "P1"})
     assert view(state)["trouble_pile"]["start"] == 0 and view(state)["trouble_pile"]["empty"]
     refused(state, {"type": "hindrance", "kind": "invasion", "hand": 6, "player": "P2"}, IllegalEventError, "S6")
+    assert view(state)["setup_owed"] is None  # no card left to deal: the others draw none, and play begins
+    play(state, NEXT)
 
 
 # ruling S7 ------------------------------------------------------------------------------------------------------
@@ -621,8 +623,26 @@ def test_s10_under_chaos_every_player_draws_one_card_of_seven() -> None:
     error = refused(state, {"type": "hindrance", "kind": "chaos", "player": "P6"}, IllegalEventError, "S10")
     assert "7 hindrance cards" in error.message
     state = play(state, NEXT)
-    refused(play(chaos_round(), NEXT), {"type": "hindrance", "kind": "chaos", "player": "Ben"},
-            IllegalEventError, "S10")  # the round is under way
+    state = play(chaos_round(), *({"type": "hindrance", "kind": "chaos", "player": p} for p in ("Ada", "Cleo", "Dan")))
+    refused(play(state, {"type": "hindrance", "kind": "chaos", "player": "Ben"}, NEXT),
+            {"type": "hindrance", "kind": "chaos", "player": "Ben"}, IllegalEventError, "S10")  # the round is under way
+
+
+def test_s10_under_chaos_play_begins_once_every_player_drew() -> None:
+    """The rulebook: under Chaos "each player must take a hindrance card". Until every player's is entered, a
+    tracker tap is refused and the page says who still draws."""
+    state = chaos_round()
+    refused(state, NEXT, IllegalEventError, "S10")
+    assert view(state)["setup_owed"] == {
+        "rule": "S10", "message": "under Chaos every player draws a hindrance: Ada, Ben, Cleo and Dan first"}
+    state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 8, "player": "Ben"},
+                 {"type": "hindrance", "kind": "chaos", "player": "Cleo"})
+    refused(state, {"type": "went_out", "player": "Ben"}, IllegalEventError, "S10")
+    assert view(state)["setup_owed"]["message"] == "under Chaos every player draws a hindrance: Ada and Dan first"
+    assert "next_turn" not in view(state)["expects"] and "hindrance" in view(state)["expects"]
+    state = play(state, {"type": "hindrance", "kind": "chaos", "player": "Dan"},
+                 {"type": "hindrance", "kind": "unknown", "face_up": 1, "face_down": 1, "player": "Ada"}, NEXT)
+    assert view(state)["setup_owed"] is None and view(state)["trouble_pile"]["start"] == 96 - (7 + 14 + 11 + 11)
 
 
 # ruling S11 -----------------------------------------------------------------------------------------------------

@@ -330,7 +330,8 @@ def _card_numbers(kind: str, event: Mapping[str, Any]) -> Hindrance:
 def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventError | None:
     """What setting up the round still owes before play (a tracker tap, a player going out) may begin: the
     round's trick (S9: one revealed at the start of every round while any are left), the hindrance its holder
-    draws (S10); None when nothing."""
+    draws (S10) and, under Chaos, every player's own (while hindrance cards are left and the deck has cards to
+    deal); None when nothing."""
     if current.under_way:
         return None
     if state.tricks_on and current.trick is None and len(state.tricks) < len(TRICKS):
@@ -338,6 +339,12 @@ def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventErr
     if current.holder is not None and not current.hindrances:
         return IllegalEventError("S10", f"{_name(state, current.holder)} draws round {current.number}'s hindrance "
                                         "first")
+    if current.chaos and len(current.hindrances) < HINDRANCE_CARDS and pile_start(current) > 0:
+        drew = {h.seat for h in current.hindrances[1:]}
+        waiting = [p for s, p in enumerate(state.players) if s not in drew]
+        if waiting:  # the rulebook: under Chaos each player takes a hindrance card, while cards are left to deal
+            names = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else waiting[0]
+            return IllegalEventError("S10", f"under Chaos every player draws a hindrance: {names} first")
     return None
 
 
@@ -889,5 +896,6 @@ GAME = Game(
     rulings=("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11"),
     describe=describe,
     sample=sample,
-    rules_version=2,  # 2: play begins only once the round's trick and hindrance are entered (S9, S10)
+    rules_version=3,  # 2: play begins only once the round's trick and hindrance are entered (S9, S10);
+    # 3: and under Chaos every player's hindrance
 )

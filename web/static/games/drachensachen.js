@@ -129,7 +129,9 @@ function renderSetup(view, s) {
   box.hidden = s.phase !== "setup";
   if (box.hidden) return;
   box.replaceChildren(...[starterPart(view, s), trickPart(view, s), hindrancePart(view, s),
-    s.turn ? h("p", { class: "muted ds-hint" }, "Play starts once the setup is entered; the first tracker tap fixes it.")
+    s.turn ? h("p", { class: "muted ds-hint", id: "ds-setup-hint" }, s.setup_owed
+      ? sentence(`${s.setup_owed.message} (${s.setup_owed.rule}); then play can start.`)
+      : "The round is set up: the first tracker tap starts play, and the setup can no longer change.")
       : null].filter(Boolean));
 }
 
