@@ -263,6 +263,25 @@ class FakePicamera2:
     def close(self) -> None:
         self.calls.append("close")
 
+    # a camera with a focus motor (Camera Module 3): one cycle moves the lens to `settles_at`
+    settles_at: float = 3.2
+    focus_fails: BaseException | None = None
+
+    def autofocus_cycle(self, wait: object = None) -> str:
+        assert wait is False  # a job, waited for with a timeout
+        self.calls.append("autofocus_cycle")
+        self.controls.update({"AfMode": 1, "AfTrigger": 0, "LensPosition": self.settles_at})
+        return "af-job"
+
+    def wait(self, job: str, timeout: float | None = None) -> bool:
+        assert job == "af-job" and timeout is not None
+        if self.focus_fails is not None:
+            raise self.focus_fails
+        return True
+
+    def capture_metadata(self) -> dict:
+        return {"LensPosition": self.controls.get("LensPosition", 1.0), "AfState": 2}
+
 
 def fake_module() -> SimpleNamespace:
     FakePicamera2.instances = []
@@ -397,3 +416,40 @@ def test_open_source_parses_specs() -> None:
 def test_open_source_rejects_bad_specs_clearly(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         open_source(spec)
+
+
+AUTOFOCUS = {"AfMode": (0, 2, 0), "AfTrigger": (0, 1, 0), "LensPosition": (0.0, 15.0, 1.0)}
+
+
+def test_a_camera_with_autofocus_focuses_once_then_holds_the_lens(monkeypatch: pytest.MonkeyPatch,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(FakePicamera2, "camera_controls", {**FakePicamera2.camera_controls, **AUTOFOCUS})
+    source = Picamera2Source(lores_size=(320, 240), mains_hz=0, module=fake_module())
+    with caplog.at_level("INFO", logger="hardware.camera.sources"):
+        source.open()
+    camera = FakePicamera2.instances[0]
+    assert camera.calls == ["configure", "start", "autofocus_cycle", "set_controls"]  # after the start
+    assert camera.controls["AfMode"] == 0 and camera.controls["LensPosition"] == 3.2  # manual, where it settled
+    assert "camera focused; lens held at 3.20 dioptres (about 31 cm)" in caplog.text
+    assert source.read().shape == (240, 320, 3)
+
+
+def test_a_camera_without_autofocus_is_not_focused() -> None:
+    source = Picamera2Source(lores_size=(320, 240), module=fake_module())  # the fake's controls: no AfMode
+    source.open()
+    camera = FakePicamera2.instances[0]
+    assert "autofocus_cycle" not in camera.calls and "AfMode" not in camera.controls
+
+
+def test_an_autofocus_that_does_not_finish_holds_the_lens_where_it_is(monkeypatch: pytest.MonkeyPatch,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(FakePicamera2, "camera_controls", {**FakePicamera2.camera_controls, **AUTOFOCUS})
+    monkeypatch.setattr(FakePicamera2, "focus_fails", TimeoutError("no answer"))
+    source = Picamera2Source(lores_size=(320, 240), mains_hz=0, module=fake_module())
+    with caplog.at_level("INFO", logger="hardware.camera.sources"):
+        source.open()  # the camera runs all the same
+    camera = FakePicamera2.instances[0]
+    assert camera.controls["AfMode"] == 0 and camera.controls["LensPosition"] == 3.2
+    assert "camera autofocus did not finish (TimeoutError: no answer)" in caplog.text
+    assert "camera autofocus did not finish; lens held at 3.20 dioptres" in caplog.text
+    assert source.read().shape == (240, 320, 3)

@@ -29,6 +29,12 @@ MAINS_CHOICES = (0, 50, 60)
 FLICKER_MANUAL = 1
 """libcamera's ``AeFlickerModeEnum.Manual``: the exposure avoids the flicker period given."""
 
+AF_MANUAL = 0
+"""libcamera's ``AfModeEnum.Manual``: the lens stays at the ``LensPosition`` given."""
+
+FOCUS_TIMEOUT_S = 10.0
+"""How long the autofocus cycle at start may take before the lens is held where it is."""
+
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".avi", ".mkv", ".mov", ".webm", ".h264", ".mjpeg", ".mjpg", ".m4v"})
 
@@ -344,7 +350,31 @@ class Picamera2Source:
         except Exception as exc:
             _quietly(camera.close)
             raise CameraError(f"cannot start the Pi camera: {type(exc).__name__}: {exc}") from exc
+        self._focus_once(camera)
         self._camera = camera
+
+    def _focus_once(self, camera: Any) -> None:
+        """A camera with a focus motor (Camera Module 3: ``AfMode`` among its controls) runs one autofocus cycle
+        at start, then holds the lens where it settled (``AfMode`` manual at that ``LensPosition``), so that the
+        sharpness never shifts under the vision. picamera2 focuses nothing by itself: left alone a Module 3
+        stays at its default lens position, soft at the castle's distance. A camera without autofocus (Camera
+        Module 2, the HQ camera) is left as it is; a focus that fails leaves the camera running all the same."""
+        if "AfMode" not in (getattr(camera, "camera_controls", None) or {}):
+            return
+        try:
+            focused = bool(camera.wait(camera.autofocus_cycle(wait=False), timeout=FOCUS_TIMEOUT_S))
+            outcome = "focused" if focused else "autofocus found no sharp picture"
+        except Exception as exc:
+            outcome = "autofocus did not finish"
+            log.warning("camera autofocus did not finish (%s: %s)", type(exc).__name__, exc)
+        try:
+            position = float(camera.capture_metadata()["LensPosition"])
+            camera.set_controls({"AfMode": AF_MANUAL, "LensPosition": position})
+        except Exception as exc:
+            log.warning("camera focus: cannot hold the lens in place (%s: %s)", type(exc).__name__, exc)
+            return
+        distance = f"about {100 / position:.0f} cm" if position > 0 else "infinity"
+        log.info("camera %s; lens held at %.2f dioptres (%s)", outcome, position, distance)
 
     def _avoid_flicker(self, camera: Any) -> None:
         """Lamps on the mains flicker at twice its frequency; a rolling shutter then records bands of light.
