@@ -219,3 +219,25 @@ def test_every_hero_fallen_shows_no_winner(open_page: Callable[..., Any], base: 
     expect(page.locator("#final")).to_be_visible()
     expect(page.locator("#winners")).to_contain_text("No winner")
     expect(page.locator("#winners .winner")).to_have_count(0)
+
+
+def test_a_hero_pierced_by_the_dart_uses_the_antidote_held_at_once(open_page: Callable[..., Any], base: str) -> None:
+    # ruling H9: Ben, the last seat, holds an antidote; the dart (21 against 11 + 1) takes one life, and the antidote
+    # is used from the dart's result before the next round's poison could take another
+    session = new_game(base, ["Ada", "Ben"])  # Ben plays Arcana: defence 11, 10 lives
+    post(base, session, {"type": "end_turn", "player": "Ada"}, {"type": "buy", "player": "Ben", "item": "antidote"})
+    page = open_game(open_page, base, session)
+    post(base, session, {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1})
+    expect(page.locator("#hr-last")).to_contain_text("pierced, poisoned", timeout=WAIT_MS)
+    expect(hero(page, "Ben").locator(".hr-pips")).to_have_attribute("data-lives", "9")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")  # the choice waits; the round has not turned
+    tap_anyway(page.locator("#hr-shop [data-item='food']"))  # the dart ended the move: the page says so
+    expect(page.locator("#toast")).to_contain_text("use the antidote or tap Next")
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule H9")
+    page.click("#hr-antidote")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada", timeout=WAIT_MS)
+    expect(page.locator("#hr-antidote")).to_have_count(0)
+    expect(hero(page, "Ben").locator(".hr-badge.poison")).to_have_count(0)
+    shown = state(base, session)["state"]
+    ben = shown["heroes"][1]
+    assert shown["round"] == 2 and ben["lives"] == 9 and not ben["poisoned"] and ben["cards"] == {}

@@ -419,17 +419,63 @@ def test_h8_a_damaging_rust_worm_hit_ruins_the_weapon_in_hand() -> None:
 
 def test_h9_the_dart_pierces_takes_a_life_and_poisons_every_round_until_an_antidote() -> None:
     # ruling H9: 15 + die against defence + armour + die, no shield
-    state = play(new(), *buy("Ada", "shield", "antidote"), {"type": "dart", "player": "Ada", "attack_die": 6,
-                                                            "defence_die": 1})
+    state = play(new(), *buy("Ada", "shield"), {"type": "dart", "player": "Ada", "attack_die": 6, "defence_die": 1})
     dart = GAME.view(state)["last_dart"]
     assert dart["attack_total"] == 21 and dart["defence_total"] == 13 and dart["pierced"]
     assert hero(state, "Ada")["lives"] == 11 and hero(state, "Ada")["poisoned"]
-    assert GAME.view(state)["turn"] == "Ben"  # the trap ends the move
+    assert GAME.view(state)["turn"] == "Ben"  # the trap ends the move: no antidote held, nothing to choose
     state = play(state, end("Ben"))  # a new round: the poison takes a life
     assert GAME.view(state)["round"] == 2 and hero(state, "Ada")["lives"] == 10
-    state = play(state, {"type": "use", "player": "Ada", "item": "antidote"}, end("Ada"), end("Ben"))
-    assert hero(state, "Ada")["lives"] == 10 and not hero(state, "Ada")["poisoned"]
+    state = play(state, *buy("Ada", "antidote"), end("Ada"), end("Ben"))
+    assert GAME.view(state)["round"] == 3 and hero(state, "Ada")["lives"] == 9
+    # an antidote bought later is used whenever its holder likes, also in another hero's move
+    state = play(state, end("Ada"), {"type": "use", "player": "Ada", "item": "antidote"}, end("Ben"))
+    assert hero(state, "Ada")["lives"] == 9 and not hero(state, "Ada")["poisoned"]
     refused(state, {"type": "use", "player": "Ada", "item": "antidote"}, IllegalEventError, "H15")
+
+
+def dart_at_ben_holding_an_antidote() -> HradState:
+    """Ben, the last seat, holds an antidote when the dart pierces him (21 against 11 + 1)."""
+    return play(new(), end("Ada"), *buy("Ben", "antidote"),
+                {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1})
+
+
+def test_h9_an_antidote_held_is_used_at_once_before_any_round_s_poison() -> None:
+    # ruling H9: "an antidote held beforehand may be used at once"; rulebook: the poison takes a life each round
+    # "unless you are carrying an antidote". The last seat's dart used to start the next round at once, poison
+    # and all, before the antidote could be tapped.
+    state = dart_at_ben_holding_an_antidote()
+    shown = GAME.view(state)
+    assert hero(state, "Ben")["lives"] == 9 and hero(state, "Ben")["poisoned"]  # the dart's own life
+    assert shown["turn"] == "Ben" and shown["round"] == 1 and shown["antidote_choice"]
+    assert shown["expects"] == ["end_turn", "use", "exchange", "override", "stock"]
+    # the dart ended the move: nothing else of Ben's move, and the next hero waits for the choice
+    error = refused(state, {"type": "buy", "player": "Ben", "item": "food"}, IllegalEventError, "H9")
+    assert "antidote" in str(error)
+    refused(state, {"type": "treasure", "player": "Ada", "value": 10}, IllegalEventError, "H9")
+    state = play(state, {"type": "use", "player": "Ben", "item": "antidote"})
+    shown = GAME.view(state)
+    assert shown["turn"] == "Ada" and shown["round"] == 2 and not shown["antidote_choice"]  # the move is over
+    assert hero(state, "Ben")["lives"] == 9 and not hero(state, "Ben")["poisoned"] and hero(state, "Ben")["cards"] == {}
+    state = play(state, end("Ada"), end("Ben"))
+    assert hero(state, "Ben")["lives"] == 9  # cured: no round takes a life
+
+
+def test_h9_an_antidote_kept_leaves_the_poison_to_the_rounds() -> None:
+    # ruling H9: the antidote "may" be used; Next keeps it, and the round's poison follows
+    state = play(dart_at_ben_holding_an_antidote(), end("Ben"))
+    assert GAME.view(state)["round"] == 2 and not GAME.view(state)["antidote_choice"]
+    assert hero(state, "Ben")["lives"] == 8 and hero(state, "Ben")["poisoned"] and hero(state, "Ben")["cards"]
+    refused(state, end("Ben"), IllegalEventError, "turn-order")
+
+
+def test_h9_a_dart_that_takes_the_last_life_asks_nothing() -> None:
+    # rulings H9, H10: a defeated hero uses no antidote
+    state = play(new(), end("Ada"), *buy("Ben", "antidote"),
+                 {"type": "override", "player": "Ben", "field": "lives", "value": 1, "reason": "t"},
+                 {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1})
+    assert hero(state, "Ben")["out"] and not GAME.view(state)["antidote_choice"]
+    assert GAME.view(state)["turn"] == "Ada"
 
 
 def test_h9_a_dart_that_does_not_pierce_does_nothing() -> None:

@@ -29,6 +29,7 @@ GAME = Game(
     describe=describe,
     sample=sample,
     prepare=prepare,
+    rules_version=2,  # 2: a dart piercing a hero who holds an antidote waits for it or Next (H9)
 )
 
 __all__ = ["GAME", "GAME_ID", "HradState"]

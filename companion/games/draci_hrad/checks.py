@@ -35,6 +35,9 @@ def acting(state: HradState, player: Any) -> int:
                                 "finish it first")
     seat = seat_of(state, player)
     able(state, seat)
+    if state.antidote_choice:
+        raise IllegalEventError("H9", f"the poisoned dart ended {state.heroes[state.turn].player}'s move: use the "
+                                "antidote now or tap Next")
     if seat != state.turn:
         raise IllegalEventError("turn-order", f"it is {state.heroes[state.turn].player}'s move, not {player}'s")
     return seat
@@ -74,7 +77,8 @@ def end_move(state: HradState) -> HradState:
             heroes = [replace(h, lives=h.lives - 1) if h.poisoned and not h.out else h for h in heroes]
         hero = heroes[seat]
         if all(h.out for h in heroes):
-            return replace(state, heroes=tuple(heroes), round=number, finished=True, missed=tuple(missed))
+            return replace(state, heroes=tuple(heroes), round=number, finished=True, missed=tuple(missed),
+                           antidote_choice=False)
         if hero.out:
             continue
         if hero.waiting > 0:
@@ -84,7 +88,8 @@ def end_move(state: HradState) -> HradState:
             continue
         if hero.wait_reason is not None:  # a locked door: this move goes back (ruling H14)
             heroes[seat] = replace(hero, wait_reason=None)
-        return replace(state, heroes=tuple(heroes), round=number, turn=seat, missed=tuple(missed))
+        return replace(state, heroes=tuple(heroes), round=number, turn=seat, missed=tuple(missed),
+                       antidote_choice=False)
     raise AssertionError("the turn found no hero")  # unreachable: waits are bounded by MAX_WAIT
 
 

@@ -350,7 +350,9 @@ def cloak(state: HradState, seat: int) -> HradState:
 
 def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
     """Ruling H9: 15 + die against defence number + armour + die (no weapon, no shield); a hit takes a life and
-    poisons the hero until an antidote."""
+    poisons the hero until an antidote. The dart ends the move; a pierced hero holding an antidote first chooses
+    (rulebook: the poison takes lives "unless you are carrying an antidote"): using it ends the move cured,
+    Next ends it poisoned, so no round's poison is taken before that choice."""
     seat = acting(state, event.get("player"))
     hero = state.heroes[seat]
     attack_die, defence_die = die(event, "attack_die", "H9"), die(event, "defence_die", "H9")
@@ -360,7 +362,10 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
         hero = replace(hero, lives=max(0, hero.lives - 1), poisoned=True)
     state = state.with_hero(seat, hero)
     record = Dart(hero.player, attack_die, defence_die, attack, defence, pierced)
-    return end_move(replace(state, last_dart=record, last_fight=None, last_treasure=None))
+    state = replace(state, last_dart=record, last_fight=None, last_treasure=None)
+    if pierced and not hero.out and hero.card_count("antidote") > 0 and may_use(hero.card, "antidote"):
+        return replace(state, antidote_choice=True)
+    return end_move(state)
 
 
 __all__ = ["start", "initiative", "strike", "end_fight", "skunk", "cloak", "dart", "dice_needed", "who_strikes",

@@ -99,7 +99,8 @@ EVENT_TYPES = (
               "nothing is paid; logged like an override (H1).", {"reason": {"type": "string", "maxLength": 80}},
               ("reason",), {"type": "end_fight", "reason": "nobody can hurt anybody"}, rule="H1"),
     EventType("dart", "The poisoned dart's trap on the mover: 15 + die against defence + armour + die; ends the "
-              "move (H9).", {"player": _NAME, "attack_die": _OPT_DIE, "defence_die": _OPT_DIE}, ("player",),
+              "move, but a pierced hero holding an antidote first uses it (use) or declines (end_turn) (H9).",
+              {"player": _NAME, "attack_die": _OPT_DIE, "defence_die": _OPT_DIE}, ("player",),
               {"type": "dart", "player": "Ada", "attack_die": 3, "defence_die": 2}, rule="H9"),
     EventType("treasure", "A treasure card for the mover, shared equally with the group; ends the move (H13).",
               {"player": _NAME, "value": {"type": "integer", "enum": list(TREASURES)}, "group": _NAMES,
@@ -210,6 +211,9 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
     who = hero.player
     if hero.waiting:
         return {"type": "end_turn", "player": who}
+    if state.antidote_choice:  # ruling H9: right after the dart, the antidote or Next
+        return {"type": "use", "player": who, "item": "antidote"} if rng.random() < 0.7 else \
+            {"type": "end_turn", "player": who}
     if rng.random() < min(0.4, state.round / 60):
         return {"type": "sceptre", "player": who}
     others = [h.player for i, h in enumerate(state.heroes) if i != seat and not h.out and not h.waiting]

@@ -164,7 +164,9 @@ def _use(state: HradState, event: Mapping[str, Any]) -> HradState:
     if item == "antidote":
         if not hero.poisoned:
             raise IllegalEventError("H9", f"{hero.player}'s hero is not poisoned")
-        return state.with_hero(seat, replace(spent, poisoned=False))
+        state = state.with_hero(seat, replace(spent, poisoned=False))
+        # ruling H9: used at once after the dart, it ends the move the dart ended, before any round's poison
+        return end_move(state) if state.antidote_choice and seat == state.turn else state
     if item in ("torch", "opening_spell"):
         reason = "dark_corridor" if item == "torch" else "locked_door"
         if hero.wait_reason != reason:

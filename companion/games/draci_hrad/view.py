@@ -63,6 +63,7 @@ def view(state: HradState) -> dict[str, Any]:
         "fight": _fight(state, state.fight) if state.fight else None,
         "last_fight": _fight(state, state.last_fight) if state.last_fight else None,
         "last_dart": vars(state.last_dart).copy() if state.last_dart else None,
+        "antidote_choice": state.antidote_choice,  # ruling H9: the darted mover uses the antidote or taps Next
         "last_treasure": _found(state.last_treasure) if state.last_treasure else None,
         "overrides": [vars(o).copy() for o in state.overrides],
         "options": {"reinitiative": state.reinitiative, "one_die_per_charge": state.one_die_per_charge,
@@ -80,6 +81,8 @@ def expects(state: HradState) -> list[str]:
     if state.fight is not None:
         step = "initiative" if state.fight.next == "initiative" else "strike"
         return [step, "end_fight", *always]
+    if state.antidote_choice:
+        return ["end_turn", *always]
     return ["buy", "stop", "obstacle", "treasure", "dart", "fight", "sceptre", "end_turn", *always]
 
 

@@ -55,6 +55,7 @@ function phrase(view) {
   if (!s || s.finished) return "";
   const hero = mover(s);
   if (s.fight) return `fights the ${s.fight.name}`;
+  if (s.antidote_choice) return "is poisoned: the antidote now, or Next";
   if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
   return hero ? `moves · ${hero.gold} gold` : "";
 }
@@ -64,6 +65,7 @@ function whyNot(s, hero) {
   if (s.fight) return [`A fight against the ${s.fight.name} is running: finish it first.`, "H5"];
   if (!hero) return ["Nobody is on the move.", "turn-order"];
   if (hero.out) return [`${hero.player}'s hero is out of the game.`, "H10"];
+  if (s.antidote_choice) return [`The poisoned dart ended ${hero.player}'s move: use the antidote or tap Next.`, "H9"];
   if (hero.waiting) {
     return [`${hero.player}'s hero waits (${WAIT[hero.wait_reason] || "held"}) ${plural(hero.waiting, "more round")}: ` +
       "tap Next.", "H14"];
@@ -378,9 +380,17 @@ function renderCastle(view, s) {
   ].filter(Boolean));
 }
 
-function dartText(view, dart) {
+/** The dart's result; a poisoned hero holding an antidote may use it at once (ruling H9), before any round's
+ *  poison: while the engine waits for that choice, Next keeps the antidote. */
+function dartText(view, s, dart) {
+  const hit = heroOf(s, dart.player);
+  const cure = hit && hit.poisoned && !hit.out && hit.cards.antidote;
   return [h("strong", {}, "Poisoned dart: "), who(view, dart.player), ` ${dart.attack_total} vs ${dart.defence_total}: `,
-    h("strong", {}, dart.pierced ? "pierced, poisoned" : "no harm"), "."];
+    h("strong", {}, dart.pierced ? "pierced, poisoned" : "no harm"), ".",
+    cure ? button("Use antidote", { cls: "primary hr-antidote", id: "hr-antidote", dataset: { antidote: dart.player },
+      "aria-label": `${dart.player} uses the antidote`,
+      onTap: () => send({ type: "use", player: dart.player, item: "antidote" }) }) : null,
+    cure && s.antidote_choice ? h("small", { class: "muted" }, " or Next to keep it") : null].filter(Boolean);
 }
 
 // ---- the fight ----------------------------------------------------------------------------------------------------
@@ -617,7 +627,7 @@ function renderLast(view, s) {
   // the latest of the last fight, dart and treasure, shown whichever tab is open (a dart ends the move)
   box.hidden = (!f && !s.last_treasure && !s.last_dart) || Boolean(s.fight);
   if (box.hidden) return;
-  if (s.last_dart) { box.replaceChildren(...dartText(view, s.last_dart)); return; }
+  if (s.last_dart) { box.replaceChildren(...dartText(view, s, s.last_dart)); return; }
   if (!f) { box.replaceChildren(...treasureText(view, s.last_treasure).flat()); return; }
   const heroes = f.members.map((m) => m.player);
   const paid = bySeat(view, f.shares);
