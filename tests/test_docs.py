@@ -56,3 +56,72 @@ def test_each_error_status_answers_with_its_code(client: FlaskClient) -> None:
         code = response.get_json()["error"]["code"]
         assert code == ERROR_CODES[status] or (status == 409 and code in ("stale", "read_only", "conflict")), code
     assert "POST" in cases[405].headers["Allow"] and "GET" in cases[405].headers["Allow"]
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_wiring_example_keeps_clear_of_the_pins_the_text_says_to_avoid() -> None:
+    from hardware.gates import DEFAULT_PINS
+
+    text = " ".join((ROOT / "hardware/WIRING.md").read_text().split())
+    avoided_text = re.search(r"they avoid (.*?), and they sit", text)
+    assert avoided_text, "WIRING.md no longer says which pins it avoids"
+    avoided: set[int] = set()
+    for group in re.findall(r"\(([^)]*)\)", avoided_text.group(1)):
+        for low, high in re.findall(r"(\d+)(?:-(\d+))?", group):
+            avoided |= set(range(int(low), int(high or low) + 1))
+    assert {4, 12, 13, 18, 19, 20, 21} <= avoided  # 1-Wire, PWM, PCM/I2S among them
+    examples = [tuple(int(p) for p in pins.split(",")) for pins in re.findall(r"--pins (\d+(?:,\d+){5})\b", text)]
+    assert examples
+    for pins in [tuple(DEFAULT_PINS), *examples]:
+        assert len(set(pins)) == 6 and not set(pins) & avoided, pins
+
+
+def test_the_restore_steps_use_absolute_paths_and_keep_the_wal_with_the_set_aside_log(tmp_path: Path) -> None:
+    """The restore block of systemd/README.md, run on a log whose newest write is still in its WAL (a crash):
+    the backup is in place, and the log set aside still holds that write."""
+    import shutil
+    import sqlite3
+    import subprocess
+
+    from companion.log import EventLog
+
+    block = _section((ROOT / "systemd/README.md").read_text(), "Backup and restore").split("To restore one", 1)[1]
+    script = block.split("```sh\n", 1)[1].split("```", 1)[0]
+    assert "cd " not in script
+    live = tmp_path / "live"
+    log = EventLog(live / "companion.sqlite3")
+    log.create_session("diego-drachenzahn", ("Ada", "Ben"), {})
+    (live / "backups").mkdir()
+    log.backup(live / "backups/companion-20260101-033000.sqlite3")
+    log._db.execute("PRAGMA wal_autocheckpoint = 0")
+    log.create_session("diego-drachenzahn", ("Cleo", "Dan"), {})  # only in the WAL
+    data = tmp_path / "data"  # the data folder as a power cut leaves it
+    shutil.copytree(live, data)
+    log.close()
+    assert (data / "companion.sqlite3-wal").stat().st_size > 0
+    lines = []
+    for line in script.splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith(("sudo systemctl", "sudo ls")):
+            continue
+        if line.startswith("sudo -u companion sqlite3") and shutil.which("sqlite3") is None:
+            continue
+        words = line.split("#", 1)[0].split()
+        paths = [w for w in words if "companion.sqlite3" in w or "backups/" in w]
+        assert paths and all(p.startswith("/var/lib/dragon-table/") for p in paths), line
+        lines.append(line.replace("sudo -u companion ", "").replace("sudo ", "")
+                     .replace("/var/lib/dragon-table", str(data)))
+    result = subprocess.run(["bash", "-c", "\n".join(lines)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+    def sessions(path: Path) -> int:
+        db = sqlite3.connect(path)
+        try:
+            return db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+        finally:
+            db.close()
+
+    assert sessions(data / "companion.sqlite3") == 1  # the backup
+    assert sessions(data / "companion.sqlite3.before-restore") == 2  # with its WAL: nothing lost
