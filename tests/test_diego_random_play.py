@@ -47,6 +47,7 @@ class Model:
     number: int = 1
     marbles: list[int | None] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    camera_misses: int = 0
     camera: tuple[int, ...] | None = None
     outside: int = 0
     flagged: bool = False
@@ -70,6 +71,11 @@ class Model:
         return [p for s, p in enumerate(self.players)
                 if s != self.active and p not in self.guesses and p not in self.marks]
 
+    def entered(self) -> tuple[list[int | None], list[str]]:
+        """The marbles and sources entered, less the misses the camera added to them."""
+        kept = len(self.marbles) - self.camera_misses
+        return self.marbles[:kept], self.sources[:kept]
+
     def _reflag(self) -> None:  # ruling D4
         in_gates = Counter(g for g in self.marbles if g is not None)
         self.flagged = len(self.marbles) > 3 or (self.camera is not None and (
@@ -89,7 +95,7 @@ class Model:
         if kind == "marble":
             if "gate" not in event or not valid_gate(event["gate"], miss_ok=True):
                 found.append((MalformedEventError, "D2"))
-            if event.get("source", "tap") != "sensor" and len(self.marbles) >= 3:
+            if event.get("source", "tap") != "sensor" and len(self.entered()[0]) >= 3:
                 found.append((IllegalEventError, "D4"))
         elif kind == "guess":
             player = event.get("player")
@@ -130,9 +136,10 @@ class Model:
     def accept(self, event: dict[str, Any]) -> None:
         kind = event["type"]
         if kind == "marble":
+            self.marbles, self.sources = self.entered()  # the photo is out of date, and the misses it added
             self.marbles.append(event["gate"])
             self.sources.append(event.get("source", "tap"))
-            self.camera, self.outside = None, 0  # the photo is out of date
+            self.camera, self.outside, self.camera_misses = None, 0, 0
         elif kind == "guess":
             self.guesses[event["player"]] = event["gate"]
             return
@@ -144,9 +151,18 @@ class Model:
                 self.marbles = [g for g in range(1, 7) for _ in range(counts[g - 1])]
                 self.marbles += [None] * min(self.outside, 3 - len(self.marbles))
                 self.sources = ["camera"] * len(self.marbles)
+            else:  # ruling D4: agreeing on every gate, the camera's marbles outside them are misses the beams missed
+                self.marbles, self.sources = self.entered()
+                add = 0
+                if tuple(self.marbles.count(g) for g in range(1, 7)) == counts:
+                    add = max(0, min(self.outside - self.marbles.count(None), 3 - len(self.marbles)))
+                self.marbles += [None] * add
+                self.sources += ["camera"] * add
+                self.camera_misses = add
         elif kind == "confirm":
             self.marbles = list(event["marbles"])
             self.sources = ["tap"] * len(self.marbles)
+            self.camera_misses = 0
             self.flagged = False  # a person decided (ruling D4); the stored photo no longer flags
             return
         elif kind in ("reveal", "turned"):
@@ -171,7 +187,7 @@ class Model:
             self.scores[seat] += gained
             self.points_total += gained
         self.number += 1
-        self.marbles, self.sources, self.camera, self.outside = [], [], None, 0
+        self.marbles, self.sources, self.camera, self.outside, self.camera_misses = [], [], None, 0, 0
         self.flagged, self.guesses, self.marks, self.token = False, {}, {}, None
 
 

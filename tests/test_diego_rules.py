@@ -352,6 +352,31 @@ def test_d4_a_fourth_sensor_marble_flags_the_round_until_confirmed() -> None:
     assert state.scores == (2, 1, 1)
 
 
+def test_d4_a_miss_only_the_camera_sees_completes_the_marbles_the_beams_saw() -> None:
+    # ruling D4: the beams cannot see a miss; the camera, agreeing with them on every gate, sees it outside them
+    state = play(new(), marble(1, "sensor"), marble(1, "sensor"), camera([2, 0, 0, 0, 0, 0], outside=1))
+    assert state.current is not None
+    assert state.current.marbles == (1, 1, None) and state.current.sources == ("sensor", "sensor", "camera")
+    assert state.current.flag is None and state.current.confirmed
+    assert GAME.view(state)["current"]["marbles"] == [1, 1, None]
+    again = play(state, camera([2, 0, 0, 0, 0, 0], outside=1))  # a second reading: one miss, not two
+    assert again.current is not None and again.current.marbles == (1, 1, None)
+    late = play(state, marble(3, "sensor"))  # a marble after the photo: the photo and its miss are out of date
+    assert late.current is not None and late.current.marbles == (1, 1, 3) and late.current.camera is None
+    tapped = play(state, marble(2))  # a tap takes the camera's miss's place, not a fourth marble's
+    assert tapped.current is not None and tapped.current.marbles == (1, 1, 2)
+    state = play(state, *guesses_of(state, 1), reveal(1))
+    assert state.scores == (2, 1, 1)
+
+
+def test_d4_a_camera_disagreeing_with_the_beams_adds_no_miss() -> None:
+    # ruling D4: where the camera and the beams disagree a person decides, so the camera adds nothing
+    state = play(new(), marble(1, "sensor"), camera([0, 1, 0, 0, 0, 0], outside=2))
+    assert state.current is not None and state.current.marbles == (1,) and state.current.flag is not None
+    state = play(new(), marble(None), marble(4), camera([0, 0, 0, 1, 0, 0], outside=2))  # one miss tapped
+    assert state.current is not None and state.current.marbles == (None, 4, None)
+
+
 def test_d4_camera_disagreeing_with_the_gates_flags() -> None:
     # ruling D4: beams say 1,1,2; the camera sees two in gate 2 and one in gate 1
     state = play(new(), marble(1), marble(1), marble(2))

@@ -37,6 +37,7 @@ class Round:
     camera: tuple[int, ...] | None = None
     camera_outside: int = 0
     camera_unsure: tuple[int, ...] = ()  # the gates whose count the camera is unsure of (ruling D4)
+    camera_misses: int = 0  # misses the camera's reading added after the marbles a beam or a tap entered (D4)
     flag: str | None = None
     confirmed: bool = False
     token: int | None = None
@@ -141,12 +142,14 @@ def _marble(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
         raise MalformedEventError("D2", "a marble needs a 'gate': 1 to 6, or null for a miss")
     gate = _gate_or_miss(event["gate"], "D2")
     source = event.get("source", "tap")
-    if len(current.marbles) >= MARBLES and source != "sensor":
+    # A marble rolled after the confirmation photo needs a new one: drop the old camera reading, and the misses
+    # it added to marbles a beam or a tap entered (``_camera``).
+    marbles, sources = _entered(current)
+    if len(marbles) >= MARBLES and source != "sensor":
         raise IllegalEventError("D4", f"all {MARBLES} marbles of this round are already entered; "
                                 "undo one or confirm the reading to correct it")
-    # A marble rolled after the confirmation photo needs a new one: drop the old camera reading.
-    updated = replace(current, marbles=current.marbles + (gate,), sources=current.sources + (str(source),),
-                      camera=None, camera_outside=0, camera_unsure=())
+    updated = replace(current, marbles=marbles + (gate,), sources=sources + (str(source),),
+                      camera=None, camera_outside=0, camera_unsure=(), camera_misses=0)
     return replace(state, current=_fused(updated))
 
 
@@ -175,8 +178,22 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
         marbles = tuple(g for g in range(1, GATES + 1) for _ in range(checked[g - 1]))
         misses = min(outside, MARBLES - len(marbles))
         updated = replace(updated, marbles=marbles + (None,) * misses,
-                          sources=("camera",) * (len(marbles) + misses))
+                          sources=("camera",) * (len(marbles) + misses), camera_misses=0)
+    else:
+        # The beams or taps agreeing with the camera on every gate, a marble the camera sees outside them is a miss
+        # the beams cannot see (ruling D4): it fills the round's missing marbles, in place of an earlier reading's.
+        marbles, sources = _entered(current)
+        agree = _gate_counts(marbles) == checked
+        misses = max(0, min(outside - marbles.count(None), MARBLES - len(marbles))) if agree else 0
+        updated = replace(updated, marbles=marbles + (None,) * misses, sources=sources + ("camera",) * misses,
+                          camera_misses=misses)
     return replace(state, current=_fused(updated))
+
+
+def _entered(current: Round) -> tuple[tuple[Gate, ...], tuple[str, ...]]:
+    """The round's marbles and their sources, less the misses a camera reading added (``Round.camera_misses``)."""
+    kept = len(current.marbles) - current.camera_misses
+    return current.marbles[:kept], current.sources[:kept]
 
 
 def _confirm(state: DiegoState, current: Round, event: Mapping[str, Any]) -> DiegoState:
@@ -184,7 +201,8 @@ def _confirm(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Die
     if not isinstance(raw, (list, tuple)) or len(raw) > MARBLES:
         raise MalformedEventError("D4", f"'marbles' must list at most {MARBLES} gates (null for a miss)")
     marbles = tuple(_gate_or_miss(g, "D4") for g in raw)
-    updated = replace(current, marbles=marbles, sources=("tap",) * len(marbles), flag=None, confirmed=True)
+    updated = replace(current, marbles=marbles, sources=("tap",) * len(marbles), flag=None, confirmed=True,
+                      camera_misses=0)
     return replace(state, current=updated)
 
 
