@@ -175,10 +175,10 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     if all(s == "camera" for s in current.sources) and sum(checked) <= MARBLES:
         # No beam or tap entered a marble: the camera alone fills in the round (ruling D3); a later
         # reading, once another marble rests, replaces what the camera filled in before.
-        marbles = tuple(g for g in range(1, GATES + 1) for _ in range(checked[g - 1]))
-        misses = min(outside, MARBLES - len(marbles))
-        updated = replace(updated, marbles=marbles + (None,) * misses,
-                          sources=("camera",) * (len(marbles) + misses), camera_misses=0)
+        seen = tuple(g for g in range(1, GATES + 1) for _ in range(checked[g - 1]))
+        misses = min(outside, MARBLES - len(seen))
+        updated = replace(updated, marbles=seen + (None,) * misses,
+                          sources=("camera",) * (len(seen) + misses), camera_misses=0)
     else:
         # The beams or taps agreeing with the camera on every gate, a marble the camera sees outside them is a miss
         # the beams cannot see (ruling D4): it fills the round's missing marbles, in place of an earlier reading's.
