@@ -52,9 +52,11 @@ install_packages() {
   "$APT" update -qq
   local packages=("${APT_PACKAGES[@]}")
   on_pi && packages+=("${PI_PACKAGES[@]}")
-  "$APT" install -y -qq "${packages[@]}"
+  # --no-upgrade: what is missing is installed, what is there stays as it is (an update of the companion
+  # never upgrades Chromium, picamera2 or libcamera behind the table's back)
+  "$APT" install -y -qq --no-upgrade "${packages[@]}"
   # Raspberry Pi OS names the browser chromium since 2025, chromium-browser before.
-  "$APT" install -y -qq chromium || "$APT" install -y -qq chromium-browser
+  "$APT" install -y -qq --no-upgrade chromium || "$APT" install -y -qq --no-upgrade chromium-browser
 }
 
 add_user() {

@@ -144,6 +144,7 @@ def test_install_lays_out_the_release_config_data_units_and_starts_them(system: 
     apt_install = next(c for c in log if c.startswith("apt install"))
     assert {"python3-picamera2", "python3-lgpio", "python3-venv"} <= set(apt_install.split())
     assert any(c.startswith("apt install") and "chromium" in c.split() for c in log)
+    assert all("--no-upgrade" in c.split() for c in log if c.startswith("apt install"))  # installs, never upgrades
     assert any(c.startswith("useradd --system") and c.endswith(" companion") for c in log)
     assert "usermod -a -G gpio companion" in log and "usermod -a -G video companion" in log
     assert any(c.startswith("python -m venv --system-site-packages") for c in log)
