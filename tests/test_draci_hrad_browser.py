@@ -18,7 +18,8 @@ GAME = "draci-hrad"
 #: The controls of a move in the city and of a fight: on the Pi's 800x480 screen, all there without scrolling.
 CITY_CONTROLS = ("#hr-next", "[data-pane='city']", "[data-pane='castle']", "[data-pane='fight']",
                  "[data-item='sword']", "[data-item='chain_mail']", "[data-item='cloak']", "[data-stop='oracle']")
-CASTLE_CONTROLS = ("#hr-next", "[data-treasure='35']", "#hr-dart", "#hr-sceptre", "[data-obstacle='locked_door']")
+CASTLE_CONTROLS = ("#hr-next", "[data-treasure='35']", "#hr-dart", "#hr-dart-dice", "#hr-sceptre",
+                   "[data-obstacle='locked_door']")
 FIGHT_CONTROLS = ("#hr-roll", "#hr-dice", "#hr-end-fight", "#hr-enemy-lives", "#hr-exchanges li:first-child")
 
 
@@ -241,3 +242,23 @@ def test_a_hero_pierced_by_the_dart_uses_the_antidote_held_at_once(open_page: Ca
     shown = state(base, session)["state"]
     ben = shown["heroes"][1]
     assert shown["round"] == 2 and ben["lives"] == 9 and not ben["poisoned"] and ben["cards"] == {}
+
+
+def test_the_dart_s_dice_are_entered_from_the_real_dice(open_page: Callable[..., Any], base: str) -> None:
+    # ruling H9: the dart's attack die and the hero's defence die, as for a fight's "Enter dice…"
+    session = new_game(base, ["Ada", "Ben"])  # Ada plays Argilos: defence 12
+    page = open_game(open_page, base, session)
+    page.click("[data-pane='castle']")
+    page.click("#hr-dart-dice")
+    keypad(page, 2, "The dart's attack die (15 + die)")
+    expect(page.locator(".keypad-panel .label")).to_contain_text("Ada's defence die")
+    page.click(".keypad-panel button:text-is('Cancel')")  # cancelled: nothing is sent
+    expect(page.locator(".keypad-panel")).to_have_count(0)
+    assert state(base, session)["seq"] == 0
+    page.click("#hr-dart-dice")
+    keypad(page, 6, "The dart's attack die")
+    keypad(page, 1, "Ada's defence die")
+    expect(page.locator("#hr-last")).to_have_text("Poisoned dart: Ada 21 vs 13: pierced, poisoned.", timeout=WAIT_MS)
+    dart = state(base, session)["state"]["last_dart"]
+    assert (dart["attack_die"], dart["defence_die"]) == (6, 1)
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")

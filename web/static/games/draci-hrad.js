@@ -371,13 +371,29 @@ function renderCastle(view, s) {
   $("hr-castle").replaceChildren(...[
     ...treasureRows(view, s, hero, why, rule),
     row("Trap", ruled([h("span", {}, "Poisoned dart"), h("small", {}, `${s.dart.attack} + die`)], {
-      id: "hr-dart", reason: why, rule, onTap: () => send({ type: "dart", player: p }) }),
+      id: "hr-dart", "aria-label": "Poisoned dart: roll", reason: why, rule,
+      onTap: () => send({ type: "dart", player: p }) }),
+    ruled("Dart dice…", { id: "hr-dart-dice", "aria-label": "Poisoned dart: enter the dice", reason: why, rule,
+      onTap: async () => {
+        const event = await dartDice(s, p);
+        if (event) send(event);
+      } }),
     ruled("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: async () => {
       if (await confirm(`${p} found the royal sceptre?`, "Yes: +50, the game ends", "Not yet")) send({ type: "sceptre", player: p });
     } })),
     row("Obstacle", ...obstacles),
     usable.length ? row("Use", ...usable) : null,
   ].filter(Boolean));
+}
+
+/** The dart's two dice by keypad (ruling H9): the dart's attack die, then the hero's defence die; null when
+ *  cancelled. */
+async function dartDice(s, player) {
+  const attack = await askDie(`The dart's attack die (${s.dart.attack} + die)`);
+  if (attack == null) return null;
+  const defence = await askDie(`${player}'s defence die`);
+  if (defence == null) return null;
+  return { type: "dart", player, attack_die: attack, defence_die: defence };
 }
 
 /** The dart's result; a poisoned hero holding an antidote may use it at once (ruling H9), before any round's
@@ -504,12 +520,15 @@ function targetButtons(view, f, player) {
   });
 }
 
+/** One six-sided die entered by the table; null when cancelled. */
+const askDie = (label) => keypad(label, { min: 1, max: 6 });
+
 /** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
 async function enterDice(s) {
   const f = s.fight;
   const need = f.dice_needed;
   const event = { type: f.next === "initiative" ? "initiative" : "strike" };
-  const ask = async (label) => keypad(label, { min: 1, max: 6 });
+  const ask = askDie;
   if (f.next === "initiative") {
     const hero = await ask("Initiative: the heroes' die");
     if (hero == null) return null;
