@@ -1,4 +1,5 @@
-"""The Camera page in headless Chromium: the preview's pace follows calibration and stops while the page is hidden."""
+"""The Camera page in headless Chromium: the preview's pace follows calibration and stops while the page is hidden;
+the picture to tap on fits the Pi's small screen with its buttons."""
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -6,7 +7,8 @@ from typing import Any, Iterator
 import pytest
 from flask import Flask
 
-from tests.servers import serving
+from tests.browser import in_view
+from tests.servers import call, serving
 from tests.waiting import PATIENCE_S, wait_for
 from web.app import create_app, shutdown
 
@@ -95,5 +97,45 @@ def test_the_preview_slows_when_idle_quickens_while_calibrating_and_stops_when_h
         page.click("#calib-cancel")
         _wait_interval(page, "400")
         assert errors == []
+    finally:
+        context.close()
+
+
+def test_the_picture_to_tap_on_fits_the_small_screen_with_its_buttons(browser: Any, base: str) -> None:  # noqa: F811
+    """At 800x480 the frozen picture, the gate buttons, Undo point and Save are on the screen together, and taps
+    still land on the picture's own pixels."""
+    context = browser.new_context(viewport={"width": 800, "height": 480}, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/camera")
+        page.wait_for_selector("#preview:not([hidden])", timeout=PATIENCE_MS)
+        page.click("#calibrate")
+        canvas = page.wait_for_selector("#calib:not([hidden])", timeout=PATIENCE_MS)
+        for selector in ("#calib", "#calib-hint", "#calib-gates [data-gate='1']", "#calib-gates [data-gate='6']",
+                         "#calib-undo", "#calib-cancel", "#calib-save"):
+            in_view(page, selector)
+        box = canvas.bounding_box()
+        scale = box["width"] / 640  # the snapshot is 640 x 480
+        assert abs(box["height"] - 480 * scale) < 2 and box["height"] >= 300, box  # its shape kept, still big
+        for gate in range(1, 7):
+            page.click(f"#calib-gates [data-gate='{gate}']")
+            for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):
+                canvas.click(position={"x": (20 + (gate - 1) * 100 + dx) * scale, "y": (150 + dy) * scale})
+        assert page.evaluate("window.scrollY") == 0  # nothing had to scroll
+        page.click("#calib-save")
+        page.wait_for_selector("#calib[hidden]", state="attached", timeout=PATIENCE_MS)
+        _, status = call(f"{base}/api/camera")
+        first = status["regions"]["gates"][0]["polygon"]
+        assert all(abs(a - b) <= 2 for p, q in zip(first, [[20, 150], [80, 150], [80, 250], [20, 250]])
+                   for a, b in zip(p, q)), first
+
+        page.click("#measure")  # a tap on one marble: the same picture with its Cancel beside it
+        page.wait_for_selector("#calib:not([hidden])", timeout=PATIENCE_MS)
+        for selector in ("#calib", "#measure-tools", "#measure-cancel"):
+            in_view(page, selector)
+        page.click("#measure-cancel")
+        page.wait_for_selector("#calib[hidden]", state="attached", timeout=PATIENCE_MS)
+        in_view(page, "#calibrate")  # the whole side panel is back
+        assert page.is_visible("#facts")
     finally:
         context.close()

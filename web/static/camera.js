@@ -185,6 +185,8 @@ function freeze(forMarble) {
     canvas.hidden = false;
     preview.hidden = true;
     $(forMarble ? "measure-tools" : "calib-tools").hidden = false;
+    $("camera-page").dataset.tapping = forMarble ? "marble" : "corners"; // the picture fits the screen, tools beside it
+    window.scrollTo(0, 0);
     if (forMarble) canvas.getContext("2d").drawImage(snapshot, 0, 0); else draw();
     calibrationStep(); // the picture is frozen for tapping: no preview until it ends
   };
@@ -199,6 +201,7 @@ function stopCalibration() {
   canvas.hidden = true;
   $("calib-tools").hidden = true;
   $("measure-tools").hidden = true;
+  delete $("camera-page").dataset.tapping;
   calibrationStep();
   refreshPicture();
 }
