@@ -262,3 +262,32 @@ def test_the_dart_s_dice_are_entered_from_the_real_dice(open_page: Callable[...,
     dart = state(base, session)["state"]["last_dart"]
     assert (dart["attack_die"], dart["defence_die"]) == (6, 1)
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+
+
+def test_the_table_is_asked_again_when_the_keeper_of_the_left_over_falls(open_page: Callable[..., Any],
+                                                                          base: str) -> None:
+    # ruling H13: 25 treasure among four leaves 1 over, named for Anna; the Harpies defeat Anna, and among the
+    # three left it still does not split: the table names who keeps it, nobody gets it without asking
+    session = new_game(base, ["Anna", "Ben", "Cleo", "Dan"])  # Anna plays Argilos: 12 lives, defence 12
+    post(base, session, {"type": "fight", "players": ["Anna", "Ben", "Cleo", "Dan"], "enemy": "harpies",
+                         "remainder_to": "Anna"},
+         {"type": "initiative", "hero_die": 1, "enemy_die": 6},
+         {"type": "strike", "enemy_dice": [6, 6], "defence_dice": [1, 1], "targets": ["Anna", "Anna"]},
+         {"type": "override", "field": "enemy_lives", "value": 1, "reason": "t"})
+    page = open_game(open_page, base, session)
+    post(base, session, {"type": "strike", "hero_dice": [6, 6, 6], "enemy_defence_die": 1})
+    expect(page.locator("#hr-last")).to_contain_text("Ben +8 treasure, Cleo +8 treasure, Dan +8 treasure",
+                                                      timeout=WAIT_MS)
+    expect(page.locator("#hr-left-over")).to_have_text("Anna was defeated: who keeps the 1 left over?")
+    tap_anyway(page.locator("#hr-next"))  # play waits for the keeper
+    expect(page.locator("#toast")).to_contain_text("who keeps the 1 left over")
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule H13")
+    expect(page.locator("[data-keep]")).to_have_count(3)
+    fits(page, "the keeper's question")
+    page.click("[data-keep='Cleo']")
+    expect(hero(page, "Cleo").locator(".hr-treasure")).to_have_text("9 treasure", timeout=WAIT_MS)
+    expect(page.locator("#hr-left-over")).to_have_count(0)
+    expect(page.locator("#hr-last")).to_contain_text("Cleo +9 treasure")
+    assert state(base, session)["state"]["last_fight"]["shares"] == {"Ben": 8, "Cleo": 9, "Dan": 8}
+    page.click("#hr-next")  # play goes on
+    expect(page.locator("#turn .turn-name")).to_have_text("Cleo")

@@ -65,10 +65,15 @@ class Ledger:
             self.stock[event["item"]] = sorted(event["prices"])
         elif kind == "sceptre":
             self.sceptre = who
+        elif kind == "remainder":  # ruling H13: what a victory left over, to the keeper the table names
+            assert before.last_fight is not None and after.last_fight is not None
+            assert after.last_fight.left_over == 0 < before.last_fight.left_over
+            self.treasure[who] += before.last_fight.left_over
+            return
         done = after.last_fight
         if done is not None and done is not before.last_fight and done.outcome == "won":
             shares = dict(done.shares)
-            assert sum(shares.values()) == ENEMY[done.enemy].treasure  # ruling H13
+            assert sum(shares.values()) + done.left_over == ENEMY[done.enemy].treasure  # ruling H13
             for p, amount in shares.items():
                 self.treasure[p] += amount
 

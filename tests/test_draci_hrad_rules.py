@@ -631,6 +631,49 @@ def test_h13_a_group_victory_gives_the_remainder_to_the_hero_named_at_the_fight(
             IllegalEventError, "H13")
 
 
+def keeper_fell() -> HradState:
+    """A, B and C fight the Harpies (25 treasure), the 1 left over named for A; the Harpies defeat A, then B and C
+    win: 12 each, and A can no longer keep the 1."""
+    return play(new(("A", "B", "C", "D")), {**fight(["A", "B", "C"], "harpies", [None] * 3), "remainder_to": "A"},
+                initiative(1, 6), enemy_strike([6, 6], [1, 1], targets=["A", "A"]),
+                {"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"},
+                heroes_strike(6, 6, enemy_die=1))
+
+
+def test_h13_a_remainder_whose_keeper_fell_is_assigned_at_the_table_again() -> None:
+    # ruling H13: "an indivisible remainder is assigned at the table"; the keeper named before the fight fell
+    state = keeper_fell()
+    shown = GAME.view(state)
+    assert hero(state, "A")["out"] and shown["last_fight"]["outcome"] == "won"
+    assert shown["last_fight"]["shares"] == {"B": 12, "C": 12}  # not the 1 to B without asking
+    assert shown["last_fight"]["left_over"] == 1 and shown["last_fight"]["keeper_named"] == "A"
+    assert shown["expects"] == ["remainder", "use", "exchange", "override", "stock"]
+    assert shown["turn"] == "B"  # the fight ended A's move; B's waits for the keeper
+    error = refused(state, buy("B", "sword")[0], IllegalEventError, "H13")
+    assert "1 left over" in str(error) and "A no longer shares it" in str(error)
+    refused(state, end("B"), IllegalEventError, "H13")
+    refused(state, {"type": "remainder", "player": "D"}, IllegalEventError, "H13")  # D was not in the fight
+    refused(state, {"type": "remainder", "player": "A"}, IllegalEventError, "H13")  # A shared nothing
+    refused(state, {"type": "remainder", "player": "Zed"}, MalformedEventError, "H13")
+    state = play(state, {"type": "remainder", "player": "C"})
+    shown = GAME.view(state)
+    assert shown["last_fight"]["shares"] == {"B": 12, "C": 13} and shown["last_fight"]["left_over"] == 0
+    assert shown["last_fight"]["remainder_to"] == "C" and hero(state, "C")["treasure"] == 13
+    refused(state, {"type": "remainder", "player": "B"}, IllegalEventError, "H13")  # assigned once
+    state = play(state, buy("B", "sword")[0])
+    assert hero(state, "B")["gold"] == 188
+
+
+def test_h13_a_remainder_whose_keeper_still_shares_is_paid_at_once() -> None:
+    # ruling H13: the keeper named stands, or the share comes out even without the fallen: nothing to ask
+    state = play(new(("A", "B", "C", "D")), {**fight(["A", "B", "C"], "harpies", [None] * 3), "remainder_to": "B"},
+                 initiative(1, 6), enemy_strike([6, 6], [1, 1], targets=["A", "A"]),
+                 {"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"},
+                 heroes_strike(6, 6, enemy_die=1))
+    assert GAME.view(state)["last_fight"]["shares"] == {"B": 13, "C": 12}
+    assert GAME.view(state)["last_fight"]["left_over"] == 0 and GAME.view(state)["expects"][0] == "buy"
+
+
 def test_h13_victory_pays_the_enemys_treasure_and_the_exchange_keeps_the_score() -> None:
     # ruling H13
     state = play(new(), fight(["Ada"], "black_knight", [None]),

@@ -29,7 +29,9 @@ GAME = Game(
     describe=describe,
     sample=sample,
     prepare=prepare,
-    rules_version=2,  # 2: a dart piercing a hero who holds an antidote waits for it or Next (H9)
+    # 2: a dart piercing a hero who holds an antidote waits for it or Next (H9)
+    # 3: a victory's remainder whose named keeper no longer shares waits for the table to name another (H13)
+    rules_version=3,
 )
 
 __all__ = ["GAME", "GAME_ID", "HradState"]

@@ -35,12 +35,23 @@ def acting(state: HradState, player: Any) -> int:
                                 "finish it first")
     seat = seat_of(state, player)
     able(state, seat)
+    keeper_wanted(state)
     if state.antidote_choice:
         raise IllegalEventError("H9", f"the poisoned dart ended {state.heroes[state.turn].player}'s move: use the "
                                 "antidote now or tap Next")
     if seat != state.turn:
         raise IllegalEventError("turn-order", f"it is {state.heroes[state.turn].player}'s move, not {player}'s")
     return seat
+
+
+def keeper_wanted(state: HradState) -> None:
+    """Ruling H13: a victory's remainder whose named keeper no longer shares is assigned before play goes on."""
+    done = state.last_fight
+    if done is not None and done.left_over:
+        names = ", ".join(name for name, _ in done.shares)
+        raise IllegalEventError("H13", f"first name who keeps the {done.left_over} left over of the "
+                                f"{done.enemy.replace('_', ' ')}'s treasure ({names}): "
+                                f"{state.heroes[done.keeper].player} no longer shares it")
 
 
 def die(event: Mapping[str, Any], key: str, rule: str = "H5") -> int:

@@ -282,13 +282,19 @@ def end_fight(state: HradState, event: Mapping[str, Any]) -> HradState:
 
 def finish(state: HradState, fight: Fight, outcome: str) -> HradState:
     """The end of a fight: victory pays the enemy's treasure, shared in a group (ruling H13); otherwise the
-    enemy's card turns face down (H11, H12). The fight ends the mover's move."""
+    enemy's card turns face down (H11, H12). The fight ends the mover's move. A remainder whose keeper named at
+    the start no longer shares (defeated, or left with the cloak) waits for the table to name another."""
     shares: tuple[tuple[str, int], ...] = ()
+    left_over = 0
     if outcome == "won":
         sharers = standing(state, fight) or fight.members or fight.started_by
-        keeper = fight.remainder_to if fight.remainder_to in sharers else sharers[0]
-        state, shares = share(state, sharers, ENEMY[fight.enemy].treasure, keeper)
-    done = replace(fight, outcome=outcome, shares=shares, skunk_pending=False)
+        value = ENEMY[fight.enemy].treasure
+        if value % len(sharers) and fight.keeper not in sharers:
+            left_over = value % len(sharers)
+            state, shares = share(state, sharers, value - left_over, sharers[0])
+        else:
+            state, shares = share(state, sharers, value, fight.keeper)
+    done = replace(fight, outcome=outcome, shares=shares, skunk_pending=False, left_over=left_over)
     return end_move(replace(state, fight=None, last_fight=done))
 
 

@@ -98,6 +98,9 @@ EVENT_TYPES = (
     EventType("end_fight", "The manager ends a fight the rules cannot end (say why): the card turns face down, "
               "nothing is paid; logged like an override (H1).", {"reason": {"type": "string", "maxLength": 80}},
               ("reason",), {"type": "end_fight", "reason": "nobody can hurt anybody"}, rule="H1"),
+    EventType("remainder", "Who keeps what a group victory's treasure leaves over, when the hero named at the "
+              "fight's start no longer shares it (defeated or gone); play waits for it (H13).",
+              {"player": _NAME}, ("player",), {"type": "remainder", "player": "Ben"}, rule="H13"),
     EventType("dart", "The poisoned dart's trap on the mover: 15 + die against defence + armour + die; ends the "
               "move, but a pierced hero holding an antidote first uses it (use) or declines (end_turn) (H9).",
               {"player": _NAME, "attack_die": _OPT_DIE, "defence_die": _OPT_DIE}, ("player",),
@@ -185,6 +188,8 @@ def describe(event: Mapping[str, Any]) -> str:
         return "an exchange of the fight"
     if kind == "end_fight":
         return "the fight ended by hand"
+    if kind == "remainder":
+        return f"the treasure left over to {who}"
     if kind == "dart":
         return f"the poisoned dart at {who}"
     if kind == "treasure":
@@ -206,6 +211,9 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
         return None
     if state.fight is not None:
         return _sample_fight(state, rng)
+    done = state.last_fight
+    if done is not None and done.left_over:  # ruling H13: the table names the keeper first
+        return {"type": "remainder", "player": rng.choice([name for name, _ in done.shares])}
     seat = state.turn
     hero = state.heroes[seat]
     who = hero.player
@@ -218,6 +226,7 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
         return {"type": "sceptre", "player": who}
     others = [h.player for i, h in enumerate(state.heroes) if i != seat and not h.out and not h.waiting]
     roll = rng.random()
+    event: dict[str, Any]
     if roll < 0.3:
         shop = [i for i in ITEMS if may_use(hero.card, i) and _price(state, i) is not None
                 and _price(state, i) <= hero.gold]  # type: ignore[operator]
@@ -231,11 +240,14 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
             member = state.heroes[state.seat(name)]  # type: ignore[index]
             owned = [w for w in WEAPONS if member.chip(w) and may_use(member.card, w)]
             weapons.append(rng.choice(owned) if owned and rng.random() < 0.9 else None)
-        return {"type": "fight", "players": group, "enemy": enemy, "weapons": weapons}
+        event = {"type": "fight", "players": group, "enemy": enemy, "weapons": weapons}
+        if len(group) > 1 and rng.random() < 0.5:
+            event["remainder_to"] = rng.choice(group)
+        return event
     if roll < 0.5:
         return {"type": "dart", "player": who, "attack_die": rng.randint(1, 6), "defence_die": rng.randint(1, 6)}
     if roll < 0.58:
-        event: dict[str, Any] = {"type": "treasure", "player": who, "value": rng.choice(TREASURES)}
+        event = {"type": "treasure", "player": who, "value": rng.choice(TREASURES)}
         if others and rng.random() < 0.3:
             event["group"] = [rng.choice(others)]
         return event

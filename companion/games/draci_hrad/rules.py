@@ -30,7 +30,7 @@ from .catalogue import (
     card_from_json,
     may_use,
 )
-from .checks import MAX_WAIT, able, acting, end_move, seat_of, settle
+from .checks import MAX_WAIT, able, acting, end_move, keeper_wanted, seat_of, settle
 from .state import Found, Hero, HradState, Override
 
 MAX_GOLD = 9999
@@ -139,7 +139,26 @@ def _end_turn(state: HradState, event: Mapping[str, Any]) -> HradState:
     player = event.get("player")
     if player is not None and seat_of(state, player) != state.turn:
         raise IllegalEventError("turn-order", f"it is {state.heroes[state.turn].player}'s move, not {player}'s")
+    keeper_wanted(state)
     return end_move(state)
+
+
+def _remainder(state: HradState, event: Mapping[str, Any]) -> HradState:
+    """Ruling H13: the table names who keeps a victory's remainder when the hero named at the start no longer
+    shares the treasure; only a hero who shared it may."""
+    done = state.last_fight
+    if done is None or not done.left_over:
+        raise IllegalEventError("H13", "no treasure is left over waiting for a keeper")
+    seat = seat_of(state, event.get("player"), "H13")
+    hero = state.heroes[seat]
+    shares = dict(done.shares)
+    if hero.player not in shares:
+        raise IllegalEventError("H13", f"{hero.player} did not share the {done.enemy.replace('_', ' ')}'s "
+                                f"treasure; it goes to one of {', '.join(shares)}")
+    shares[hero.player] += done.left_over
+    state = state.with_hero(seat, replace(hero, treasure=hero.treasure + done.left_over))
+    done = replace(done, shares=tuple(shares.items()), remainder_to=seat, left_over=0)
+    return replace(state, last_fight=done)
 
 
 def _use(state: HradState, event: Mapping[str, Any]) -> HradState:
@@ -290,6 +309,6 @@ def _stock(state: HradState, event: Mapping[str, Any]) -> HradState:
 HANDLERS: dict[str, Callable[[HradState, Mapping[str, Any]], HradState]] = {
     "buy": _buy, "stop": _stop, "obstacle": _obstacle, "end_turn": _end_turn, "use": _use,
     "fight": combat.start, "initiative": combat.initiative, "strike": combat.strike, "dart": combat.dart,
-    "end_fight": combat.end_fight,
+    "end_fight": combat.end_fight, "remainder": _remainder,
     "treasure": _treasure, "exchange": _exchange, "sceptre": _sceptre, "override": _override, "stock": _stock,
 }

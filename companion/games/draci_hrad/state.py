@@ -96,6 +96,12 @@ class Fight:
     defended: tuple[int, ...] = ()     # seats that have defended in this fight (ruling H12)
     shares: tuple[tuple[str, int], ...] = ()  # treasure paid on victory (ruling H13)
     remainder_to: int | None = None    # who keeps a share's indivisible remainder (ruling H13); None: the mover
+    left_over: int = 0                 # a remainder waiting for a keeper: the one named fell or left (ruling H13)
+
+    @property
+    def keeper(self) -> int:
+        """The seat named at the start to keep the remainder (ruling H13): the one chosen, else the mover."""
+        return self.started_by[0] if self.remainder_to is None else self.remainder_to
 
     def weapon_of(self, seat: int) -> str | None:
         return self.weapons[self.started_by.index(seat)]

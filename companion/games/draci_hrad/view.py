@@ -81,6 +81,8 @@ def expects(state: HradState) -> list[str]:
     if state.fight is not None:
         step = "initiative" if state.fight.next == "initiative" else "strike"
         return [step, "end_fight", *always]
+    if state.last_fight is not None and state.last_fight.left_over:
+        return ["remainder", *always]
     if state.antidote_choice:
         return ["end_turn", *always]
     return ["buy", "stop", "obstacle", "treasure", "dart", "fight", "sceptre", "end_turn", *always]
@@ -159,6 +161,8 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
         "dice_needed": {} if over else dice_needed(state),
         "outcome": fight.outcome, "shares": dict(fight.shares),
         "remainder_to": state.heroes[fight.remainder_to].player if fight.remainder_to is not None else None,
+        # ruling H13: a remainder waiting for a keeper, as the one named at the start no longer shares it
+        "left_over": fight.left_over, "keeper_named": state.heroes[fight.keeper].player,
         # rulebook: a defeated enemy's card stays turned (neutral); otherwise it turns face down, active again
         "card_face_down": fight.outcome in ("escaped", "lost", "ended"),
     }

@@ -56,13 +56,19 @@ function phrase(view) {
   const hero = mover(s);
   if (s.fight) return `fights the ${s.fight.name}`;
   if (s.antidote_choice) return "is poisoned: the antidote now, or Next";
+  if (leftOver(s)) return "waits: who keeps the treasure left over?";
   if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
   return hero ? `moves · ${hero.gold} gold` : "";
 }
 
+/** The last victory's remainder waiting for a keeper (ruling H13), or null. */
+const leftOver = (s) => (s.last_fight?.left_over ? s.last_fight : null);
+
 function whyNot(s, hero) {
   if (s.finished) return ["The game is over.", "H17"];
   if (s.fight) return [`A fight against the ${s.fight.name} is running: finish it first.`, "H5"];
+  const spare = leftOver(s);
+  if (spare) return [`First: who keeps the ${spare.left_over} left over of the ${spare.name}'s treasure?`, "H13"];
   if (!hero) return ["Nobody is on the move.", "turn-order"];
   if (hero.out) return [`${hero.player}'s hero is out of the game.`, "H10"];
   if (s.antidote_choice) return [`The poisoned dart ended ${hero.player}'s move: use the antidote or tap Next.`, "H9"];
@@ -159,7 +165,8 @@ function renderTabs(view, s) {
     reason: pane === "city" || pane === "castle" ? busy : null, rule: "H5",
     onTap: () => { local.pane = pane; game.render(); } });
   const [why, rule] = whyNot(s, hero);
-  const nextReason = fighting ? "The fight ends the move when it is over." : hero?.waiting ? null : hero ? null : why;
+  const spare = leftOver(s);
+  const nextReason = fighting ? "The fight ends the move when it is over." : spare ? why : hero?.waiting ? null : hero ? null : why;
   $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle", "Castle card"), tab("fight", "Fight"), tab("bank", "Bank"),
     ruled(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
       cls: "primary hr-next", id: "hr-next", reason: nextReason, rule: fighting ? "H5" : rule,
@@ -653,7 +660,18 @@ function renderLast(view, s) {
   const last = f.exchanges.at(-1)?.strikes.at(-1);
   box.replaceChildren(h("strong", {}, "Last fight: "), ...whoList(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
     ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
-    ...(last ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".");
+    ...(last && !f.left_over ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".",
+    ...(f.left_over ? keeperQuestion(view, f) : []));
+}
+
+/** Ruling H13: the hero named to keep what the treasure leaves over no longer shares it: the table names another. */
+function keeperQuestion(view, f) {
+  const gone = heroOf(view.state, f.keeper_named)?.out ? "was defeated" : "left the fight";
+  return [h("span", { class: "hr-left-over", id: "hr-left-over" },
+    ` ${f.keeper_named} ${gone}: who keeps the ${f.left_over} left over? `),
+  ...bySeat(view, f.shares).map(([p]) => button([who(view, p), ` +${f.left_over}`], {
+    cls: "hr-keep", dataset: { keep: p }, "aria-label": `${p} keeps the ${f.left_over} left over`,
+    style: { "--c": colourOf(view, p) }, onTap: () => send({ type: "remainder", player: p }) }))];
 }
 
 // ---- numbers set by hand ------------------------------------------------------------------------------------------
