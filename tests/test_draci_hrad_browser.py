@@ -31,6 +31,12 @@ def hero(page: Any, player: str) -> Any:
     return page.locator(f"#hr-heroes [data-player='{player}']")
 
 
+def die(page: Any, face: int, label: str = "") -> None:
+    """Tap `face` on the die pad asking for `label` (several may follow one another)."""
+    expect(page.locator(".die-panel .label")).to_contain_text(label)
+    page.click(f"#die-keys [data-die='{face}']")
+
+
 def fight_under_way(base: str, players: list[str]) -> dict[str, Any]:
     session = new_game(base, players)
     post(base, session, {"type": "buy", "player": players[0], "item": "sword"},
@@ -72,22 +78,21 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     page.click("#hr-start")
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 20/20", timeout=WAIT_MS)
     page.click("#hr-dice")
-    keypad(page, 5, "the heroes' die")
-    keypad(page, 2, "the Black Knight's die")  # Ada attacks first
+    die(page, 5, "the heroes' die")
+    die(page, 2, "the Black Knight's die")  # Ada attacks first
     expect(page.locator("#hr-step")).to_contain_text("The heroes attack: Ada")
     page.click("#hr-dice")
-    keypad(page, 7, "Ada's attack die")  # not a die: the page says so and keeps the keypad open
-    expect(page.locator("#toast")).to_contain_text("from 1 to 6")
-    page.click("#keypad-keys [aria-label='delete']")
-    keypad(page, 4, "Ada's attack die")
-    keypad(page, 4, "defence die")
+    expect(page.locator(".die-panel .label")).to_contain_text("Ada's attack die")
+    assert page.locator("#die-keys button").all_inner_texts() == ["1", "2", "3", "4", "5", "6"]  # a d6's faces only
+    die(page, 4, "Ada's attack die")
+    die(page, 4, "defence die")
     latest = other.locator("#hr-exchanges li").first
     expect(latest.locator(".sum")).to_have_text("12 + 5 + 4 = 21 vs 12 + 4 = 16: 5 damage", timeout=WAIT_MS)
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 15/20")
     expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 15/20")  # the page that asks next has it too
     page.click("#hr-dice")
-    keypad(page, 6, "Black Knight's attack die")
-    keypad(page, 1, "Ada's defence die")  # 15 + 6 = 21 against 12 + 5 + 0 + 1 = 18
+    die(page, 6, "Black Knight's attack die")
+    die(page, 1, "Ada's defence die")  # 15 + 6 = 21 against 12 + 5 + 0 + 1 = 18
     expect(latest.locator(".sum")).to_have_text("15 + 6 = 21 vs 12 + 5 + 0 + 1 = 18: 3 damage", timeout=WAIT_MS)
     expect(hero(other, "Ada").locator(".hr-pips")).to_have_attribute("data-lives", "9")
     expect(other.locator("[data-member='Ada']")).to_contain_text("♥ 9")
@@ -102,8 +107,8 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     expect(other.locator("#hr-overrides li").first).to_contain_text("Corrected at the table")
     expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 1/20")
     page.click("#hr-dice")
-    keypad(page, 6, "Ada's attack die")
-    keypad(page, 1, "defence die")
+    die(page, 6, "Ada's attack die")
+    die(page, 1, "defence die")
     # victory: the Black Knight's 30 treasure is paid, the fight ends the move
     expect(hero(other, "Ada").locator(".hr-treasure")).to_have_text("30 treasure", timeout=WAIT_MS)
     expect(other.locator("#hr-last")).to_contain_text("won against the Black Knight")
@@ -191,6 +196,7 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
     # the final screen: the kit's evaluation per hero (treasure, gold, sceptre)
     expect(page.locator("#winners .winner")).to_have_text("Ben")
     assert page.locator("#breakdown tbody th").all_inner_texts() == ["Treasure", "Gold", "Sceptre"]
+    expect(page.locator("#breakdown thead th").first).to_have_text("Points")  # the rows are no rounds
     assert page.locator("#breakdown tfoot td").all_inner_texts() == ["235", "250"]
 
 
@@ -250,14 +256,14 @@ def test_the_dart_s_dice_are_entered_from_the_real_dice(open_page: Callable[...,
     page = open_game(open_page, base, session)
     page.click("[data-pane='castle']")
     page.click("#hr-dart-dice")
-    keypad(page, 2, "The dart's attack die (15 + die)")
-    expect(page.locator(".keypad-panel .label")).to_contain_text("Ada's defence die")
-    page.click(".keypad-panel button:text-is('Cancel')")  # cancelled: nothing is sent
-    expect(page.locator(".keypad-panel")).to_have_count(0)
+    die(page, 2, "The dart's attack die (15 + die)")
+    expect(page.locator(".die-panel .label")).to_contain_text("Ada's defence die")
+    page.click(".die-panel button:text-is('Cancel')")  # cancelled: nothing is sent
+    expect(page.locator(".die-panel")).to_have_count(0)
     assert state(base, session)["seq"] == 0
     page.click("#hr-dart-dice")
-    keypad(page, 6, "The dart's attack die")
-    keypad(page, 1, "Ada's defence die")
+    die(page, 6, "The dart's attack die")
+    die(page, 1, "Ada's defence die")
     expect(page.locator("#hr-last")).to_have_text("Poisoned dart: Ada 21 vs 13: pierced, poisoned.", timeout=WAIT_MS)
     dart = state(base, session)["state"]["last_dart"]
     assert (dart["attack_die"], dart["defence_die"]) == (6, 1)
@@ -291,3 +297,24 @@ def test_the_table_is_asked_again_when_the_keeper_of_the_left_over_falls(open_pa
     assert state(base, session)["state"]["last_fight"]["shares"] == {"Ben": 8, "Cleo": 9, "Dan": 8}
     page.click("#hr-next")  # play goes on
     expect(page.locator("#turn .turn-name")).to_have_text("Cleo")
+
+
+def test_a_plural_enemy_is_named_in_good_grammar(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "fight", "players": ["Ada"], "enemy": "geeants"})
+    page = open_game(open_page, base, session)
+    die_pad = page.locator(".die-panel .label")
+    page.click("#hr-dice")
+    die(page, 1, "the heroes' die")
+    expect(die_pad).to_have_text("Initiative: the Geeants' die")
+    die(page, 6, "the Geeants' die")
+    expect(page.locator("#hr-step")).to_have_text("The Geeants attack")
+    page.click("#hr-dice")
+    expect(die_pad).to_have_text("The Geeants' attack die at Ada")
+    die(page, 1, "The Geeants' attack die")
+    die(page, 6, "Ada's defence die")
+    expect(page.locator("#hr-step")).to_have_text("The heroes attack: Ada", timeout=WAIT_MS)
+    post(base, session, {"type": "end_fight", "reason": "t"},
+         {"type": "fight", "players": ["Ben"], "enemy": "skeleton"},
+         {"type": "initiative", "hero_die": 1, "enemy_die": 6})
+    expect(page.locator("#hr-step")).to_have_text("The Skeleton attacks", timeout=WAIT_MS)

@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway
 from tests.browser import post_events as post
 from tests.browser import session_view as state
+from tests.test_draci_hrad_browser import die
 
 GAME = "draci-hrad"
 
@@ -164,13 +165,13 @@ def test_each_hero_of_a_group_picks_their_own_weapon(open_page: Callable[..., An
     assert [(m["player"], m["weapon"]) for m in fight["members"]] == [("Ada", "sword"), ("Ben", "hammer")]
     # both attack: each die is asked for by name, the sum adds both heroes (ruling H16)
     page.click("#hr-dice")
-    keypad(page, 5, "the heroes' die")
-    keypad(page, 1, "the Black Knight's die")
+    die(page, 5, "the heroes' die")
+    die(page, 1, "the Black Knight's die")
     expect(page.locator("#hr-step")).not_to_contain_text("Initiative")  # this page has the initiative now
     page.click("#hr-dice")
-    keypad(page, 3, "Ada's attack die")
-    keypad(page, 2, "Ben's attack die")
-    keypad(page, 4, "The Black Knight's defence die")
+    die(page, 3, "Ada's attack die")
+    die(page, 2, "Ben's attack die")
+    die(page, 4, "The Black Knight's defence die")
     last = other.locator("#hr-last")  # 21 damage: the Knight falls, the group shares his 30
     expect(last).to_contain_text("12 + 5 + 3 + 11 + 4 + 2 = 37 vs 12 + 4 = 16: 21 damage", timeout=WAIT_MS)
     expect(last).to_contain_text("Ada +15 treasure, Ben +15 treasure")
@@ -218,14 +219,14 @@ def test_the_table_says_whom_the_enemy_attacks(open_page: Callable[..., Any], ba
     other = open_game(open_page, base, session, 800, 480)
     expect(page.locator(".hr-target")).to_have_count(0)  # initiative first: nobody is attacked yet
     page.click("#hr-dice")
-    keypad(page, 2, "the heroes' die")
-    keypad(page, 5, "the Black Knight's die")
+    die(page, 2, "the heroes' die")
+    die(page, 5, "the Black Knight's die")
     expect(page.locator("[data-target='Ada']")).to_have_attribute("aria-pressed", "true")  # by default, the first
     page.click("[data-target='Ben']")
     expect(page.locator("[data-target='Ben']")).to_have_attribute("aria-pressed", "true")
     page.click("#hr-dice")
-    keypad(page, 6, "The Black Knight's attack die at Ben")
-    keypad(page, 1, "Ben's defence die")  # 15 + 6 = 21 against Arcana's 11 + 0 + 0 + 1 = 12
+    die(page, 6, "The Black Knight's attack die at Ben")
+    die(page, 1, "Ben's defence die")  # 15 + 6 = 21 against Arcana's 11 + 0 + 0 + 1 = 12
     latest = other.locator("#hr-exchanges li").first
     expect(latest).to_contain_text("Black Knight → Ben", timeout=WAIT_MS)
     expect(latest.locator(".sum")).to_have_text("15 + 6 = 21 vs 11 + 0 + 0 + 1 = 12: 9 damage")

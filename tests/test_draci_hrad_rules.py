@@ -650,7 +650,7 @@ def test_h13_a_remainder_whose_keeper_fell_is_assigned_at_the_table_again() -> N
     assert shown["expects"] == ["remainder", "use", "exchange", "override", "stock"]
     assert shown["turn"] == "B"  # the fight ended A's move; B's waits for the keeper
     error = refused(state, buy("B", "sword")[0], IllegalEventError, "H13")
-    assert "1 left over" in str(error) and "A no longer shares it" in str(error)
+    assert "1 left over of the Harpies' treasure" in str(error) and "A no longer shares it" in str(error)
     refused(state, end("B"), IllegalEventError, "H13")
     refused(state, {"type": "remainder", "player": "D"}, IllegalEventError, "H13")  # D was not in the fight
     refused(state, {"type": "remainder", "player": "A"}, IllegalEventError, "H13")  # A shared nothing

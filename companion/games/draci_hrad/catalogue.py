@@ -122,14 +122,20 @@ class Enemy:
     first: bool = False  # always attacks first (ruling H7)
     skunk: bool = True   # a skunk works against it (ruling H11)
     rust: bool = False   # ruins an iron item with a damaging hit (ruling H8)
+    plural: bool = False  # the name is a plural ("the Harpies attack")
+
+    @property
+    def possessive(self) -> str:
+        """The name with its possessive ending: "the Skeleton's", "the Harpies'"."""
+        return f"{self.name}'" if self.plural else f"{self.name}'s"
 
 
 ENEMIES: tuple[Enemy, ...] = (
-    Enemy("geeants", "Geeants", (14,), 10, 12, 20),
+    Enemy("geeants", "Geeants", (14,), 10, 12, 20, plural=True),
     Enemy("skeleton", "Skeleton", (15,), 9, 12, 10),
     Enemy("spider", "Spider", (13,), 9, 25, 0, first=True),
     Enemy("black_knight", "Black Knight", (15,), 12, 20, 30),
-    Enemy("harpies", "Harpies", (15, 15), 9, 12, 25),
+    Enemy("harpies", "Harpies", (15, 15), 9, 12, 25, plural=True),
     Enemy("rust_worm", "Rust Worm", (15,), 0, 28, 0, rust=True),
     Enemy("dragon", "Dragon", (16, 16, 18), 14, 30, 250, first=True, skunk=False),
 )

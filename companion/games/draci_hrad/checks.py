@@ -5,6 +5,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from ..base import IllegalEventError, MalformedEventError
+from .catalogue import ENEMY
 from .state import HradState
 
 #: How many moves a hero may be told to miss by hand (ruling H1); bounds the turn loop.
@@ -50,7 +51,7 @@ def keeper_wanted(state: HradState) -> None:
     if done is not None and done.left_over:
         names = ", ".join(name for name, _ in done.shares)
         raise IllegalEventError("H13", f"first name who keeps the {done.left_over} left over of the "
-                                f"{done.enemy.replace('_', ' ')}'s treasure ({names}): "
+                                f"{ENEMY[done.enemy].possessive} treasure ({names}): "
                                 f"{state.heroes[done.keeper].player} no longer shares it")
 
 

@@ -18,6 +18,7 @@ from .catalogue import (
     CARD,
     CARD_IDS,
     CHIP,
+    ENEMY,
     HEROES,
     ITEMS,
     MAX_COPIES,
@@ -153,7 +154,7 @@ def _remainder(state: HradState, event: Mapping[str, Any]) -> HradState:
     hero = state.heroes[seat]
     shares = dict(done.shares)
     if hero.player not in shares:
-        raise IllegalEventError("H13", f"{hero.player} did not share the {done.enemy.replace('_', ' ')}'s "
+        raise IllegalEventError("H13", f"{hero.player} did not share the {ENEMY[done.enemy].possessive} "
                                 f"treasure; it goes to one of {', '.join(shares)}")
     shares[hero.player] += done.left_over
     state = state.with_hero(seat, replace(hero, treasure=hero.treasure + done.left_over))

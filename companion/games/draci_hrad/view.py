@@ -58,7 +58,7 @@ def view(state: HradState) -> dict[str, Any]:
         "treasures": list(TREASURES),
         "enemies": [{"id": e.id, "name": e.name, "attacks": list(e.attacks), "defence": e.defence,
                      "lives": e.lives, "treasure": e.treasure, "first": e.first, "skunk": e.skunk,
-                     "rust": e.rust} for e in ENEMIES],
+                     "rust": e.rust, "plural": e.plural} for e in ENEMIES],
         "dart": {"attack": DART_ATTACK},
         "fight": _fight(state, state.fight) if state.fight else None,
         "last_fight": _fight(state, state.last_fight) if state.last_fight else None,
@@ -150,7 +150,8 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
             and hero.can_attack and not fight.skunk_pending,
         })
     return {
-        "enemy": enemy.id, "name": enemy.name, "enemy_lives": fight.enemy_lives, "enemy_max_lives": enemy.lives,
+        "enemy": enemy.id, "name": enemy.name, "plural": enemy.plural,
+        "enemy_lives": fight.enemy_lives, "enemy_max_lives": enemy.lives,
         "enemy_attacks": list(enemy.attacks), "enemy_defence": enemy.defence, "treasure": enemy.treasure,
         "members": members, "next": fight.next,
         "strikes_next": None if over or fight.next == "initiative" else who_strikes(state, fight),

@@ -35,6 +35,9 @@ let game = null;
 
 const send = (event) => game.send(event);
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** An enemy's name as a sentence needs it, a plural name too: "the Harpies' die", "the Geeants attack". */
+const possessive = (enemy) => (enemy.plural ? `${enemy.name}'` : `${enemy.name}'s`);
+const verb = (enemy, one, many) => (enemy.plural ? many : one);
 const heroOf = (s, player) => s.heroes.find((x) => x.player === player);
 const mover = (s) => s.heroes.find((x) => x.turn) || null;
 const itemName = (s, id) => s.shop.flatMap((q) => q.items).find((i) => i.item === id)?.name || SHORT[id] || id;
@@ -68,7 +71,7 @@ function whyNot(s, hero) {
   if (s.finished) return ["The game is over.", "H17"];
   if (s.fight) return [`A fight against the ${s.fight.name} is running: finish it first.`, "H5"];
   const spare = leftOver(s);
-  if (spare) return [`First: who keeps the ${spare.left_over} left over of the ${spare.name}'s treasure?`, "H13"];
+  if (spare) return [`First: who keeps the ${spare.left_over} left over of the ${possessive(spare)} treasure?`, "H13"];
   if (!hero) return ["Nobody is on the move.", "turn-order"];
   if (hero.out) return [`${hero.player}'s hero is out of the game.`, "H10"];
   if (s.antidote_choice) return [`The poisoned dart ended ${hero.player}'s move: use the antidote or tap Next.`, "H9"];
@@ -488,7 +491,7 @@ function renderFightSetup(view, s) {
 
 const STEP = {
   heroes: (f) => ["The heroes attack: ", whoList(game.view, f.members.filter((m) => m.can_attack).map((m) => m.player))],
-  enemy: (f) => [`The ${f.name} attacks`],
+  enemy: (f) => [`The ${f.name} ${verb(f, "attacks", "attack")}`],
   simultaneous: (f) => [`Both strike at once: the heroes and the ${f.name}`],
 };
 
@@ -518,7 +521,8 @@ function targetButtons(view, f, player) {
     const on = targets[i ?? 0] === player;
     return ruled(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
       cls: "hr-target", dataset: { target: player, attack: i ?? "all" }, "aria-pressed": String(on),
-      "aria-label": `The ${f.name}${i == null ? "" : `'s ${attackLabel(f, i)}`} attacks ${player}`,
+      "aria-label": i == null ? `The ${f.name} ${verb(f, "attacks", "attack")} ${player}`
+        : `The ${possessive(f)} ${attackLabel(f, i)} attacks ${player}`,
       style: { "--c": colourOf(view, player) },
       onTap: () => {
         local.targets = i == null ? targets.map(() => player) : targets.map((t, k) => (k === i ? player : t));
@@ -527,8 +531,15 @@ function targetButtons(view, f, player) {
   });
 }
 
-/** One six-sided die entered by the table; null when cancelled. */
-const askDie = (label) => keypad(label, { min: 1, max: 6 });
+/** One six-sided die entered by the table: a tap on its face, 1 to 6 and nothing else; null when cancelled. */
+function askDie(label) {
+  return dialog((close) => [
+    h("p", { class: "label" }, label),
+    h("div", { class: "keypad", id: "die-keys" }, ...[1, 2, 3, 4, 5, 6].map((n) =>
+      button(String(n), { cls: "key", dataset: { die: n }, "aria-label": `${n} on the die`, onTap: () => close(n) }))),
+    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+  ], { cls: "keypad-panel die-panel" });
+}
 
 /** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
 async function enterDice(s) {
@@ -539,7 +550,7 @@ async function enterDice(s) {
   if (f.next === "initiative") {
     const hero = await ask("Initiative: the heroes' die");
     if (hero == null) return null;
-    const enemy = await ask(`Initiative: the ${f.name}'s die`);
+    const enemy = await ask(`Initiative: the ${possessive(f)} die`);
     if (enemy == null) return null;
     return { ...event, hero_die: hero, enemy_die: enemy };
   }
@@ -551,7 +562,7 @@ async function enterDice(s) {
       if (d == null) return null;
       event.hero_dice.push(d);
     }
-    const d = await ask(`The ${f.name}'s defence die`);
+    const d = await ask(`The ${possessive(f)} defence die`);
     if (d == null) return null;
     event.enemy_defence_die = d;
   }
@@ -562,7 +573,7 @@ async function enterDice(s) {
     for (let i = 0; i < need.enemy_dice; i++) {
       const what = oneDie ? "one die for the charge" : attackLabel(f, i);
       const n = what ? ` (${what})` : "";
-      const a = await ask(`The ${f.name}'s attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
+      const a = await ask(`The ${possessive(f)} attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
       if (a == null) return null;
       const guard = oneDie ? [...new Set(targets)].join(" and ") : targets[i];
       const d = await ask(`${guard}'s defence die${n}`);
@@ -602,7 +613,7 @@ function renderFightRunning(view, s) {
   const f = s.fight;
   const step = f.next === "initiative"
     ? ["Initiative: one die for the heroes, one for the ", f.name]
-    : f.skunk_pending ? [`The skunk: the ${f.name} strikes once, then the heroes leave`] : STEP[f.strikes_next](f);
+    : f.skunk_pending ? [`The skunk: the ${f.name} ${verb(f, "strikes", "strike")} once, then the heroes leave`] : STEP[f.strikes_next](f);
   const extras = [];
   for (const m of f.members) {
     if (m.may_skunk) {
@@ -713,7 +724,7 @@ async function setNumber(player = null) {
   }
   let field; let label; let value; let min; let max;
   if (target === "@enemy") {
-    [field, label, value, min, max] = ["enemy_lives", `The ${s.fight.name}'s lives`, s.fight.enemy_lives, 1, 99];
+    [field, label, value, min, max] = ["enemy_lives", `The ${possessive(s.fight)} lives`, s.fight.enemy_lives, 1, 99];
   } else {
     const hero = heroOf(s, target);
     const fields = fieldsOf(s, hero);
@@ -734,6 +745,12 @@ async function setNumber(player = null) {
 
 // ---- the page -----------------------------------------------------------------------------------------------------
 
+/** The kit's final table heads its first column "Round"; here its rows are treasure, gold and the sceptre. */
+function pointsHeading() {
+  const corner = document.querySelector("#breakdown thead th");
+  if (corner) corner.textContent = "Points";
+}
+
 function noWinner(view) {
   if (!view.finished || !view.state?.no_winner) return;
   $("winners").replaceChildren(h("span", { class: "label" }, "No winner"),
@@ -747,7 +764,7 @@ function render(view, g) {
   document.body.dataset.phase = s.phase;
   document.body.dataset.game = view.game;
   renderHeroes(view, s);
-  if (s.finished) { queueMicrotask(() => noWinner(view)); return; } // the kit's final screen
+  if (s.finished) { queueMicrotask(() => { noWinner(view); pointsHeading(); }); return; } // the kit's final screen
   renderTabs(view, s);
   renderLast(view, s);
   if (local.pane === "city") renderCity(view, s);
