@@ -7,7 +7,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from companion.games.draci_hrad.catalogue import HEROES
+from companion.games.draci_hrad.catalogue import FROM_RULEBOOK, HEROES, RESTRICTED
 from tests.browser import WAIT_MS, fits, keypad, tap_anyway
 from tests.servers import call
 
@@ -31,7 +31,7 @@ def test_edit_a_card_then_start_a_game_from_home_with_heroes_by_seat(open_page: 
         assert call(f"{base}/api/players", {"name": name})[0] == 201
     page = open_heroes(open_page, base)
     arcana = card(page, "arcana")
-    expect(arcana.locator("[data-field='lives'] b")).to_have_text("10")  # the rulebook's placeholder
+    expect(arcana.locator("[data-field='lives'] b")).to_have_text("10")  # a placeholder
     arcana.locator("[data-field='lives']").click()
     keypad(page, 14, "Arcana: Lives")
     expect(page.locator("#toast")).to_contain_text("Arcana's card saved: lives 14", timeout=WAIT_MS)
@@ -92,13 +92,13 @@ def test_the_home_page_links_to_the_hero_cards(open_page: Callable[..., Any], ba
     page.wait_for_url("**/heroes")
 
 
-def test_magic_and_the_rulebook_values_by_tap(open_page: Callable[..., Any], base: str) -> None:
+def test_magic_and_the_starting_values_by_tap(open_page: Callable[..., Any], base: str) -> None:
     page = open_heroes(open_page, base)
     parbat = card(page, "parbat")
     expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "false")  # ruling H2
     reset = parbat.locator("[data-reset]")
     tap_anyway(reset)  # nothing to reset yet: it says why
-    expect(page.locator("#toast")).to_contain_text("already has the rulebook's values")
+    expect(page.locator("#toast")).to_contain_text("already has the starting values")
     parbat.locator("[data-magic]").click()
     expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
     assert call(f"{base}/api/hero-cards")[1]["cards"]["parbat"]["magic"] is True
@@ -106,6 +106,32 @@ def test_magic_and_the_rulebook_values_by_tap(open_page: Callable[..., Any], bas
     expect(parbat.locator("[data-magic]")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
     _, stored = call(f"{base}/api/hero-cards")
     assert stored["cards"]["parbat"] == stored["defaults"]["parbat"]
+
+
+def test_the_cards_say_which_values_come_from_the_rulebook(open_page: Callable[..., Any], base: str) -> None:
+    # ruling H2: only a few numbers are the rulebook's; the rest are placeholders a family copies from its cards
+    page = open_heroes(open_page, base, 1024, 600)
+    expect(page.locator(".heroes-intro")).to_contain_text("marked ★ come from the rulebook")
+    for hero in HEROES:
+        here = card(page, hero)
+        expect(here.locator("header small")).to_have_text("starting values: copy your card")
+        expect(here.locator("[data-reset]")).to_have_text("Starting values")
+        marked = here.locator("[data-rulebook='true']").evaluate_all(
+            "els => els.map(e => e.dataset.field || e.dataset.weapon || (e.dataset.magic !== undefined && 'magic'))")
+        assert sorted(marked) == sorted(FROM_RULEBOOK.get(hero, ())), hero  # the catalogue's list, no more
+        for field in marked:
+            where = f"[data-field='{field}'] small" if field in ("attack", "defence") else \
+                f"[data-weapon='{field}']" if field in RESTRICTED else "[data-magic]"
+            expect(here.locator(where)).to_contain_text("★")
+        expect(here.locator("[data-rulebook='false']").filter(has_text="★")).to_have_count(0)
+    arcana = card(page, "arcana")
+    expect(arcana.locator("[data-field='attack']")).to_have_attribute(
+        "aria-label", "Arcana Attack: 11 (from the rulebook); tap to change")
+    arcana.locator("[data-field='attack']").click()
+    keypad(page, 12, "Arcana: Attack")  # this family's card says 12: no longer the rulebook's value
+    expect(arcana.locator("[data-field='attack']")).to_have_attribute("data-rulebook", "false", timeout=WAIT_MS)
+    expect(arcana.locator("[data-field='attack'] small")).to_have_text("Attack")
+    expect(arcana.locator("header small")).to_have_text("saved")
 
 
 def test_a_refusal_from_the_companion_is_explained(open_page: Callable[..., Any], base: str) -> None:

@@ -7,6 +7,27 @@ const NUMBERS = [["attack", "Attack"], ["defence", "Defence"], ["lives", "Lives"
 const WEAPON_NAMES = { two_hand_sword: "Two-hand sword", axe: "Axe", bow: "Bow" };
 const short = (hero) => doc.names[hero].split(" ")[0];
 
+/** The starting values the rulebook gives (a number, or a weapon the hero may use; the catalogue's FROM_RULEBOOK):
+ *  marked ★ while the card keeps them. Every other starting value is a placeholder to copy from the hero card. */
+const FROM_RULEBOOK = { arcana: ["attack", "defence", "bow"], fist: ["defence"], parbat: ["magic"], neira: ["bow"],
+                        arspel: ["bow"] };
+const STAR = "★";
+
+/** Whether `field` of `hero`'s card shows the rulebook's value: named by the rulebook and not changed since. */
+function fromRulebook(hero, field) {
+  if (!(FROM_RULEBOOK[hero] || []).includes(field)) return false;
+  const card = doc.cards[hero];
+  const start = doc.defaults[hero];
+  if (field in WEAPON_NAMES) return card.weapons.includes(field) === start.weapons.includes(field);
+  return card[field] === start[field];
+}
+
+/** A control's label with the rulebook's mark, and the words a screen reader says for it. */
+function sourced(hero, field, label) {
+  const known = fromRulebook(hero, field);
+  return { text: known ? `${label} ${STAR}` : label, said: known ? " (from the rulebook)" : "" };
+}
+
 /** The bounds a number may take on this card: the red threshold stays below the lives (ruling H2). */
 function bounds(card, key) {
   const { minimum, maximum } = doc.limits[key];
@@ -50,30 +71,39 @@ function toggleWeapon(hero, weapon) {
 function heroCard(hero) {
   const card = doc.cards[hero];
   const edited = doc.edited.includes(hero);
-  const rulebook = doc.defaults[hero];
-  const same = JSON.stringify(card) === JSON.stringify(rulebook);
+  const start = doc.defaults[hero];
+  const same = JSON.stringify(card) === JSON.stringify(start);
+  const magic = sourced(hero, "magic", "Magic");
   return h("article", { class: "panel hero-card", dataset: { hero } },
     h("header", {}, h("strong", {}, doc.names[hero]),
-      h("small", { class: "muted", dataset: { edited: String(edited) } }, edited ? " saved" : " rulebook values")),
-    h("div", { class: "hero-numbers" }, ...NUMBERS.map(([key, label]) =>
-      button([h("small", {}, label), h("b", {}, String(card[key]))], {
-        cls: `hero-number${key === "red" ? " red" : ""}`, dataset: { field: key },
-        "aria-label": `${short(hero)} ${label}: ${card[key]}; tap to change`,
+      h("small", { class: "muted", dataset: { edited: String(edited) } },
+        edited ? " saved" : " starting values: copy your card")),
+    h("div", { class: "hero-numbers" }, ...NUMBERS.map(([key, label]) => {
+      const { text, said } = sourced(hero, key, label);
+      return button([h("small", {}, text), h("b", {}, String(card[key]))], {
+        cls: `hero-number${key === "red" ? " red" : ""}`, dataset: { field: key, rulebook: String(Boolean(said)) },
+        "aria-label": `${short(hero)} ${label}: ${card[key]}${said}; tap to change`,
         onTap: () => editNumber(hero, key, label),
-      }))),
+      });
+    })),
     h("div", { class: "hero-toggles" },
-      ...doc.weapons.map((w) => button(WEAPON_NAMES[w], {
-        cls: "hero-toggle", dataset: { weapon: w }, "aria-pressed": String(card.weapons.includes(w)),
-        onTap: () => toggleWeapon(hero, w),
-      })),
-      button("Magic", {
-        cls: "hero-toggle", dataset: { magic: "" }, "aria-pressed": String(card.magic),
+      ...doc.weapons.map((w) => {
+        const { text, said } = sourced(hero, w, WEAPON_NAMES[w]);
+        return button(text, {
+          cls: "hero-toggle", dataset: { weapon: w, rulebook: String(Boolean(said)) },
+          "aria-pressed": String(card.weapons.includes(w)), "aria-label": `${WEAPON_NAMES[w]}${said}`,
+          onTap: () => toggleWeapon(hero, w),
+        });
+      }),
+      button(magic.text, {
+        cls: "hero-toggle", dataset: { magic: "", rulebook: String(Boolean(magic.said)) },
+        "aria-pressed": String(card.magic), "aria-label": `Magic objects${magic.said}`,
         onTap: () => save(hero, { magic: !card.magic }, card.magic ? "no magic objects" : "magic objects allowed"),
       })),
-    button("Rulebook values", {
+    button("Starting values", {
       cls: "ghost hero-reset", dataset: { reset: hero },
-      reason: same ? "This card already has the rulebook's values." : null,
-      onTap: () => save(hero, rulebook, "the rulebook's values"),
+      reason: same ? "This card already has the starting values." : null,
+      onTap: () => save(hero, start, "the starting values"),
     }));
 }
 

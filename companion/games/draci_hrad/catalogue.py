@@ -44,6 +44,12 @@ DEFAULT_CARDS: dict[str, HeroCard] = {
     "neira": HeroCard(11, 12, 10, 3, ("bow",)),
     "arspel": HeroCard(11, 11, 10, 3, ("bow",)),
 }
+#: Which of the defaults above the rulebook gives (a field, or a weapon the hero may use); the hero cards page
+#: marks these (web/static/heroes.js keeps the same list) and calls the rest placeholders to copy from the cards.
+FROM_RULEBOOK: dict[str, tuple[str, ...]] = {
+    "arcana": ("attack", "defence", "bow"), "fist": ("defence",), "parbat": ("magic",), "neira": ("bow",),
+    "arspel": ("bow",),
+}
 CARD_LIMITS = {"attack": (0, 30), "defence": (0, 30), "lives": (1, 40), "red": (0, 39)}
 
 
