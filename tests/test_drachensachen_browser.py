@@ -274,6 +274,72 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
     expect(page.locator("#ds-skips [data-defender]")).to_have_count(2)
 
 
+TRICK_ORDER = ("carousel", "fast_dragon", "surprise", "small_but_bold", "revealing_secrets",
+               "goblins_against_dragons", "golden_feathers")
+
+
+def played_rounds(base: str, rounds: int, hindrances: bool = False) -> dict[str, Any]:
+    """A four-player game with tricks (and hindrances) whose first `rounds` - 1 rounds are played, each with its
+    trick (and Ben's hindrance, drawn as the finisher): round `rounds` waits for its setup."""
+    session = new_game(base, ["Ada", "Ben", "Cleo", "Dan"], tricks=True, hindrances=hindrances)
+    post(base, session, {"type": "trick", "trick": TRICK_ORDER[0]}, {"type": "starter", "player": "Ada"})
+    for number in range(2, rounds + 1):
+        post(base, session, {"type": "went_out", "player": "Ben"},
+             *({"type": "coins", "player": p, "coins": 1} for p in ("Ada", "Cleo", "Dan")))
+        if number < rounds:
+            post(base, session, {"type": "trick", "trick": TRICK_ORDER[number - 1]},
+                 *([{"type": "hindrance", "kind": "invasion", "player": "Ben", "hand": 9}] if hindrances else []))
+    return session
+
+
+def test_the_trackers_stay_on_the_small_screen_however_many_tricks(open_page: Callable[..., Any], base: str) -> None:
+    session = played_rounds(base, 7)
+    post(base, session, {"type": "trick", "trick": TRICK_ORDER[6]})  # one a round: all seven in play
+    view = state(base, session)
+    assert len(view["state"]["tricks"]) == 7 and view["state"]["phase"] == "setup"
+    post(base, session, {"type": "next_turn"})
+    page = open_game(open_page, base, session, 800, 480)
+    expect(page.locator("#ds-trick-list .ds-trick")).to_have_count(7)
+    for selector in TURN_CONTROLS:
+        in_view(page, selector)
+    page.click("#ds-tricks-open")  # the short tags open the full reminders
+    expect(page.locator(".ds-trick-reminders dt")).to_have_count(7)
+    expect(page.locator(".ds-trick-reminders")).to_contain_text("Played a 7? You may reverse the direction")
+    page.click("#ds-tricks-close")
+    expect(page.locator(".ds-trick-reminders")).to_have_count(0)
+
+
+def test_a_later_rounds_setup_leaves_next_turn_and_the_trackers_on_the_small_screen(
+        open_page: Callable[..., Any], base: str) -> None:
+    session = played_rounds(base, 5, hindrances=True)
+    page = open_game(open_page, base, session, 800, 480)
+    # round 5 owes its trick and the hindrance: both steps and Next turn (saying what is owed) are on the screen
+    for selector in ("#ds-trick [data-trick='golden_feathers']", "#ds-setup [data-kind='chaos']", "#ds-next"):
+        in_view(page, selector)
+    expect(page.locator("#ds-pile")).to_be_hidden()  # nothing to track until the round is set up
+    page.click("#ds-trick [data-trick='revealing_secrets']")
+    page.click("#ds-setup [data-kind='invasion']")
+    keypad(page, 9)
+    expect(page.locator("#ds-setup-hint")).to_contain_text("The round is set up")
+    for selector in TURN_CONTROLS:
+        in_view(page, selector)
+    page.click("#ds-draw")  # the first tracker tap starts play
+    expect(pile(page)).to_have_text("17")
+
+
+def test_a_chaos_setup_once_drawn_leaves_the_trackers_on_the_small_screen(
+        open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo", "Dan"], hindrances=True)
+    post(base, session, {"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Ben"},
+         *({"type": "coins", "player": p, "coins": 2} for p in ("Ada", "Cleo", "Dan")),
+         {"type": "hindrance", "kind": "chaos", "player": "Ben"},
+         *({"type": "hindrance", "kind": "invasion", "player": p, "hand": 8} for p in ("Ada", "Ben", "Cleo", "Dan")))
+    page = open_game(open_page, base, session, 800, 480)
+    expect(page.locator("#ds-chaos [data-player='Dan']")).to_contain_text("8 cards in hand")
+    for selector in TURN_CONTROLS[:-1]:  # no tricks in this game
+        in_view(page, selector)
+
+
 def test_a_refused_tap_shows_the_rule_as_a_tag(open_page: Callable[..., Any], base: str) -> None:
     session = new_game(base, ["Ada", "Ben", "Cleo"])
     post(base, session, {"type": "starter", "player": "Ada"}, {"type": "four"}, {"type": "next_turn"})

@@ -2,22 +2,23 @@
 // head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
 // of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
-import { button, colourOf, h, keypad, sentence, startGame, toast, who, whoList } from "../kit.js";
+import { button, colourOf, dialog, h, keypad, sentence, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const MAX_EIGHTS = 8; // 72 goblin cards of values 1-9: eight 8s in the deck
 
-/** The tricks as short reminders for the side panel (the view's full reminder is the item's title). */
-const SHORT = {
-  fast_dragon: "Zero: play once more",
-  goblins_against_dragons: "Dragon played: draw 1",
-  small_but_bold: "1 may go on a 9",
-  surprise: "2: someone takes a card",
-  carousel: "7: may reverse",
-  golden_feathers: "8s held: 1 coin back each",
-  revealing_secrets: "9: take a reserve card",
+/** The tricks as short tags for the side panel; a tap on them shows each trick's name and full reminder. */
+const SHORT = { // in the order of the cards' values, the dragon last
+  fast_dragon: "0: again",
+  small_but_bold: "1 on a 9",
+  surprise: "2: card taken",
+  carousel: "7: reverse",
+  golden_feathers: "8s: coin back",
+  revealing_secrets: "9: reserve",
+  goblins_against_dragons: "Dragon: draw 1",
 };
+const TRICK_ORDER = Object.keys(SHORT);
 /** The hindrance kinds as the cards are best told apart: the two with numbers first. */
 const KIND_ORDER = ["invasion", "unknown", "chaos"];
 const KIND_BUTTON = { invasion: "Invasion…", unknown: "Unknown…", chaos: "Chaos" };
@@ -59,7 +60,7 @@ function starterPart(view, s) {
 
 function trickPart(view, s) {
   const revealed = s.current.trick && s.tricks.find((t) => t.id === s.current.trick);
-  if (revealed) return h("p", { class: "ds-fact" }, "Trick revealed: ", h("strong", {}, revealed.name));
+  if (revealed) return h("span", { class: "ds-fact" }, "Trick revealed: ", h("strong", {}, revealed.name), ". ");
   if (!expects(s, "trick")) return null;
   return h("div", { class: "ds-step", id: "ds-trick" },
     h("h3", {}, "Which trick is revealed? ", h("small", {}, "it stays for the game")),
@@ -72,6 +73,13 @@ function cardText(card) {
   if (card.kind === "invasion") return `${card.name}: ${plural(card.hand, "card")} in hand`;
   if (card.kind === "unknown") return `${card.name}: reserve ${card.face_up} face up, ${card.face_down} face down`;
   return `${card.name}: every player draws a hindrance`;
+}
+
+/** A drawn card in a few words, for the list of every player's card under Chaos. */
+function shortCard(card) {
+  if (card.kind === "invasion") return `${plural(card.hand, "card")} in hand`;
+  if (card.kind === "unknown") return `reserve ${card.face_up} up, ${card.face_down} down`;
+  return card.name;
 }
 
 async function drawHindrance(view, kind, player) {
@@ -101,38 +109,51 @@ function kindButtons(view, player) {
 }
 
 function hindrancePart(view, s) {
-  if (!s.hindrance_holder) return null;
+  if (!s.hindrance_holder) return [];
+  const chaos = s.hindrance?.kind === "chaos";
+  const drawn = Object.fromEntries((s.chaos_draws || []).map((c) => [c.player, c]));
+  const open = expects(s, "hindrance") && !view.players.every((p) => drawn[p]);
+  if (chaos && !open) { // every card drawn: a few words each, in the setup's paragraph
+    return [h("span", { class: "ds-fact", id: "ds-hindrance" }, who(view, s.hindrance.player), " drew ",
+      h("strong", {}, s.hindrance.name), ": ", h("span", { id: "ds-chaos" }, ...view.players.map((p, i) =>
+        h("span", { dataset: { player: p } }, i ? " · " : "", who(view, p), " ",
+          drawn[p] ? shortCard(drawn[p]) : "no card left"))), ". ")];
+  }
   const parts = [];
   if (s.hindrance) {
-    parts.push(h("p", { class: "ds-fact", id: "ds-hindrance" }, who(view, s.hindrance.player), " drew ",
-      h("strong", {}, cardText(s.hindrance))));
+    parts.push(h("span", { class: "ds-fact", id: "ds-hindrance" }, who(view, s.hindrance.player), " drew ",
+      h("strong", {}, cardText(s.hindrance)), ". "));
   } else {
-    parts.push(h("h3", {}, who(view, s.hindrance_holder), " went out last round: which hindrance did they draw?"),
-      kindButtons(view, s.hindrance_holder));
+    parts.push(h("div", { class: "ds-step" },
+      h("h3", {}, who(view, s.hindrance_holder), " went out last round: which hindrance did they draw?"),
+      kindButtons(view, s.hindrance_holder)));
   }
-  if (s.hindrance?.kind === "chaos") {
-    const drawn = Object.fromEntries(s.chaos_draws.map((c) => [c.player, c]));
-    const open = expects(s, "hindrance");
-    const drawnBy = (p) => {
-      if (drawn[p]) return h("span", { class: "ds-drawn" }, cardText(drawn[p]));
-      return open ? kindButtons(view, p) : h("span", { class: "muted" }, "no card left");
-    };
-    parts.push(h("div", { class: "ds-chaos", id: "ds-chaos" }, ...view.players.map((p) =>
-      h("div", { class: "ds-chaos-row", dataset: { player: p } }, who(view, p, "who name"), drawnBy(p)))),
-    h("p", { class: "muted" }, `Trouble pile under Chaos: ${s.trouble_pile.start} cards (every card not dealt).`));
+  if (chaos) {
+    const drawnBy = (p) => (drawn[p] ? h("span", { class: "ds-drawn" }, cardText(drawn[p])) : kindButtons(view, p));
+    parts.push(h("div", { class: "ds-step ds-chaos", id: "ds-chaos" }, ...view.players.map((p) =>
+      h("div", { class: "ds-chaos-row", dataset: { player: p } }, who(view, p, "who name"), drawnBy(p))),
+    h("p", { class: "muted" }, `Trouble pile under Chaos: ${s.trouble_pile.start} cards (every card not dealt).`)));
   }
-  return h("div", { class: "ds-step" }, ...parts);
+  return parts;
 }
 
+/** The round's setup: what is still to enter as steps; what is entered, and what comes next, in one short
+ *  paragraph, so that the trackers below stay on a small screen. The tiles wait until the setup is done. */
 function renderSetup(view, s) {
   const box = $("ds-setup");
   box.hidden = s.phase !== "setup";
+  $("ds-trackers").classList.toggle("owed", !box.hidden && Boolean(s.setup_owed));
   if (box.hidden) return;
-  box.replaceChildren(...[starterPart(view, s), trickPart(view, s), hindrancePart(view, s),
-    s.turn ? h("p", { class: "muted ds-hint", id: "ds-setup-hint" }, s.setup_owed
-      ? sentence(`${s.setup_owed.message} (${s.setup_owed.rule}); then play can start.`)
-      : "The round is set up: the first tracker tap starts play, and the setup can no longer change.")
-      : null].filter(Boolean));
+  const parts = [starterPart(view, s), trickPart(view, s), ...hindrancePart(view, s)].filter(Boolean);
+  const facts = parts.filter((el) => el.classList.contains("ds-fact"));
+  const steps = parts.filter((el) => !el.classList.contains("ds-fact"));
+  if (s.turn && !s.setup_owed) {
+    facts.push(h("span", { class: "muted", id: "ds-setup-hint" },
+      "The round is set up: a tracker tap starts play."));
+  }
+  box.replaceChildren(...[facts.length ? h("p", { class: "ds-facts" }, ...facts) : null, ...steps,
+    s.turn && s.setup_owed ? h("p", { class: "muted ds-hint", id: "ds-setup-hint" },
+      sentence(`${s.setup_owed.message} (${s.setup_owed.rule}); then play can start.`)) : null].filter(Boolean));
 }
 
 // ---- the trackers -------------------------------------------------------------------------------------------------
@@ -286,14 +307,28 @@ function renderCards(view, s) {
   }
 }
 
+function showTricks(s) {
+  return dialog((close) => [
+    h("p", { class: "big" }, `Tricks in play: ${s.tricks.length} of 7`),
+    h("dl", { class: "ds-trick-reminders" }, ...s.tricks.flatMap((t) => [h("dt", {}, t.name), h("dd", {}, t.reminder)])),
+    h("div", { class: "row" }, button("Close", { cls: "primary", id: "ds-tricks-close", onTap: () => close() })),
+  ]);
+}
+
 function renderTricks(view, s) {
   const box = $("ds-tricks");
   box.hidden = !s.options.tricks;
   if (box.hidden) return;
-  box.replaceChildren(h("h3", {}, "Tricks ", h("small", {}, `${s.tricks.length} of 7`)),
-    s.tricks.length ? h("ul", { class: "ds-trick-list", id: "ds-trick-list" }, ...s.tricks.map((t) =>
-      h("li", { dataset: { trick: t.id }, title: t.reminder }, SHORT[t.id] || t.name)))
-      : h("p", { class: "muted" }, "none revealed yet"));
+  // One button of short tags, a few lines however many tricks are revealed: the trackers below stay on screen.
+  box.replaceChildren(button([
+    h("span", { class: "ds-tricks-head" }, "Tricks ", h("small", {}, `${s.tricks.length} of 7`)),
+    s.tricks.length ? h("span", { class: "ds-trick-list", id: "ds-trick-list" }, ...[...s.tricks]
+      .sort((a, b) => TRICK_ORDER.indexOf(a.id) - TRICK_ORDER.indexOf(b.id)).map((t) =>
+      h("span", { class: "ds-trick", dataset: { trick: t.id }, title: t.reminder }, SHORT[t.id] || t.name)))
+      : h("span", { class: "muted" }, "none revealed yet"),
+  ], { cls: "ds-tricks-button", id: "ds-tricks-open", "aria-label": `Tricks in play: ${s.tricks.length} of 7`,
+       reason: s.tricks.length ? null : "No trick is revealed yet: one is revealed at the start of every round (S9).",
+       onTap: () => showTricks(s) }));
 }
 
 // ---- the round's end ------------------------------------------------------------------------------------------------
