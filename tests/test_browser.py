@@ -176,6 +176,43 @@ def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Call
     assert score(page, "Ben") == "1"
 
 
+def test_the_marbles_line_says_what_is_true_and_a_wrong_guess_is_marked_apart(open_page: Callable[..., Any],
+                                                                               base: str, app: Flask) -> None:
+    players = ["Ada", "Ben", "Cleo", "Dan"]
+    missed, reported, played = (new_game(base, players) for _ in range(3))
+    post_events(base, missed, {"type": "marble", "gate": 2}, {"type": "marble", "gate": None},
+                {"type": "marble", "gate": 2})
+    for _ in range(4):  # the beams report a fourth marble (ruling D4)
+        app.extensions["table"].submit(reported["id"], {"type": "marble", "gate": 3}, source="sensor")
+    post_events(base, played, *({"type": "marble", "gate": 3} for _ in range(3)))
+    page = open_page(800, 480)
+    hints = {}
+    for name, session in (("missed", missed), ("reported", reported), ("played", played)):
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("body[data-ready='yes']")
+        hints[name] = page.locator("#marble-hint").inner_text()
+    assert hints == {"missed": "3 marbles rolled: 2 in gates, 1 missed",
+                     "reported": "4 marbles reported: confirm by tap", "played": "3 marbles in gates"}
+    # the token shows gate 3: Ben turned over the gate 3 symbol (right), Cleo gate 4 (wrong)
+    page.click("#reveal-pad [data-gate='3']")
+    page.click("#turned [data-player='Ben'] [data-gate='3']")
+    page.click("#turned [data-player='Cleo'] [data-gate='4']")
+    right = page.locator("#turned [data-player='Ben'] .guessed")
+    wrong = page.locator("#turned [data-player='Cleo'] .guessed")
+    expect(wrong).to_have_attribute("data-result", "wrong")
+    expect(right).to_have_attribute("data-result", "right")
+    assert right.inner_text().startswith("✓") and right.inner_text().endswith("right")  # by mark and word
+    assert wrong.inner_text().startswith("✗") and wrong.inner_text().endswith("wrong")
+    colour = "(el) => getComputedStyle(el).color"
+    assert right.evaluate(colour) != wrong.evaluate(colour)  # and by colour too
+    page.click("#turned [data-player='Dan'] [data-correct='false']")
+    last = page.locator("#last-round")
+    expect(last).to_contain_text("Round 1: the token showed")
+    expect(last.locator("[data-player='Cleo'] .verdict")).to_have_text(re.compile(r"^✗ .*wrong$"))
+    expect(last.locator("[data-player='Ben'] .verdict")).to_have_text(re.compile(r"^✓ .*right$"))
+    expect(last.locator("[data-player='Dan'] .verdict")).to_have_text("✗  wrong")
+
+
 def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_page: Callable[..., Any],
                                                                            base: str) -> None:
     session = new_game(base, ["Ada", "Ben"])

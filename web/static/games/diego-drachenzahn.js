@@ -63,6 +63,16 @@ function renderFlag(game, cur) {
       button("Clear, enter by tap", { onTap: () => confirm([]) })));
 }
 
+/** What the marbles so far are, as true as the reading: a miss is no marble in, more than three wait for a tap. */
+function marbleHint(marbles) {
+  const n = marbles.length;
+  if (n < 3) return "from the gates, or tap where each one went";
+  if (n > 3) return `${n} marbles reported: confirm by tap`;
+  const missed = marbles.filter((gate) => gate === null).length;
+  if (!missed) return "3 marbles in gates";
+  return `3 marbles rolled: ${3 - missed} in ${3 - missed === 1 ? "a gate" : "gates"}, ${missed} missed`;
+}
+
 function renderMarbles(game, cur, turnOver) {
   const slots = [];
   for (let i = 0; i < Math.max(3, cur.marbles.length); i++) {
@@ -75,7 +85,7 @@ function renderMarbles(game, cur, turnOver) {
   }
   $("slots").replaceChildren(...slots);
   const full = cur.marbles.length >= 3;
-  $("marble-hint").textContent = full ? "all three in" : "from the gates, or tap where each one went";
+  $("marble-hint").textContent = marbleHint(cur.marbles);
   const reason = cur.flag ? "Marbles: check the reading above first." : null;
   const pad = $("marble-pad");
   pad.hidden = full || turnOver;
@@ -113,10 +123,13 @@ function renderToken(game, state, cur, turnOver) {
   $("reveal-pad").replaceChildren(...gatePad((gate) => game.send({ type: "reveal", gate }), revealReason(state, cur)));
 }
 
-function turnedText(value) {
-  if (value === true) return "✓ right";
-  if (value === false) return "✗ wrong";
-  return [icon(symbolOf(value)), ` ${gateName(value)}`];
+/** What a player turned over, said right or wrong against the token: by mark and word, not by colour alone. */
+function turnedText(value, token, cls = "guessed") {
+  const right = value === true || (typeof value === "number" && value === token);
+  const mark = right ? "✓" : "✗";
+  const word = right ? "right" : "wrong";
+  const shown = typeof value === "number" ? [icon(symbolOf(value)), ` ${gateName(value)} · ${word}`] : [` ${word}`];
+  return h("span", { class: `${cls} ${word}`, dataset: { result: word } }, `${mark} `, ...shown);
 }
 
 function renderTurned(game, cur, turnOver) {
@@ -131,7 +144,7 @@ function renderTurned(game, cur, turnOver) {
       const value = guesses[player];
       return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
         who(view, player, "who name"),
-        value != null ? h("span", { class: "guessed" }, turnedText(value))
+        value != null ? turnedText(value, token)
           : h("div", { class: "gate-pad turned" },
             gatePad((gate) => send(player, { gate })),
             button("✓ Right", { cls: "gate right", dataset: { correct: "true" }, onTap: () => send(player, { correct: true }) }),
@@ -143,9 +156,12 @@ function renderLastRound(state) {
   const last = state.last_round;
   if (!last) { $("last-round").replaceChildren(); return; }
   const points = bySeat(view, last.points).filter(([, pts]) => pts > 0).map(([p, pts]) => `${p} +${pts}`);
+  const guesses = bySeat(view, last.guesses || {}).filter(([, value]) => value != null);
   $("last-round").replaceChildren(h("span", {}, `Round ${last.number}: the token showed `,
     last.token ? icon(symbolOf(last.token)) : null, ` ${gateName(last.token)}. `,
-    points.length ? points.join(", ") : "Nobody scored."));
+    points.length ? points.join(", ") : "Nobody scored."),
+  ...guesses.map(([player, value]) => h("span", { class: "last-guess", dataset: { player } }, ` · ${player} `,
+    turnedText(value, last.token, "verdict"))));
 }
 
 function render(v, game) {
