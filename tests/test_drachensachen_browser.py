@@ -300,7 +300,7 @@ def test_the_trackers_stay_on_the_small_screen_however_many_tricks(open_page: Ca
     post(base, session, {"type": "next_turn"})
     page = open_game(open_page, base, session, 800, 480)
     expect(page.locator("#ds-trick-list .ds-trick")).to_have_count(7)
-    for selector in TURN_CONTROLS:
+    for selector in (*TURN_CONTROLS, "#ds-cards-note"):
         in_view(page, selector)
     page.click("#ds-tricks-open")  # the short tags open the full reminders
     expect(page.locator(".ds-trick-reminders dt")).to_have_count(7)
@@ -338,6 +338,21 @@ def test_a_chaos_setup_once_drawn_leaves_the_trackers_on_the_small_screen(
     expect(page.locator("#ds-chaos [data-player='Dan']")).to_contain_text("8 cards in hand")
     for selector in TURN_CONTROLS[:-1]:  # no tricks in this game
         in_view(page, selector)
+
+
+def test_the_draw_buttons_and_the_cards_out_say_what_they_are(open_page: Callable[..., Any], base: str) -> None:
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session, 800, 480)
+    expect(page.locator("#ds-draw")).to_have_text("Draw 1")  # a visible label, not a bare "+1"
+    expect(page.locator("#ds-draw-pending")).to_have_text("Draw due")
+    note = page.locator("#ds-cards-note")
+    expect(note).to_be_visible()
+    expect(note).to_have_text("Cards put in the box, by value: sets of 4 from a hand and burned piles.")
+    page.click("#ds-four")
+    expect(page.locator("#ds-draw-pending")).to_have_text("Draw 2")
+    page.click("#ds-draw")
+    expect(pile(page)).to_have_text("17")
 
 
 def test_a_refused_tap_shows_the_rule_as_a_tag(open_page: Callable[..., Any], base: str) -> None:
