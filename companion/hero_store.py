@@ -14,7 +14,15 @@ from typing import Any, Callable, Mapping
 from .games import GAMES, MalformedEventError
 from .games.base import Option
 from .games.draci_hrad import GAME_ID
-from .games.draci_hrad.catalogue import CARD_LIMITS, DEFAULT_CARDS, HERO_NAMES, HEROES, RESTRICTED, card_json
+from .games.draci_hrad.catalogue import (
+    CARD_LIMITS,
+    DEFAULT_CARDS,
+    FROM_RULEBOOK,
+    HERO_NAMES,
+    HEROES,
+    RESTRICTED,
+    card_json,
+)
 from .log import EventLog
 from .table import Table, TableError
 
@@ -33,7 +41,7 @@ def _option() -> Option:
 
 
 class HeroCardStore:
-    """The six hero cards: stored ones from the log, the rulebook's defaults for the rest."""
+    """The six hero cards: stored ones from the log, the starting values for the rest."""
 
     def __init__(self, event_log: EventLog, clock: Callable[[], float] = time.time) -> None:
         self.log = event_log
@@ -57,7 +65,7 @@ class HeroCardStore:
         return self._check(kept)
 
     def edited(self) -> list[str]:
-        """The heroes whose card was saved (the others show the rulebook's values)."""
+        """The heroes whose card was saved (the others show the starting values)."""
         return [hero for hero in HEROES if hero in self.log.hero_cards()]
 
     def save(self, hero: str, fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -73,9 +81,11 @@ class HeroCardStore:
         return self.document()
 
     def document(self) -> dict[str, Any]:
-        """What the API and the page show: the cards, the rulebook's values, which were edited, the limits."""
+        """What the API and the page show: the cards, the starting values and which of them the rulebook gives,
+        which cards were edited, the limits."""
         return {"cards": self.cards(), "edited": self.edited(), "order": list(HEROES), "names": dict(HERO_NAMES),
                 "defaults": {hero: card_json(DEFAULT_CARDS[hero]) for hero in HEROES},
+                "from_rulebook": {hero: list(FROM_RULEBOOK.get(hero, ())) for hero in HEROES},
                 "limits": {key: {"minimum": low, "maximum": high} for key, (low, high) in CARD_LIMITS.items()},
                 "weapons": list(RESTRICTED), "rule": "H2"}
 

@@ -60,9 +60,10 @@ def apps(app_config: dict[str, Any]) -> Iterator[Apps]:
         made.stop(application)
 
 
-def test_the_rulebook_values_until_someone_edits_them(client: FlaskClient) -> None:
+def test_the_starting_values_until_someone_edits_them(client: FlaskClient) -> None:
     body = cards(client)
     assert body["cards"] == body["defaults"] == RULEBOOK and body["edited"] == []
+    assert body["from_rulebook"]["arcana"] == ["attack", "defence", "bow"] and body["from_rulebook"]["argilos"] == []
     assert body["cards"]["arcana"]["attack"] == 11 and body["cards"]["arcana"]["defence"] == 11  # ruling H2
     assert body["cards"]["fist"]["defence"] == 13 and body["cards"]["parbat"]["magic"] is False
     assert body["order"] == list(HEROES) and set(body["names"]) == set(HEROES) and body["rule"] == "H2"

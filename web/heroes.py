@@ -50,12 +50,14 @@ _ERROR = {"$ref": "#/components/schemas/Error"}
 _DOCUMENT = {"type": "object", "properties": {
     "cards": {"type": "object", "additionalProperties": _card_schema(False)},
     "defaults": {"type": "object", "additionalProperties": _card_schema(False)},
+    "from_rulebook": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
     "edited": {"type": "array", "items": {"type": "string", "enum": list(HEROES)}},
     "order": {"type": "array", "items": {"type": "string", "enum": list(HEROES)}},
     "names": {"type": "object", "additionalProperties": {"type": "string"}},
     "limits": {"type": "object"}, "weapons": {"type": "array", "items": {"type": "string"}},
     "rule": {"type": "string"}}}
-_ANSWER = {"description": "the six hero cards, the rulebook's values and which were edited",
+_ANSWER = {"description": "the six hero cards, their starting values (which the rulebook gives) and which "
+                          "were edited",
            "content": {"application/json": {"schema": _DOCUMENT}}}
 
 

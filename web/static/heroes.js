@@ -7,15 +7,13 @@ const NUMBERS = [["attack", "Attack"], ["defence", "Defence"], ["lives", "Lives"
 const WEAPON_NAMES = { two_hand_sword: "Two-hand sword", axe: "Axe", bow: "Bow" };
 const short = (hero) => doc.names[hero].split(" ")[0];
 
-/** The starting values the rulebook gives (a number, or a weapon the hero may use; the catalogue's FROM_RULEBOOK):
- *  marked ★ while the card keeps them. Every other starting value is a placeholder to copy from the hero card. */
-const FROM_RULEBOOK = { arcana: ["attack", "defence", "bow"], fist: ["defence"], parbat: ["magic"], neira: ["bow"],
-                        arspel: ["bow"] };
+/** The starting values the rulebook gives (a number, or a weapon the hero may use: the document's from_rulebook)
+ *  are marked ★ while the card keeps them. Every other starting value is a placeholder to copy from the hero card. */
 const STAR = "★";
 
 /** Whether `field` of `hero`'s card shows the rulebook's value: named by the rulebook and not changed since. */
 function fromRulebook(hero, field) {
-  if (!(FROM_RULEBOOK[hero] || []).includes(field)) return false;
+  if (!(doc.from_rulebook[hero] || []).includes(field)) return false;
   const card = doc.cards[hero];
   const start = doc.defaults[hero];
   if (field in WEAPON_NAMES) return card.weapons.includes(field) === start.weapons.includes(field);
