@@ -135,7 +135,7 @@ def test_the_picture_to_tap_on_fits_the_small_screen_with_its_buttons(browser: A
             in_view(page, selector)
         page.click("#measure-cancel")
         page.wait_for_selector("#calib[hidden]", state="attached", timeout=PATIENCE_MS)
-        in_view(page, "#calibrate")  # the whole side panel is back
-        assert page.is_visible("#facts")
+        assert page.get_attribute("#camera-page", "data-tapping") is None
+        assert page.is_visible("#calibrate") and page.is_visible("#facts")  # the whole side panel is back
     finally:
         context.close()
