@@ -119,11 +119,13 @@ unit_files() {  # each unit and the autostart entry: its file in the staged sour
   echo "dragon-table-kiosk.desktop $AUTOSTART"
 }
 
-install_units() {  # the new release's units, once it passed its smoke test; the installed ones saved first
+install_units() {  # the new release's units, once it passed its smoke test; every installed one saved first
   local name target
   while read -r name target; do
-    if [ -e "$ROOT$target" ]; then install -D -m 0644 "$ROOT$target" "$STAGE.units$target"; fi
-    install -m 0644 "$STAGE/systemd/$name" "$ROOT$target"
+    if [ -e "$ROOT$target" ]; then install -D -m 0644 "$ROOT$target" "$STAGE.units$target" || return 1; fi
+  done < <(unit_files)
+  while read -r name target; do
+    install -m 0644 "$STAGE/systemd/$name" "$ROOT$target" || return 1
   done < <(unit_files)
 }
 
@@ -141,18 +143,19 @@ installed_data() {  # the server's data folder: COMPANION_DATA as its unit sets 
   if [[ "$env" =~ \ COMPANION_DATA=([^ ]+)\  ]]; then echo "${BASH_REMATCH[1]}"; else echo "$DATA"; fi
 }
 
-newest_backup() {  # newest_backup DATA: the name of the newest copy companion backup made in DATA/backups
-  find "$1/backups" -maxdepth 1 -name 'companion-*.sqlite3' -printf '%f\n' 2>/dev/null | sort | tail -n 1
+backups() {  # backups DATA: the names of the copies companion backup made in DATA/backups, sorted
+  find "$1/backups" -maxdepth 1 -name 'companion-*.sqlite3' -printf '%f\n' 2>/dev/null | sort
 }
 
 back_up_log() {  # back_up_log DATA: a copy of the stopped server's log by the running release's backup service;
-  # prints its path, or nothing when there is no log yet; fails when no copy was made
+  # prints its path, or nothing when there is no log yet; fails when no copy was made. The new copy is the name
+  # that was not there before (not the newest name: a Pi without a clock may have gone back in time)
   local data="$ROOT$1" before after
   [ -e "$data/companion.sqlite3" ] || return 0
-  before="$(newest_backup "$data")"
+  before="$(backups "$data")"
   "$SYSTEMCTL" start companion-backup.service || return 1
-  after="$(newest_backup "$data")"
-  [ -n "$after" ] && [ "$after" != "$before" ] || return 1
+  after="$(comm -13 <(printf '%s\n' "$before") <(backups "$data") | tail -n 1)"
+  [ -n "$after" ] || return 1
   echo "$data/backups/$after"
 }
 
@@ -178,6 +181,12 @@ prune_releases() {  # keep the newest N releases, always the current one
   while read -r old; do
     [ "releases/$old" = "$current" ] || rm -rf "${ROOT:?}$APP/releases/$old"
   done < <(find "$ROOT$APP/releases" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort -r | tail -n +"$((keep + 1))")
+}
+
+activate() {  # activate ID: release ID's units in place, current pointing at it, enabled and (re)started
+  install_units && switch_to "$1" && "$SYSTEMCTL" daemon-reload \
+    && "$SYSTEMCTL" enable companion.service companion-backup.timer \
+    && "$SYSTEMCTL" --global enable "$USER_UNIT" && "$SYSTEMCTL" restart companion.service
 }
 
 do_install() {
@@ -211,12 +220,7 @@ do_install() {
     fi
     [ -z "$backup" ] || say "backed up the session log to ${backup#"$ROOT"}"
   fi
-  install_units
-  switch_to "$id"
-  "$SYSTEMCTL" daemon-reload
-  "$SYSTEMCTL" enable companion.service companion-backup.timer
-  "$SYSTEMCTL" --global enable "$USER_UNIT"
-  if ! "$SYSTEMCTL" restart companion.service; then
+  if ! activate "$id"; then
     if [ -n "$previous" ]; then
       say "the new release did not start: back to $previous"
       "$SYSTEMCTL" stop companion.service || true  # no automatic restart while the log is put back

@@ -21,13 +21,18 @@ FAKES = {
     # a command that only logs
     "apt": 'echo "apt $*" >> "$FAKE_LOG"',
     # systemctl: the backup service copies the log; with FAKE_RESTART_FAILS the newest release upgrades the log's
-    # schema (a log and its WAL) and does not start, the ones before it start
+    # schema (a log and its WAL) and does not start, the ones before it start; with FAKE_RELOAD_FAILS systemd
+    # cannot reload while current points at the newest release
     "systemctl": 'echo "systemctl $*" >> "$FAKE_LOG"\ndata="$ROOT/var/lib/dragon-table"\n'
                  'case "$1 ${2:-}" in\n'
                  '  "start companion-backup.service")\n'
                  '    [ -z "${FAKE_BACKUP_FAILS:-}" ] || exit 1\n'
                  '    mkdir -p "$data/backups"\n'
                  '    cp "$data/companion.sqlite3" "$data/backups/companion-$(date +%Y%m%d-%H%M%S).sqlite3" ;;\n'
+                 '  "daemon-reload ")\n'
+                 '    newest="releases/$(ls "$ROOT/opt/dragon-table/releases" | sort | tail -n 1)"\n'
+                 '    [ -z "${FAKE_RELOAD_FAILS:-}" ] || [ "$(readlink "$ROOT/opt/dragon-table/current")" != '
+                 '"$newest" ] || exit 1 ;;\n'
                  '  "restart companion.service")\n'
                  '    newest="releases/$(ls "$ROOT/opt/dragon-table/releases" | sort | tail -n 1)"\n'
                  '    if [ -n "${FAKE_RESTART_FAILS:-}" ] && [ "$(readlink "$ROOT/opt/dragon-table/current")" = '
@@ -259,13 +264,17 @@ def _mark_units(root: Path) -> dict[str, str]:
     return {name: (root / name).read_text() for name in UNIT_FILES}
 
 
-@pytest.mark.parametrize("failure", ["FAKE_DOCTOR_RC", "FAKE_RESTART_FAILS"])
+@pytest.mark.parametrize("failure", ["FAKE_DOCTOR_RC", "FAKE_RESTART_FAILS", "FAKE_RELOAD_FAILS"])
 def test_a_failed_update_leaves_the_running_release_its_units(system: dict[str, str], failure: str) -> None:
     assert run(system).returncode == 0
     root = Path(system["ROOT"])
     before = _mark_units(root)
+    running = os.readlink(root / "opt/dragon-table/current")
     assert run(system, **{failure: "1"}).returncode == 1
     assert {name: (root / name).read_text() for name in UNIT_FILES} == before
+    assert os.readlink(root / "opt/dragon-table/current") == running
+    if failure == "FAKE_RELOAD_FAILS":  # failed after the server was stopped: the running release starts again
+        assert calls(system)[-1] == "systemctl restart companion.service"
     if failure == "FAKE_RESTART_FAILS":  # the new units were in place for the new release, then put back
         log = calls(system)
         assert log.count("systemctl daemon-reload") == 2 and log[-2:] == [
@@ -296,6 +305,19 @@ def test_an_update_backs_up_the_log_while_the_server_is_stopped(system: dict[str
     assert log.index("systemctl stop companion.service") < log.index("systemctl start companion-backup.service") \
         < log.index("systemctl restart companion.service")
     assert (data / "companion.sqlite3").read_text() == "schema 3"
+
+
+def test_the_updates_backup_is_the_new_copy_even_when_an_older_one_has_a_later_name(system: dict[str, str]) -> None:
+    """A Pi without a clock may have gone back in time: a copy from before then carries a later name."""
+    assert run(system).returncode == 0
+    data = Path(system["ROOT"]) / "var/lib/dragon-table"
+    (data / "companion.sqlite3").write_text("schema 3")
+    (data / "backups").mkdir()
+    (data / "backups/companion-99991231-235959.sqlite3").write_text("from the future")
+    result = run(system)
+    assert result.returncode == 0, result.stderr
+    made = [p.name for p in (data / "backups").iterdir() if p.read_text() == "schema 3"]
+    assert len(made) == 1 and f"backed up the session log to /var/lib/dragon-table/backups/{made[0]}" in result.stdout
 
 
 def test_an_update_that_does_not_start_puts_back_the_log_it_had_upgraded(system: dict[str, str]) -> None:
