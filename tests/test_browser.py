@@ -152,12 +152,12 @@ def test_a_newcomer_seated_first_takes_no_regulars_colour(open_page: Callable[..
 
 
 def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Callable[..., Any], base: str) -> None:
-    session = new_game(base, ["Ada", "Ben"])
+    session = new_game(base, ["Ada", "Ben"], face_down=True)
     page = open_page()
     page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
     page.click("#menu-button")
-    page.click("#facedown")
-    expect(page.locator("#facedown")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#facedown")).to_have_text("Guesses are held face down in this game (chosen at its start).")
     page.click("#menu-close")
     for _ in range(3):
         page.click("#marble-pad [data-gate='3']")
@@ -211,6 +211,57 @@ def test_the_marbles_line_says_what_is_true_and_a_wrong_guess_is_marked_apart(op
     expect(last.locator("[data-player='Cleo'] .verdict")).to_have_text(re.compile(r"^✗ .*wrong$"))
     expect(last.locator("[data-player='Ben'] .verdict")).to_have_text(re.compile(r"^✓ .*right$"))
     expect(last.locator("[data-player='Dan'] .verdict")).to_have_text("✗  wrong")
+
+
+def test_face_down_is_the_games_choice_and_every_screen_follows_it(open_page: Callable[..., Any],
+                                                                     base: str) -> None:
+    kiosk = open_page()
+    kiosk.goto(base + "/")
+    kiosk.click("[data-game='diego-drachenzahn']")
+    for name in ("Ada", "Ben", "Cleo"):
+        add_player(kiosk, name)
+    choice = kiosk.get_by_role("button", name="Hold guesses face down")
+    expect(choice).to_have_attribute("aria-pressed", "false")  # quick scoring unless the table chooses it
+    choice.click()
+    kiosk.click("#start")
+    kiosk.wait_for_url("**/play/*")
+    kiosk.wait_for_selector("body[data-ready='yes']")
+    sid = kiosk.url.rsplit("/", 1)[1]
+    _, view = call(f"{base}/api/sessions/{sid}")
+    assert view["options"]["face_down"] is True and view["state"]["face_down"] is True
+    tablet = open_page(768, 1024)  # a second screen, which never chose anything itself
+    tablet.goto(kiosk.url)
+    tablet.wait_for_selector("#live:text-is('live')")
+    for page in (kiosk, tablet):
+        expect(page.locator("#guesses-step")).to_be_visible()
+    for _ in range(3):
+        kiosk.click("#marble-pad [data-gate='4']")
+    expect(tablet.locator("#slots .slot.filled")).to_have_count(3, timeout=WAIT_MS)
+    # the tablet's token buttons wait for the guesses too: a tap there says why and reveals nothing
+    tap_anyway(tablet.locator("#reveal-pad [data-gate='4']"))
+    expect(tablet.locator("#toast")).to_have_text("Reveal: waiting for Ben's and Cleo's guesses.")
+    status, refused = call(f"{base}/api/sessions/{sid}/events", {"type": "reveal", "gate": 4})
+    assert status == 422 and refused["rule"] == "D5"  # and the rules refuse it, whichever screen asks
+    tablet.click("#guesses [data-player='Ben'] [data-gate='4']")
+    expect(kiosk.locator("#guesses [data-player='Ben'] .guessed")).to_be_visible(timeout=WAIT_MS)
+    kiosk.click("#guesses [data-player='Cleo'] [data-gate='1']")
+    expect(tablet.locator("#guesses [data-player='Cleo'] .guessed")).to_be_visible(timeout=WAIT_MS)
+    tablet.click("#reveal-pad [data-gate='4']")
+    expect(kiosk.locator("#scoreboard [data-player='Ada'] .score")).to_have_text("3", timeout=WAIT_MS)
+    assert score(kiosk, "Ben") == "1" and score(kiosk, "Cleo") == "0"
+    # undo and redo of the reveal: the face-down step comes back, on both screens, and goes again
+    kiosk.click("#undo")
+    for page in (kiosk, tablet):
+        expect(page.locator("#guesses [data-player='Cleo'] .guessed")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator("#reveal-pad [data-gate='4']")).not_to_have_attribute("aria-disabled", "true")
+    kiosk.click("#redo")
+    expect(tablet.locator("#scoreboard [data-player='Ada'] .score")).to_have_text("3", timeout=WAIT_MS)
+    # the next game on this screen is quick scoring unless chosen again: nothing is kept by the device
+    quick = new_game(base, ["Ada", "Ben"])
+    kiosk.goto(f"{base}/play/{quick['id']}")
+    kiosk.wait_for_selector("body[data-ready='yes']")
+    expect(kiosk.locator("#guesses-step")).to_be_hidden()
+    expect(kiosk.locator("#reveal-pad [data-gate='1']")).not_to_have_attribute("aria-disabled", "true")
 
 
 def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_page: Callable[..., Any],

@@ -736,3 +736,15 @@ def test_registry_and_event_types_are_documented() -> None:
     GAME.apply(state, {**examples["guess"], "player": "Ben"})
     GAME.apply(play(state, *guesses_of(state)), examples["reveal"])
     GAME.apply(play(state, reveal(1)), {**examples["turned"], "player": "Ben"})
+
+
+def test_d5_a_face_down_game_reveals_the_token_only_once_every_guess_is_in() -> None:
+    quick = play(new(), *[marble(2)] * 3)
+    assert "reveal" in GAME.view(quick)["expects"] and GAME.view(quick)["face_down"] is False
+    held = play(new(face_down=True), *[marble(2)] * 3, {"type": "guess", "player": "Ben", "gate": 2})
+    view = GAME.view(held)
+    assert view["face_down"] is True and "reveal" not in view["expects"] and view["phase"] == "guesses"
+    error = refused(held, {"type": "reveal", "gate": 2}, IllegalEventError, "D5")
+    assert "waiting for Cleo" in str(error)
+    done = play(held, {"type": "guess", "player": "Cleo", "gate": 5}, {"type": "reveal", "gate": 2})
+    assert done.history[-1].points == (3, 1, 0)  # scored at the reveal, the held guesses turned over

@@ -53,6 +53,7 @@ class DiegoState:
     scores: tuple[int, ...]
     current: Round | None
     history: tuple[Round, ...] = ()
+    face_down: bool = False  # the guesses are entered before the reveal and held face down (option face_down)
 
     @property
     def finished(self) -> bool:
@@ -68,6 +69,9 @@ OPTIONS = (
     Option("gate_symbols", "Gate symbols", "symbols", list(SYMBOLS[:GATES]),
            "The symbol of each gate, left to right as the active player sees the castle.",
            length=GATES, ruling="D2", choices=SYMBOLS),
+    Option("face_down", "Hold guesses face down", "bool", False,
+           "Each player's guess is entered before the reveal and held face down until every guess is in, on every "
+           "screen of the game; otherwise each player says after the reveal what they turned over.", ruling="D5"),
 )
 
 
@@ -83,6 +87,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> DiegoState:
         total_rounds=options["rounds_per_player"] * count,
         scores=(0,) * count,
         current=_new_round(1, 0, count),
+        face_down=bool(options.get("face_down", False)),
     )
 
 
@@ -210,6 +215,10 @@ def _reveal(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     token = require_int(event, "gate", 1, GATES, "D3")
     if current.flag is not None:
         raise IllegalEventError("D4", f"the round is flagged ({current.flag}); confirm the marbles first")
+    waiting = _waiting(state, current)
+    if state.face_down and waiting:
+        raise IllegalEventError("D5", f"this game holds the guesses face down: waiting for {_listed(waiting)} "
+                                "before the token is revealed")
     # Marbles not entered count as misses: beams cannot see a miss, and a miss scores nothing anyway.
     return _score_if_complete(state, replace(current, token=token))
 
@@ -234,6 +243,10 @@ def _turned(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
             raise MalformedEventError("D5", "'correct' must be true or false")
         updated = replace(current, marks=_at(current.marks, seat, event["correct"]))
     return _score_if_complete(state, updated)
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _at(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:
@@ -294,6 +307,7 @@ def view(state: DiegoState) -> dict[str, Any]:
         "scores": scores,
         "gate_names": list(state.gate_names),
         "gate_symbols": list(state.gate_symbols),
+        "face_down": state.face_down,
         "history": [_round_json(state, r) for r in state.history],
         "last_round": _round_json(state, state.history[-1]) if state.history else None,
     }
@@ -314,7 +328,7 @@ def view(state: DiegoState) -> dict[str, Any]:
         else:
             phase = "reveal"
         expects = ["marble", "camera", "confirm"] + (["guess"] if waiting else [])
-        if not current.flag:
+        if not current.flag and not (state.face_down and waiting):
             expects.append("reveal")
     others = [(s, p) for s, p in enumerate(players) if s != current.active]
     data.update(
@@ -434,7 +448,7 @@ def sample(state: DiegoState, rng: random.Random) -> dict[str, Any] | None:
     if current.flag is not None:
         return {"type": "confirm", "marbles": [rng.choice([None, *range(1, GATES + 1)])
                                                for _ in range(rng.randint(0, MARBLES))]}
-    choices = ["reveal"]
+    choices = [] if state.face_down and waiting else ["reveal"]
     if len(current.marbles) < MARBLES:
         choices += ["marble"] * 3
     if waiting:

@@ -1,14 +1,15 @@
 // Diego Drachenzahn on the page kit. Quick scoring by default: the active player's marbles (gates or taps),
-// the token by tap, then the symbol each other player turned over. "Hold guesses face down" (in the menu)
-// brings back the guess-by-guess grid, for tables that want the companion to hold the guesses.
+// the token by tap, then the symbol each other player turned over. A game started with "Hold guesses face down"
+// (the session's option face_down, the same on every screen) has the guess-by-guess grid instead, and the
+// token waits until every guess is in.
 import { api, bySeat, button, h, icon, sentence, startGame, toast, who } from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
-const FACE_DOWN_KEY = "diego-drachenzahn.face-down";
 const $ = (id) => document.getElementById(id);
 
 let view = JSON.parse($("session-data").textContent);
-let faceDown = localStorage.getItem(FACE_DOWN_KEY) === "yes";
+/** Whether this game holds the guesses face down: chosen when it started, for every screen alike. */
+const faceDown = () => Boolean(view.state?.face_down);
 const unscored = [];
 
 const symbolOf = (gate) => (view.state?.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
@@ -33,7 +34,7 @@ function phrase(v) {
   if (phase === "marbles") return "rolls the marbles";
   if (phase === "flagged") return "waits: check the marbles";
   if (phase === "turn-over") return "· the others turn over their symbols";
-  if (faceDown && phase === "guesses") return "waits for the guesses";
+  if (faceDown() && phase === "guesses") return "waits for the guesses";
   return "turns over the token";
 }
 
@@ -96,7 +97,7 @@ function renderMarbles(game, cur, turnOver) {
 
 function renderGuesses(game, cur, turnOver) {
   const step = $("guesses-step");
-  step.hidden = !faceDown || turnOver;
+  step.hidden = !faceDown() || turnOver;
   if (step.hidden) return;
   $("guesses").replaceChildren(...bySeat(view, cur.guessed).map(([player, done]) =>
     h("div", { class: `guess-row${done ? " done" : ""}`, dataset: { player } },
@@ -109,7 +110,7 @@ function renderGuesses(game, cur, turnOver) {
 function revealReason(state, cur) {
   if (cur.flag) return "Reveal: check the marbles first.";
   const waiting = cur.waiting_for_guesses || [];
-  if (faceDown && waiting.length) return `Reveal: waiting for ${possessive(waiting, "guess")}.`;
+  if (faceDown() && waiting.length) return `Reveal: waiting for ${possessive(waiting, "guess")}.`;
   if (!state.expects.includes("reveal")) {
     return waiting.length ? `Reveal: waiting for ${possessive(waiting, "guess")}.` : "Reveal: not now.";
   }
@@ -181,7 +182,8 @@ function render(v, game) {
   const photo = $("photo");
   photo.hidden = !cur.camera;
   if (cur.camera) photo.src = `/camera/confirmation/${v.id}.jpg?seq=${v.seq}`;
-  $("facedown").setAttribute("aria-pressed", String(faceDown));
+  $("facedown").textContent = faceDown() ? "Guesses are held face down in this game (chosen at its start)."
+    : "Quick scoring: each player says after the reveal what they turned over (chosen at the game's start).";
 }
 
 function roundCount(status, gate, index) {
@@ -233,14 +235,6 @@ $("take-castle").addEventListener("click", async () => {
   toast("The castle now scores for this game.");
   const fresh = await api(`/api/sessions/${view.id}`);
   if (fresh.ok) game.show(fresh.data);
-});
-
-$("facedown").addEventListener("click", () => {
-  faceDown = !faceDown;
-  localStorage.setItem(FACE_DOWN_KEY, faceDown ? "yes" : "no");
-  game.render();
-  toast(faceDown ? "Guesses are entered one by one and held face down until the reveal."
-    : "Quick scoring: reveal the token, then tap what each player turned over.");
 });
 
 const simPad = $("sim-pad");
