@@ -381,19 +381,23 @@ def test_s6_under_chaos_the_pile_is_every_card_not_dealt() -> None:
     assert view(state)["trouble_pile"]["left"] == 34
 
 
-def test_s6_chaos_cannot_deal_more_than_the_deck() -> None:
-    # ruling S6: with seven players, six further cards of 20 cards in hand would need more than 96
+def test_s6_a_chaos_deal_the_deck_cannot_fill_leaves_the_pile_empty() -> None:
+    # ruling S6: with seven players, 20 cards in one hand and 11 in the others' leave 4; a deal the deck cannot
+    # fill ends with the deck, every player still draws their card (S10), and play begins on an empty pile
     players = tuple(f"P{i}" for i in range(7))
     state = result(play(new(players, hindrances=True), {"type": "starter", "player": "P0"}), "P0",
                    {p: 1 for p in players[1:]})
     state = play(state, {"type": "hindrance", "kind": "chaos"},
                  {"type": "hindrance", "kind": "invasion", "hand": 20, "player": "P0"})
     assert view(state)["trouble_pile"]["start"] == 96 - 26 - 6 * 11 == 4
-    state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 9, "player": "P1"})
+    state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 10, "player": "P1"})
     assert view(state)["trouble_pile"]["start"] == 0 and view(state)["trouble_pile"]["empty"]
-    refused(state, {"type": "hindrance", "kind": "invasion", "hand": 6, "player": "P2"}, IllegalEventError, "S6")
-    assert view(state)["setup_owed"] is None  # no card left to deal: the others draw none, and play begins
-    play(state, NEXT)
+    refused(state, NEXT, IllegalEventError, "S10")  # P2..P5 still draw theirs
+    for p in players[2:6]:
+        state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 12, "player": p})
+    assert view(state)["setup_owed"] is None  # seven cards drawn: P6 draws none
+    state = play(state, NEXT, {"type": "draw", "count": 2})
+    assert view(state)["trouble_pile"]["left"] == 0
 
 
 # ruling S7 ------------------------------------------------------------------------------------------------------
@@ -624,8 +628,9 @@ def test_s10_under_chaos_every_player_draws_one_card_of_seven() -> None:
     assert "7 hindrance cards" in error.message
     state = play(state, NEXT)
     state = play(chaos_round(), *({"type": "hindrance", "kind": "chaos", "player": p} for p in ("Ada", "Cleo", "Dan")))
-    refused(play(state, {"type": "hindrance", "kind": "chaos", "player": "Ben"}, NEXT),
-            {"type": "hindrance", "kind": "chaos", "player": "Ben"}, IllegalEventError, "S10")  # the round is under way
+    error = refused(play(state, {"type": "hindrance", "kind": "chaos", "player": "Ben"}, NEXT),
+                    {"type": "hindrance", "kind": "chaos", "player": "Ben"}, IllegalEventError, "S10")
+    assert "belongs to setting up the round" in error.message  # the round is under way
 
 
 def test_s10_under_chaos_play_begins_once_every_player_drew() -> None:

@@ -179,7 +179,8 @@ def pile_start(current: Round) -> int:
     own: dict[int, Hindrance] = {}
     for card in current.hindrances[1:]:  # the Chaos draws; the holder's Chaos card deals nothing itself
         own[card.seat] = card
-    return DECK - sum(own[s].dealt() if s in own else HAND + RESERVE for s in range(count))
+    # a deal the deck cannot fill ends with the deck: nothing is left for the pile
+    return max(0, DECK - sum(own[s].dealt() if s in own else HAND + RESERVE for s in range(count)))
 
 
 def pile(current: Round) -> int:
@@ -303,10 +304,7 @@ def _hindrance(state: DrachensachenState, current: Round, event: Mapping[str, An
         raise IllegalEventError("S10", f"{state.players[seat]} already drew a hindrance under Chaos")
     elif len(current.hindrances) >= HINDRANCE_CARDS:
         raise IllegalEventError("S10", f"all {HINDRANCE_CARDS} hindrance cards are drawn")
-    updated = replace(current, hindrances=current.hindrances + (replace(card, seat=seat),))
-    if updated.chaos and pile_start(updated) < 0:
-        raise IllegalEventError("S6", f"these cards would deal more than the {DECK} cards of the deck")
-    return replace(state, current=updated)
+    return replace(state, current=replace(current, hindrances=current.hindrances + (replace(card, seat=seat),)))
 
 
 def _card_numbers(kind: str, event: Mapping[str, Any]) -> Hindrance:
@@ -330,8 +328,7 @@ def _card_numbers(kind: str, event: Mapping[str, Any]) -> Hindrance:
 def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventError | None:
     """What setting up the round still owes before play (a tracker tap, a player going out) may begin: the
     round's trick (S9: one revealed at the start of every round while any are left), the hindrance its holder
-    draws (S10) and, under Chaos, every player's own (while hindrance cards are left and the deck has cards to
-    deal); None when nothing."""
+    draws (S10) and, under Chaos, every player's own (while hindrance cards are left); None when nothing."""
     if current.under_way:
         return None
     if state.tricks_on and current.trick is None and len(state.tricks) < len(TRICKS):
@@ -339,10 +336,10 @@ def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventErr
     if current.holder is not None and not current.hindrances:
         return IllegalEventError("S10", f"{_name(state, current.holder)} draws round {current.number}'s hindrance "
                                         "first")
-    if current.chaos and len(current.hindrances) < HINDRANCE_CARDS and pile_start(current) > 0:
+    if current.chaos and len(current.hindrances) < HINDRANCE_CARDS:
         drew = {h.seat for h in current.hindrances[1:]}
         waiting = [p for s, p in enumerate(state.players) if s not in drew]
-        if waiting:  # the rulebook: under Chaos each player takes a hindrance card, while cards are left to deal
+        if waiting:  # the rulebook: under Chaos each player takes a hindrance card, while hindrance cards are left
             names = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else waiting[0]
             return IllegalEventError("S10", f"under Chaos every player draws a hindrance: {names} first")
     return None
