@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 from .bus import Bus
 from .games import GAMES, Game, IllegalEventError
-from .games.base import RuleError, is_clean_text
+from .games.base import RULES_VERSION, RuleError, is_clean_text
 from .games.schema import validate_event
 from .log import EventLog, EventRecord, SessionRecord
 
@@ -411,7 +411,8 @@ class Folded:
 def fold_events(game: Game, record: SessionRecord, events: list[EventRecord], start: Any = None) -> Folded:
     """The game's pure `apply` folded over the live ones of `events`, from `start` (the state before the
     first of them; by default `setup`), keeping a checkpoint every CHECKPOINT_EVERY live events."""
-    state = game.setup(record.players, record.options) if start is None else start
+    state = game.setup(record.players, {**record.options, RULES_VERSION: record.rules_version}) if start is None \
+        else start
     checkpoints: list[tuple[int, Any]] = []
     since = 0
     for event in events:

@@ -72,6 +72,40 @@ def test_each_session_records_the_rules_version(tmp_path: Path) -> None:
         log.close()
 
 
+def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
+    """Drachensachen's rules version 3 waits for every player's card under Chaos; a game recorded under version 2
+    that began play without them still folds, and carries on by its own rules. A new game follows today's."""
+    game = GAMES["drachensachen"]
+    assert game.rules_version == 3
+    log = EventLog(tmp_path / "old.sqlite3")
+    try:
+        options = game.resolve_options({"hindrances": True})
+        record = log.create_session(game.id, ("Ada", "Ben", "Cleo"), options, now=1.0, rules_version=2)
+        for kind, body in (("starter", {"player": "Ada"}), ("went_out", {"player": "Ben"}),
+                           ("coins", {"player": "Ada", "coins": 2}), ("coins", {"player": "Cleo", "coins": 1}),
+                           ("hindrance", {"kind": "chaos"}), ("next_turn", {})):  # play before any Chaos draw
+            log.append(record.id, kind, body, "tap")
+        table = Table(log)
+        view = table.view(record.id)
+        assert view["status"] == "running" and view["rules_version"] == 2 and view["state"]["phase"] == "play"
+        table.submit(record.id, {"type": "next_turn"})  # and it plays on
+        tricks = game.resolve_options({"tricks": True})
+        first = log.create_session(game.id, ("Ada", "Ben"), tricks, now=1.0, rules_version=1)
+        log.append(first.id, "starter", {"player": "Ada"}, "tap")
+        log.append(first.id, "next_turn", {}, "tap")  # version 1: play before the round's trick (S9)
+        assert table.view(first.id)["status"] == "running"
+        new = table.create(game.id, ["Ada", "Ben", "Cleo"], {"hindrances": True})["id"]
+        for event in ({"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Ben"},
+                      {"type": "coins", "player": "Ada", "coins": 2}, {"type": "coins", "player": "Cleo", "coins": 1},
+                      {"type": "hindrance", "kind": "chaos"}):
+            table.submit(new, event)
+        with pytest.raises(IllegalEventError) as refused:
+            table.submit(new, {"type": "next_turn"})
+        assert refused.value.rule == "S10"
+    finally:
+        log.close()
+
+
 def test_an_undo_whose_fold_fails_commits_nothing(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "fold.sqlite3")
     real = DIEGO

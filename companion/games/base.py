@@ -6,6 +6,17 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, TypedDict
 
+RULES_VERSION = "rules_version"
+"""The key under which ``Game.setup`` finds, beside a session's options, the rules version the session was recorded
+under (``Game.rules_version`` when it is new): a game whose rules changed may fold an older log by the rules it was
+played under, so a game in progress, or a finished one, is never set aside by an update."""
+
+
+def recorded_rules(options: Mapping[str, Any], today: int) -> int:
+    """The rules version ``setup`` was given beside ``options`` (``RULES_VERSION``), ``today`` when none."""
+    version = options.get(RULES_VERSION, today)
+    return version if isinstance(version, int) and not isinstance(version, bool) else today
+
 
 class RuleError(Exception):
     """An event the rules refuse. `rule` names the rulebook section or ruling (e.g. "D5")."""
@@ -135,7 +146,8 @@ class Game:
     describe: Callable[[Mapping[str, Any]], str] = field(default=lambda event: str(event.get("type")))
     #: One random legal event for `state` (None when the game is over): random play in the tests.
     sample: Callable[[Any, random.Random], Mapping[str, Any] | None] | None = None
-    #: Raised whenever a change to the rules could refuse logs recorded before; stored with each session.
+    #: Raised whenever a change to the rules could refuse logs recorded before; stored with each session, and given
+    #: to `setup` beside the options (`RULES_VERSION`) so that the game may fold an older log by its older rules.
     rules_version: int = 1
     #: The command step: completes a requested event before it is validated and applied, e.g. rolls the dice a
     #: request left out (`rng` is the table's random source), so the stored event replays exactly. Pure

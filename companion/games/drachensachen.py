@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, RuleError
+from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, RuleError, recorded_rules
 
 GAME_ID = "drachensachen"
 DECK = 96             # S1: 72 goblin and 24 dragon cards
@@ -29,6 +29,8 @@ MAX_COINS = 99        # keypad bound: more coins than any hand can show is a mis
 MAX_DRAW = 20         # one tap draws at most this many (the pending amount has its own event)
 MAX_AT_ONCE = 3       # identical cards played at once with an effect; four identical burn the pile
 HINDRANCE_CARDS = 7   # S10
+RULES = 3  # 2: play begins once the round's trick and hindrance are entered (S9, S10); 3: under Chaos, every
+# player's hindrance too. A log recorded under an older version folds by its own rules.
 MAX_HAND = 20         # bounds for the numbers entered from a hindrance card (S10)
 MAX_LAYOUT = 12
 
@@ -129,6 +131,7 @@ class DrachensachenState:
     current: Round | None
     history: tuple[Round, ...] = ()
     tie_at_limit: bool = False  # S4: the last check found 21 or more but a tie for the fewest
+    rules: int = RULES  # the rules version the game is played under (a log recorded before folds by its own)
 
     @property
     def finished(self) -> bool:
@@ -162,6 +165,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> Drachensachen
         tricks_on=bool(options.get("tricks", False)),
         totals=(0,) * count,
         current=_new_round(1, None, None, count),
+        rules=recorded_rules(options, RULES),
     )
 
 
@@ -329,14 +333,14 @@ def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventErr
     """What setting up the round still owes before play (a tracker tap, a player going out) may begin: the
     round's trick (S9: one revealed at the start of every round while any are left), the hindrance its holder
     draws (S10) and, under Chaos, every player's own (while hindrance cards are left); None when nothing."""
-    if current.under_way:
+    if current.under_way or state.rules < 2:  # version 1 let play begin before the setup was entered
         return None
     if state.tricks_on and current.trick is None and len(state.tricks) < len(TRICKS):
         return IllegalEventError("S9", f"reveal round {current.number}'s trick first")
     if current.holder is not None and not current.hindrances:
         return IllegalEventError("S10", f"{_name(state, current.holder)} draws round {current.number}'s hindrance "
                                         "first")
-    if current.chaos and len(current.hindrances) < HINDRANCE_CARDS:
+    if current.chaos and len(current.hindrances) < HINDRANCE_CARDS and state.rules >= 3:
         drew = {h.seat for h in current.hindrances[1:]}
         waiting = [p for s, p in enumerate(state.players) if s not in drew]
         if waiting:  # the rulebook: under Chaos each player takes a hindrance card, while hindrance cards are left
@@ -893,6 +897,5 @@ GAME = Game(
     rulings=("S1", "S2", "S3", "S4", "S5", "S6", "S7", "S8", "S9", "S10", "S11"),
     describe=describe,
     sample=sample,
-    rules_version=3,  # 2: play begins only once the round's trick and hindrance are entered (S9, S10);
-    # 3: and under Chaos every player's hindrance
+    rules_version=RULES,
 )
