@@ -669,6 +669,8 @@ class MarbleDetector:
                 if clearance < placed:
                     fx, fy = cut_centre
                     gate = self.regions.gate_at(fx, fy) if edge_clearance(fx, fy, fx, fy, w, h) >= 0 else None
+                    if gate is not None:  # placed in another gate, maybe: that one waits too
+                        unsure[gate - 1] = True
             for g in self.regions.borders_within(fx, fy, reach):  # its own, and the gate across
                 unsure[g - 1] = True
             marbles.append(Marble(fx, fy, r / self.scale, gate))
