@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +27,11 @@ def write_bytes(path: str | Path, data: bytes, mtime: float | None = None) -> No
     """Replace the file at `path` with `data` (modified at `mtime`, when given), atomically and durably; on an
     error the old file stays as it was and no temporary file is left."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
+    # a name of its own: two threads replacing one file (a page's save, the camera's own) never share it
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = Path(name)
     try:
-        with open(tmp, "wb") as file:
+        with os.fdopen(fd, "wb") as file:
             file.write(data)
             file.flush()
             if mtime is not None:

@@ -40,19 +40,40 @@ def disk(monkeypatch: pytest.MonkeyPatch) -> Recorder:
 
 
 def _durable(done: Recorder, path: Path) -> bool:
-    """The file at `path` was flushed as its temporary file, renamed into place, then its folder flushed."""
-    tmp = f"{path}.tmp"
-    if ("rename", f"{tmp} -> {path}") not in done:
+    """The file at `path` was flushed as a temporary file beside it, renamed into place, then its folder flushed."""
+    renames = [i for i, (what, arg) in enumerate(done) if what == "rename" and arg.endswith(f" -> {path}")]
+    if not renames:
         return False
-    rename = done.index(("rename", f"{tmp} -> {path}"))
-    return ("fsync", tmp) in done[:rename] and ("fsync", str(path.parent)) in done[rename:]
+    tmp = done[renames[-1]][1].split(" -> ")[0]
+    beside = Path(tmp).parent == path.parent and Path(tmp).name.endswith(".tmp")
+    return beside and ("fsync", tmp) in done[:renames[-1]] and ("fsync", str(path.parent)) in done[renames[-1]:]
 
 
 def test_a_file_is_flushed_before_its_rename_and_its_folder_after(tmp_path: Path, disk: Recorder) -> None:
     path = tmp_path / "gates.json"
     files.write_json(path, {"gates": [1, 2]})
     assert _durable(disk, path)
-    assert json.loads(path.read_text()) == {"gates": [1, 2]} and not Path(f"{path}.tmp").exists()
+    assert json.loads(path.read_text()) == {"gates": [1, 2]} and [p.name for p in tmp_path.iterdir()] == ["gates.json"]
+
+
+def test_two_writers_of_one_file_at_once_never_share_a_temporary_file(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's save and the camera's own may replace gates.json at the same moment: here the second write runs
+    while the first is renaming its temporary file. Each has one of its own, so both land, whole."""
+    path = tmp_path / "gates.json"
+    replace = os.replace
+    inner: list[bool] = []
+
+    def meanwhile(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+        if not inner:
+            inner.append(True)
+            files.write_json(path, {"gates": "the camera's"})
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", meanwhile)
+    files.write_json(path, {"gates": "the page's"})
+    assert json.loads(path.read_text()) == {"gates": "the page's"}  # the last rename's, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["gates.json"]
 
 
 @pytest.mark.parametrize("cut", ["fsync", "replace"])
@@ -104,6 +125,30 @@ def test_every_small_file_goes_through_the_helper(tmp_path: Path, disk: Recorder
     write()
     for path in paths:
         assert _durable(disk, path), (path, disk)
+
+
+def test_a_kept_photo_cut_short_keeps_the_earlier_one_and_leaves_nothing_half_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The round revealed again after an undo replaces its kept photo; on a full disk the earlier one stays."""
+    from hardware.camera import keeping
+
+    frame = np.zeros((8, 8, 3), np.uint8)
+    earlier = Sample(frame=frame, reference=None, gates={"gates": []}, counts=(0,) * 6, camera_counts=None,
+                     marble_radius=None, session=3, round=2, confirmed_at=1_700_000_000.0)
+    kept = write_sample(tmp_path, earlier)
+    later = Sample(frame=frame, reference=None, gates={"gates": []}, counts=(1,) + (0,) * 5, camera_counts=None,
+                   marble_radius=None, session=3, round=2, confirmed_at=1_700_000_100.0)
+
+    def full(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(keeping, "write_json", full)
+    with pytest.raises(OSError):
+        write_sample(tmp_path, later)
+    assert [p.name for p in tmp_path.iterdir()] == [kept.name]  # the earlier one, and no temporary folder
+    monkeypatch.undo()
+    replaced = write_sample(tmp_path, later)
+    assert [p.name for p in tmp_path.iterdir()] == [replaced.name] and replaced != kept
 
 
 def test_a_kept_photo_folder_is_renamed_into_place_then_its_folder_flushed(tmp_path: Path, disk: Recorder) -> None:

@@ -75,25 +75,29 @@ def write_sample(folder: Path, sample: Sample) -> Path:
     import cv2
 
     folder.mkdir(parents=True, exist_ok=True)
-    suffix = _suffix(sample.session, sample.round)
-    if suffix:
-        for old in folder.glob(f"*{suffix}"):
-            if old.is_dir() and old.name[:16].endswith("Z") and old.name[16:] == suffix:
-                shutil.rmtree(old, ignore_errors=True)
     target = folder / sample.name()
     tmp = folder / f".{sample.name()}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    for name, image in (("frame.png", sample.frame), ("reference.png", sample.reference)):
-        if image is None:
-            continue
-        ok, data = cv2.imencode(".png", image)
-        if not ok:
-            raise ValueError(f"cannot encode {name} of shape {image.shape}")
-        write_bytes(tmp / name, data.tobytes())
-    write_json(tmp / LABEL, sample.label())
-    shutil.rmtree(target, ignore_errors=True)
-    tmp.replace(target)
+    try:
+        tmp.mkdir()
+        for name, image in (("frame.png", sample.frame), ("reference.png", sample.reference)):
+            if image is None:
+                continue
+            ok, data = cv2.imencode(".png", image)
+            if not ok:
+                raise ValueError(f"cannot encode {name} of shape {image.shape}")
+            write_bytes(tmp / name, data.tobytes())
+        write_json(tmp / LABEL, sample.label())
+        shutil.rmtree(target, ignore_errors=True)
+        tmp.replace(target)
+    except BaseException:  # a full disk, say: the earlier sample stays, and nothing half-written is left
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    suffix = _suffix(sample.session, sample.round)
+    if suffix:  # only once the new one is in place
+        for old in folder.glob(f"*{suffix}"):
+            if old.is_dir() and old != target and old.name[:16].endswith("Z") and old.name[16:] == suffix:
+                shutil.rmtree(old, ignore_errors=True)
     sync_folder(folder)
     return target
 
