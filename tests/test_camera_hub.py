@@ -78,6 +78,25 @@ def test_a_blurred_picture_is_reported_with_the_markers(tmp_path: Path) -> None:
     assert "out of focus" in status["focus"] and f"{radius:.1f} px" in status["focus"]
 
 
+def test_a_full_disk_after_the_anchor_is_saved_says_what_was_saved(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The anchor is saved and in use; the marble's size that follows from it could not be: the status says so,
+    rather than an error that nothing changed."""
+    import errno
+
+    from hardware.camera import marble_size
+
+    def full(*_args: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    hub = CameraHub(FakeService(marker_scene()), tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    monkeypatch.setattr(marble_size.MarbleSize, "save", full)
+    answer = hub.anchor_to_markers()
+    assert hub.status()["calibration"] == "markers" and (tmp_path / "markers.json").exists()
+    assert "the anchor is saved, but not the marble's size: No space left on device" in str(answer["marble"])
+
+
 def test_without_markers_the_gates_follow_a_nudged_camera(tmp_path: Path) -> None:
     """Gates tapped, no markers: a nudge of the camera moves the picture against the empty reference. The
     gates move with it (and are saved so), the reference is taken again, and the page says so; a shift of

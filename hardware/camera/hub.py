@@ -274,6 +274,8 @@ class CameraHub:
             self._save_marble(self._size_from_anchor(anchor))
         except MarbleSizeError as err:
             self._marble_error = str(err)
+        except OSError as err:  # the anchor is saved and in use: say what was not, rather than that nothing was
+            self._marble_error = f"the anchor is saved, but not the marble's size: {err.strerror or err}"
         self.current_regions(frame)
         return {**(self._marker_check or {}), "marble": self.marble_status()}
 
