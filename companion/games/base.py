@@ -18,6 +18,11 @@ def recorded_rules(options: Mapping[str, Any], today: int) -> int:
     return version if isinstance(version, int) and not isinstance(version, bool) else today
 
 
+def listed(names: list[str]) -> str:
+    """Names as a sentence lists them: "Ada", "Ada and Ben", "Ada, Ben and Cleo"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 class RuleError(Exception):
     """An event the rules refuse. `rule` names the rulebook section or ruling (e.g. "D5")."""
 

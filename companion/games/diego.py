@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, require_int
+from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, listed, require_int
 
 GAME_ID = "diego-drachenzahn"
 GATES = 6
@@ -217,7 +217,7 @@ def _reveal(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
         raise IllegalEventError("D4", f"the round is flagged ({current.flag}); confirm the marbles first")
     waiting = _waiting(state, current)
     if state.face_down and waiting:
-        raise IllegalEventError("D5", f"this game holds the guesses face down: waiting for {_listed(waiting)} "
+        raise IllegalEventError("D5", f"this game holds the guesses face down: waiting for {listed(waiting)} "
                                 "before the token is revealed")
     # Marbles not entered count as misses: beams cannot see a miss, and a miss scores nothing anyway.
     return _score_if_complete(state, replace(current, token=token))
@@ -243,10 +243,6 @@ def _turned(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
             raise MalformedEventError("D5", "'correct' must be true or false")
         updated = replace(current, marks=_at(current.marks, seat, event["correct"]))
     return _score_if_complete(state, updated)
-
-
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _at(values: tuple[Any, ...], seat: int, value: Any) -> tuple[Any, ...]:

@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, RuleError, recorded_rules
+from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, RuleError, listed, recorded_rules
 
 GAME_ID = "drachensachen"
 DECK = 96             # S1: 72 goblin and 24 dragon cards
@@ -344,8 +344,7 @@ def _missing_setup(state: DrachensachenState, current: Round) -> IllegalEventErr
         drew = {h.seat for h in current.hindrances[1:]}
         waiting = [p for s, p in enumerate(state.players) if s not in drew]
         if waiting:  # the rulebook: under Chaos each player takes a hindrance card, while hindrance cards are left
-            names = ", ".join(waiting[:-1]) + " and " + waiting[-1] if len(waiting) > 1 else waiting[0]
-            return IllegalEventError("S10", f"under Chaos every player draws a hindrance: {names} first")
+            return IllegalEventError("S10", f"under Chaos every player draws a hindrance: {listed(waiting)} first")
     return None
 
 
