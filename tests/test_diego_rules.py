@@ -373,8 +373,13 @@ def test_d4_a_camera_disagreeing_with_the_beams_adds_no_miss() -> None:
     # ruling D4: where the camera and the beams disagree a person decides, so the camera adds nothing
     state = play(new(), marble(1, "sensor"), camera([0, 1, 0, 0, 0, 0], outside=2))
     assert state.current is not None and state.current.marbles == (1,) and state.current.flag is not None
-    state = play(new(), marble(None), marble(4), camera([0, 0, 0, 1, 0, 0], outside=2))  # one miss tapped
+
+
+def test_d4_a_miss_already_entered_is_one_the_camera_sees() -> None:
+    # ruling D4: of two marbles the camera sees outside the gates, one was tapped as a miss: it adds the other
+    state = play(new(), marble(None), marble(4), camera([0, 0, 0, 1, 0, 0], outside=2))
     assert state.current is not None and state.current.marbles == (None, 4, None)
+    assert state.current.sources == ("tap", "tap", "camera") and state.current.confirmed
 
 
 def test_d4_camera_disagreeing_with_the_gates_flags() -> None:
