@@ -390,6 +390,7 @@ class Table:
             "scores": game_view.get("scores", {}),
             "turn": game_view.get("turn"),
             "breakdown": game_view.get("breakdown", []),
+            "breakdown_heading": game_view.get("breakdown_heading", "Round"),
             "can_undo": record.can_undo and status in ("running", "finished"),
             "can_redo": record.can_redo and status in ("running", "finished"),
             "state": loaded.view,

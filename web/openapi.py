@@ -228,6 +228,7 @@ def openapi_document() -> dict[str, Any]:
                 "breakdown": {"type": "array", "items": {"type": "object", "properties": {
                     "round": {"type": "integer"}, "label": {"type": "string"},
                     "points": {"type": "object", "additionalProperties": {"type": "integer"}}}}},
+                "breakdown_heading": {"type": "string", "description": "the breakdown's first column (Round)"},
                 "can_undo": {"type": "boolean"}, "can_redo": {"type": "boolean"},
                 "castle": {"type": "boolean", "description": "this session holds the castle"},
                 "change": {"type": "object", "description": "after an undo or redo: what it changed",

@@ -99,6 +99,7 @@ class GameView(TypedDict, total=False):
     scores: dict[str, int]
     turn: str | None
     breakdown: list[RoundPoints]
+    breakdown_heading: str  # the breakdown's first column, when its rows are no rounds ("Round" by default)
 
 
 #: The keys and types of GameView every view must have.

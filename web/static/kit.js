@@ -434,7 +434,7 @@ function renderFinal(view, game) {
   const table = $("breakdown");
   table.parentElement.hidden = rows.length === 0;
   table.replaceChildren(
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Round"),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, view.breakdown_heading),
       ...view.players.map((p) => h("th", { scope: "col", style: { "--c": colourOf(view, p) } }, p)))),
     h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, r.label || `Round ${r.round}`),
       ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),

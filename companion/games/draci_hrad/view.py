@@ -49,6 +49,7 @@ def view(state: HradState) -> dict[str, Any]:
             {"round": 3, "label": "Sceptre", "points": {h.player: SCEPTRE_POINTS if h.sceptre else 0
                                                          for h in state.heroes}},
         ],
+        "breakdown_heading": "Points",  # its rows are what the points came from, not rounds
         "phase": "finished" if state.finished else "fight" if state.fight else "move",
         "heroes": [_hero(state, seat, h) for seat, h in enumerate(state.heroes)],
         "missed": list(state.missed),

@@ -745,12 +745,6 @@ async function setNumber(player = null) {
 
 // ---- the page -----------------------------------------------------------------------------------------------------
 
-/** The kit's final table heads its first column "Round"; here its rows are treasure, gold and the sceptre. */
-function pointsHeading() {
-  const corner = document.querySelector("#breakdown thead th");
-  if (corner) corner.textContent = "Points";
-}
-
 function noWinner(view) {
   if (!view.finished || !view.state?.no_winner) return;
   $("winners").replaceChildren(h("span", { class: "label" }, "No winner"),
@@ -764,7 +758,7 @@ function render(view, g) {
   document.body.dataset.phase = s.phase;
   document.body.dataset.game = view.game;
   renderHeroes(view, s);
-  if (s.finished) { queueMicrotask(() => { noWinner(view); pointsHeading(); }); return; } // the kit's final screen
+  if (s.finished) { queueMicrotask(() => noWinner(view)); return; } // the kit's final screen
   renderTabs(view, s);
   renderLast(view, s);
   if (local.pane === "city") renderCity(view, s);
