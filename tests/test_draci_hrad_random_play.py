@@ -39,6 +39,26 @@ class Ledger:
         self.stock = {c: list(CARD[c].prices) for c in CARD_IDS}  # ruling H4
 
     def accept(self, event: dict[str, Any], before: HradState, after: HradState) -> None:
+        done = before.last_fight
+        asked, first = (done.left_over, done.shares[0][0]) if done is not None and done.left_over else (0, "")
+        if asked and self.plays_on(event, first):  # ruling H13: play going on, the first sharer keeps it
+            self.treasure[first] += asked
+            asked = 0
+        self.book(event, before, after)
+        if asked and all(h.out for h in after.heroes):  # rulings H13, H17: a game over asks nothing more
+            self.treasure[first] += asked
+
+    def plays_on(self, event: dict[str, Any], first: str) -> bool:
+        """Ruling H13: what the keeper's question holds up: a move (end_turn included), or an exchange of more
+        than the first sharer holds without the left-over."""
+        kind = event["type"]
+        if kind in ("buy", "stop", "obstacle", "treasure", "dart", "fight", "sceptre", "end_turn"):
+            return True
+        if kind == "use":
+            return bool(event["item"] in ("food", "potion", "darren_back"))
+        return kind == "exchange" and event["player"] == first and event["amount"] > self.treasure[first]
+
+    def book(self, event: dict[str, Any], before: HradState, after: HradState) -> None:
         kind, who = event["type"], event.get("player")
         if kind == "buy":
             item = event["item"]
@@ -71,11 +91,29 @@ class Ledger:
             self.treasure[who] += before.last_fight.left_over
             return
         done = after.last_fight
-        if done is not None and done is not before.last_fight and done.outcome == "won":
+        if done is not None and before.fight is not None and after.fight is None and done.outcome == "won":
             shares = dict(done.shares)
             assert sum(shares.values()) + done.left_over == ENEMY[done.enemy].treasure  # ruling H13
             for p, amount in shares.items():
                 self.treasure[p] += amount
+
+
+def played_on(event: dict[str, Any], before: HradState, after: HradState) -> list[str]:
+    """Which question (rulings H9, H13) `event` answered by play going on rather than by its answer."""
+    answered: list[str] = []
+    if before.antidote_choice and not after.antidote_choice:
+        darted = before.heroes[before.turn].player
+        answer = event.get("player") in (None, darted) and (
+            event["type"] == "end_turn" or (event["type"] == "use" and event["item"] == "antidote"))
+        if not answer:  # ruling H9: the darted hero kept the antidote, and the poison
+            seat = before.turn
+            kept, had = after.heroes[seat], before.heroes[seat]
+            assert kept.card_count("antidote") == had.card_count("antidote") and (kept.poisoned or kept.out)
+            answered.append("antidote: played on")
+    if before.last_fight is not None and before.last_fight.left_over and event["type"] != "remainder":
+        if after.last_fight is None or not after.last_fight.left_over:
+            answered.append("keeper: played on")
+    return answered
 
 
 def check(state: HradState, ledger: Ledger) -> None:
@@ -102,6 +140,38 @@ def check(state: HradState, ledger: Ledger) -> None:
             assert shown["winners"] == [p for p in state.players if shown["scores"][p] == best]
     elif state.fight is None:  # in a group fight the mover may fall while the others fight on
         assert not state.heroes[state.turn].out
+
+
+def nudge(rng: random.Random, state: HradState) -> dict[str, Any] | None:
+    """Now and then a move that leads to a question of the table: an antidote before the dart (ruling H9), a group
+    fight whose named keeper may fall (H13)."""
+    roll = rng.random()
+    fight = state.fight
+    if fight is not None:
+        keeper = fight.remainder_to
+        if keeper is not None and keeper in fight.members and len(fight.members) > 1 and roll < 0.3:
+            return {"type": "override", "player": state.heroes[keeper].player, "field": "lives", "value": 0,
+                    "reason": "the keeper falls"}
+        if keeper is not None and state.heroes[keeper].out and roll < 0.6:
+            return {"type": "override", "field": "enemy_lives", "value": 1, "reason": "nearly slain"}
+        return None
+    mover = state.heroes[state.turn]
+    if state.last_fight is not None and state.last_fight.left_over:
+        return {"type": "end_turn", "player": mover.player} if roll < 0.4 else None  # play goes on (H13)
+    if state.antidote_choice:  # the next hero plays on (H9)
+        seats = [(state.turn + step) % len(state.heroes) for step in range(1, len(state.heroes) + 1)]
+        nxt = next((state.heroes[s] for s in seats if not state.heroes[s].out and not state.heroes[s].waiting), None)
+        return {"type": "end_turn", "player": nxt.player} if nxt is not None and roll < 0.4 else None
+    if roll < 0.06:
+        return {"type": "buy", "player": mover.player, "item": "antidote"}
+    if roll < 0.12:
+        return {"type": "dart", "player": mover.player, "attack_die": rng.randint(1, 6),
+                "defence_die": rng.randint(1, 6)}
+    if roll < 0.2:
+        group = [mover.player] + [h.player for h in state.heroes if h is not mover and not h.out and not h.waiting]
+        return {"type": "fight", "players": group, "enemy": rng.choice(["harpies", "geeants", "black_knight"]),
+                "remainder_to": rng.choice(group)}
+    return None
 
 
 def noise(rng: random.Random, state: HradState) -> dict[str, Any]:
@@ -145,6 +215,8 @@ def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
             break
         if rng.random() < 0.25:
             event = noise(rng, state)
+        elif (nudged := nudge(rng, state)) is not None:
+            event = nudged
         else:
             event = dict(GAME.sample(state, rng) or {})
             if rng.random() < 0.5:  # leave the dice to the command step
@@ -160,6 +232,7 @@ def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
             assert GAME.view(state) == before  # a refusal changes nothing
             continue
         ledger.accept(payload, state, after)
+        tally.update(played_on(payload, state, after))
         state = after
         accepted.append(payload)
         tally["accepted"] += 1
@@ -179,6 +252,8 @@ def test_random_play_of_many_whole_games() -> None:
     for _ in range(100):
         play_one_game(rng, tally)
     print(dict(tally))
+    assert tally["antidote: played on"] > 5 and tally["keeper: played on"] > 5, tally  # rulings H9, H13
+    assert tally["remainder"] > 2, tally
     assert tally["game: sceptre found"] > 20 and tally["game: all fell"] > 5, tally
     assert tally["refused"] > 500 and tally["accepted"] > 2000, tally
     for kind in ("buy", "fight", "initiative", "strike", "use", "treasure", "dart", "stop", "obstacle",

@@ -452,7 +452,7 @@ def test_h9_an_antidote_held_is_used_at_once_before_any_round_s_poison() -> None
     # the dart ended the move: nothing else of Ben's move, and the next hero waits for the choice
     error = refused(state, {"type": "buy", "player": "Ben", "item": "food"}, IllegalEventError, "H9")
     assert "antidote" in str(error)
-    refused(state, {"type": "treasure", "player": "Ada", "value": 10}, IllegalEventError, "H9")
+    refused(state, {"type": "treasure", "player": "Ben", "value": 10}, IllegalEventError, "H9")
     state = play(state, {"type": "use", "player": "Ben", "item": "antidote"})
     shown = GAME.view(state)
     assert shown["turn"] == "Ada" and shown["round"] == 2 and not shown["antidote_choice"]  # the move is over
@@ -467,6 +467,62 @@ def test_h9_an_antidote_kept_leaves_the_poison_to_the_rounds() -> None:
     assert GAME.view(state)["round"] == 2 and not GAME.view(state)["antidote_choice"]
     assert hero(state, "Ben")["lives"] == 8 and hero(state, "Ben")["poisoned"] and hero(state, "Ben")["cards"]
     refused(state, end("Ben"), IllegalEventError, "turn-order")
+
+
+@pytest.mark.parametrize("action", [
+    buy("Ada", "sword")[0], end("Ada"), fight(["Ada"], "skeleton", [None]),
+    {"type": "treasure", "player": "Ada", "value": 10}])
+def test_h9_the_next_hero_playing_on_keeps_the_antidote_as_next_does(action: dict[str, Any]) -> None:
+    # ruling H9: the next hero's move while the choice is asked is play going on: Ben keeps the antidote, his move
+    # ends as Next ends it (a new round, whose poison takes a life), then Ada's move applies. A log kept from before
+    # the choice was asked (dart, then Ada's move) folds as it did then.
+    kept = play(dart_at_ben_holding_an_antidote(), action)
+    assert kept == play(dart_at_ben_holding_an_antidote(), end("Ben"), action)
+    shown = GAME.view(kept)
+    assert shown["round"] == 2 and not shown["antidote_choice"]
+    assert (hero(kept, "Ben")["lives"], hero(kept, "Ben")["poisoned"], hero(kept, "Ben")["cards"]) == \
+        (8, True, {"antidote": 1})
+
+
+def test_h9_an_old_log_folds_to_the_numbers_it_had() -> None:
+    # ruling H9: the dart's log as kept before the choice was asked, to the numbers it had then: Ben, the last seat,
+    # pierced (9 lives), the new round's poison (8), the antidote still in hand; Ada buys a sword (12 gold)
+    state = play(dart_at_ben_holding_an_antidote(), buy("Ada", "sword")[0])
+    shown = GAME.view(state)
+    assert (shown["round"], shown["turn"]) == (2, "Ada")
+    assert (hero(state, "Ada")["gold"], hero(state, "Ada")["equipment"]) == (188, {"sword": 1})
+    assert (hero(state, "Ben")["lives"], hero(state, "Ben")["gold"]) == (8, 195)
+    # in the middle of the round no poison falls: Cleo moves next and Ben keeps his 9 lives
+    state = play(new(("Ada", "Ben", "Cleo")), end("Ada"), *buy("Ben", "antidote"),
+                 {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1}, buy("Cleo", "sword")[0])
+    assert GAME.view(state)["round"] == 1 and GAME.view(state)["turn"] == "Cleo"
+    assert hero(state, "Ben")["lives"] == 9 and hero(state, "Ben")["cards"] == {"antidote": 1}
+    assert hero(state, "Cleo")["gold"] == 188
+
+
+def test_h9_a_lone_hero_playing_on_keeps_the_antidote() -> None:
+    # ruling H9: alone at the table, the darted hero moves next: their next move is Next first (poison included)
+    state = play(new(("Ada",)), *buy("Ada", "antidote"), {"type": "dart", "player": "Ada", "attack_die": 6,
+                                                          "defence_die": 1})
+    assert GAME.view(state)["antidote_choice"] and hero(state, "Ada")["lives"] == 11
+    state = play(state, *buy("Ada", "food"))
+    assert GAME.view(state)["round"] == 2 and not GAME.view(state)["antidote_choice"]
+    assert hero(state, "Ada")["lives"] == 10 and hero(state, "Ada")["cards"] == {"antidote": 1, "food": 1}
+
+
+def test_h9_what_the_choice_allows_leaves_it_asked() -> None:
+    # ruling H9: the manager's numbers, the stock and another hero's cards do not answer the choice; a hero who
+    # does not move next is refused as before, with the choice named
+    state = play(new(("Ada", "Ben", "Cleo")), end("Ada"), *buy("Ben", "antidote"),
+                 {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1})
+    state = play(state, {"type": "stock", "item": "torch", "prices": [3], "reason": "t"},
+                 {"type": "override", "player": "Ada", "field": "gold", "value": 150, "reason": "t"})
+    assert GAME.view(state)["antidote_choice"] and GAME.view(state)["turn"] == "Ben"
+    error = refused(state, buy("Ada", "sword")[0], IllegalEventError, "H9")  # Cleo moves next, not Ada
+    assert "use the antidote now or tap Next" in str(error)
+    refused(state, end("Ada"), IllegalEventError, "turn-order")
+    state = play(state, end("Ben"))
+    assert GAME.view(state)["turn"] == "Cleo" and hero(state, "Ben")["cards"] == {"antidote": 1}
 
 
 def test_h9_a_dart_that_takes_the_last_life_asks_nothing() -> None:
@@ -649,19 +705,45 @@ def test_h13_a_remainder_whose_keeper_fell_is_assigned_at_the_table_again() -> N
     assert shown["last_fight"]["left_over"] == 1 and shown["last_fight"]["keeper_named"] == "A"
     assert shown["expects"] == ["remainder", "use", "exchange", "override", "stock"]
     assert shown["turn"] == "B"  # the fight ended A's move; B's waits for the keeper
-    error = refused(state, buy("B", "sword")[0], IllegalEventError, "H13")
+    error = refused(state, buy("C", "sword")[0], IllegalEventError, "H13")  # not C's move either way
     assert "1 left over of the Harpies' treasure" in str(error) and "A no longer shares it" in str(error)
-    refused(state, end("B"), IllegalEventError, "H13")
     refused(state, {"type": "remainder", "player": "D"}, IllegalEventError, "H13")  # D was not in the fight
     refused(state, {"type": "remainder", "player": "A"}, IllegalEventError, "H13")  # A shared nothing
     refused(state, {"type": "remainder", "player": "Zed"}, MalformedEventError, "H13")
+    # the manager's numbers, the stock and a small exchange leave the question asked
+    state = play(state, {"type": "exchange", "player": "B", "amount": 2},
+                 {"type": "stock", "item": "torch", "prices": [3], "reason": "t"})
+    assert GAME.view(state)["last_fight"]["left_over"] == 1
     state = play(state, {"type": "remainder", "player": "C"})
     shown = GAME.view(state)
     assert shown["last_fight"]["shares"] == {"B": 12, "C": 13} and shown["last_fight"]["left_over"] == 0
     assert shown["last_fight"]["remainder_to"] == "C" and hero(state, "C")["treasure"] == 13
     refused(state, {"type": "remainder", "player": "B"}, IllegalEventError, "H13")  # assigned once
     state = play(state, buy("B", "sword")[0])
-    assert hero(state, "B")["gold"] == 188
+    assert hero(state, "B")["gold"] == 190
+
+
+@pytest.mark.parametrize("action", [buy("B", "sword")[0], end("B"), {"type": "exchange", "player": "B", "amount": 13},
+                                    {"type": "sceptre", "player": "B"}])
+def test_h13_play_going_on_without_a_keeper_gives_the_left_over_to_the_first_sharer(action: dict[str, Any]) -> None:
+    # ruling H13: the next move (or an exchange of the treasure with the left-over) without naming a keeper gives
+    # it to the first hero sharing, B, as the companion did before it asked: a log kept from then folds as it did
+    state = play(keeper_fell(), action)
+    fought = GAME.view(state)["last_fight"]
+    assert fought["shares"] == {"B": 13, "C": 12} and fought["left_over"] == 0
+    assert fought["remainder_to"] == "A"  # the keeper named at the fight, as then
+    assert hero(state, "B")["treasure"] + hero(state, "B")["gold"] == 213 - 12 * (action["type"] == "buy")
+    refused(state, {"type": "remainder", "player": "C"}, IllegalEventError, "H17" if GAME.view(state)["finished"]
+            else "H13")
+
+
+def test_h13_a_game_over_asks_no_keeper() -> None:
+    # rulings H13, H17: every hero falls while the keeper is asked: nobody plays on, the first sharer keeps it
+    state = play(keeper_fell(), *({"type": "override", "player": p, "field": "lives", "value": 0, "reason": "t"}
+                                  for p in "BCD"))
+    shown = GAME.view(state)
+    assert shown["finished"] and shown["no_winner"]
+    assert shown["last_fight"]["shares"] == {"B": 13, "C": 12} and shown["scores"]["B"] == 213
 
 
 def test_h13_a_remainder_whose_keeper_still_shares_is_paid_at_once() -> None:
@@ -672,6 +754,15 @@ def test_h13_a_remainder_whose_keeper_still_shares_is_paid_at_once() -> None:
                  heroes_strike(6, 6, enemy_die=1))
     assert GAME.view(state)["last_fight"]["shares"] == {"B": 13, "C": 12}
     assert GAME.view(state)["last_fight"]["left_over"] == 0 and GAME.view(state)["expects"][0] == "buy"
+    # the Geeants' 20 do not split among three, but do between the two left when A, named to keep the 2, falls
+    state = play(new(("A", "B", "C", "D")), {**fight(["A", "B", "C"], "geeants", [None] * 3), "remainder_to": "A"},
+                 {"type": "override", "player": "A", "field": "lives", "value": 0, "reason": "test"},
+                 {"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"},
+                 initiative(6, 1), heroes_strike(6, 6, enemy_die=1))
+    fought = GAME.view(state)["last_fight"]
+    assert hero(state, "A")["out"] and fought["outcome"] == "won"
+    assert fought["shares"] == {"B": 10, "C": 10} and fought["left_over"] == 0
+    assert GAME.view(state)["expects"][0] == "buy"
 
 
 def test_h13_victory_pays_the_enemys_treasure_and_the_exchange_keeps_the_score() -> None:

@@ -29,8 +29,9 @@ GAME = Game(
     describe=describe,
     sample=sample,
     prepare=prepare,
-    # 2: a dart piercing a hero who holds an antidote waits for it or Next (H9)
-    # 3: a victory's remainder whose named keeper no longer shares waits for the table to name another (H13)
+    # 2: a dart piercing a hero who holds an antidote asks for it or Next before the move ends (H9)
+    # 3: a victory's remainder whose named keeper no longer shares is asked of the table (H13)
+    # (play going on without an answer is answered as in version 1, so older logs still fold)
     rules_version=3,
 )
 

@@ -55,6 +55,28 @@ def keeper_wanted(state: HradState) -> None:
                                 f"{state.heroes[done.keeper].player} no longer shares it")
 
 
+def play_goes_on(state: HradState) -> HradState:
+    """The state as play going on leaves it when the table does not answer what it is asked, as the companion
+    did before it asked: a victory's left-over goes to the first hero sharing it (ruling H13); the darted hero
+    keeps the antidote and the move ends as Next ends it, the round's poison included (H9). `state` itself
+    when nothing is asked."""
+    if state.last_fight is not None and state.last_fight.left_over:
+        return first_sharer_keeps(state)
+    return end_move(state) if state.antidote_choice else state
+
+
+def first_sharer_keeps(state: HradState) -> HradState:
+    """Ruling H13: a victory's left-over nobody was named for goes to the first hero sharing the treasure."""
+    done = state.last_fight
+    assert done is not None and done.left_over and done.shares
+    name, amount = done.shares[0]
+    seat = seat_of(state, name, "H13")
+    hero = state.heroes[seat]
+    state = state.with_hero(seat, replace(hero, treasure=hero.treasure + done.left_over))
+    shares = ((name, amount + done.left_over), *done.shares[1:])
+    return replace(state, last_fight=replace(done, shares=shares, left_over=0))
+
+
 def die(event: Mapping[str, Any], key: str, rule: str = "H5") -> int:
     value = event.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 6:
@@ -106,11 +128,12 @@ def end_move(state: HradState) -> HradState:
 
 
 def settle(state: HradState) -> HradState:
-    """After any change: all heroes defeated ends the game (ruling H17); a defeated hero's move passes."""
+    """After any change: all heroes defeated ends the game (ruling H17); a defeated hero's move passes. A game
+    over asks nothing more: a left-over still waiting for its keeper goes to the first sharer (H13)."""
+    if not state.finished and all(h.out for h in state.heroes):
+        state = replace(state, finished=True, fight=None)
     if state.finished:
-        return state
-    if all(h.out for h in state.heroes):
-        return replace(state, finished=True, fight=None)
+        return first_sharer_keeps(state) if state.last_fight is not None and state.last_fight.left_over else state
     if state.fight is None and state.heroes[state.turn].out:
         return end_move(state)
     return state

@@ -283,7 +283,8 @@ def end_fight(state: HradState, event: Mapping[str, Any]) -> HradState:
 def finish(state: HradState, fight: Fight, outcome: str) -> HradState:
     """The end of a fight: victory pays the enemy's treasure, shared in a group (ruling H13); otherwise the
     enemy's card turns face down (H11, H12). The fight ends the mover's move. A remainder whose keeper named at
-    the start no longer shares (defeated, or left with the cloak) waits for the table to name another."""
+    the start no longer shares (defeated, or left with the cloak) is asked of the table (`remainder`); play going
+    on without the answer gives it to the first sharer (see `checks.play_goes_on`)."""
     shares: tuple[tuple[str, int], ...] = ()
     left_over = 0
     if outcome == "won":
@@ -358,7 +359,8 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
     """Ruling H9: 15 + die against defence number + armour + die (no weapon, no shield); a hit takes a life and
     poisons the hero until an antidote. The dart ends the move; a pierced hero holding an antidote first chooses
     (rulebook: the poison takes lives "unless you are carrying an antidote"): using it ends the move cured,
-    Next ends it poisoned, so no round's poison is taken before that choice."""
+    Next ends it poisoned, so no round's poison is taken before that choice. An event the choice holds up is
+    taken after Next (see `checks.play_goes_on`)."""
     seat = acting(state, event.get("player"))
     hero = state.heroes[seat]
     attack_die, defence_die = die(event, "attack_die", "H9"), die(event, "defence_die", "H9")

@@ -23,6 +23,7 @@ from .catalogue import (
     hero_cards,
     may_use,
 )
+from .checks import end_move
 from .combat import dice_needed, standing, who_strikes
 from .rules import MAX_GOLD, OVERRIDE_FIELDS
 from .state import HradState
@@ -99,10 +100,12 @@ EVENT_TYPES = (
               "nothing is paid; logged like an override (H1).", {"reason": {"type": "string", "maxLength": 80}},
               ("reason",), {"type": "end_fight", "reason": "nobody can hurt anybody"}, rule="H1"),
     EventType("remainder", "Who keeps what a group victory's treasure leaves over, when the hero named at the "
-              "fight's start no longer shares it (defeated or gone); play waits for it (H13).",
+              "fight's start no longer shares it (defeated or gone); asked before play goes on, and play going on "
+              "without it gives it to the first hero sharing (H13).",
               {"player": _NAME}, ("player",), {"type": "remainder", "player": "Ben"}, rule="H13"),
     EventType("dart", "The poisoned dart's trap on the mover: 15 + die against defence + armour + die; ends the "
-              "move, but a pierced hero holding an antidote first uses it (use) or declines (end_turn) (H9).",
+              "move, but a pierced hero holding an antidote first uses it (use) or declines (end_turn); play "
+              "going on without the choice declines it (H9).",
               {"player": _NAME, "attack_die": _OPT_DIE, "defence_die": _OPT_DIE}, ("player",),
               {"type": "dart", "player": "Ada", "attack_die": 3, "defence_die": 2}, rule="H9"),
     EventType("treasure", "A treasure card for the mover, shared equally with the group; ends the move (H13).",
@@ -212,15 +215,18 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
     if state.fight is not None:
         return _sample_fight(state, rng)
     done = state.last_fight
-    if done is not None and done.left_over:  # ruling H13: the table names the keeper first
+    if done is not None and done.left_over and rng.random() < 0.8:  # ruling H13: mostly the table names the keeper
         return {"type": "remainder", "player": rng.choice([name for name, _ in done.shares])}
     seat = state.turn
     hero = state.heroes[seat]
     who = hero.player
     if hero.waiting:
         return {"type": "end_turn", "player": who}
-    if state.antidote_choice:  # ruling H9: right after the dart, the antidote or Next
-        return {"type": "use", "player": who, "item": "antidote"} if rng.random() < 0.7 else \
+    if state.antidote_choice:  # ruling H9: right after the dart, the antidote, Next, or the next hero plays on
+        roll, moved = rng.random(), end_move(state)
+        if roll < 0.2 and not moved.finished:
+            return sample(moved, rng)
+        return {"type": "use", "player": who, "item": "antidote"} if roll < 0.75 else \
             {"type": "end_turn", "player": who}
     if rng.random() < min(0.4, state.round / 60):
         return {"type": "sceptre", "player": who}

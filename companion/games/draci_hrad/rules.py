@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from ..base import IllegalEventError, MalformedEventError
+from ..base import IllegalEventError, MalformedEventError, RuleError
 from . import combat
 from .catalogue import (
     CARD,
@@ -31,7 +31,7 @@ from .catalogue import (
     card_from_json,
     may_use,
 )
-from .checks import MAX_WAIT, able, acting, end_move, keeper_wanted, seat_of, settle
+from .checks import MAX_WAIT, able, acting, end_move, keeper_wanted, play_goes_on, seat_of, settle
 from .state import Found, Hero, HradState, Override
 
 MAX_GOLD = 9999
@@ -66,7 +66,18 @@ def apply(state: HradState, event: Mapping[str, Any]) -> HradState:
         raise MalformedEventError("events", f"unknown event type {kind!r} for Dračí hrad")
     if state.finished:
         raise IllegalEventError("H17", "the game is over; undo to change it")
-    return settle(handler(state, event))
+    try:
+        return settle(handler(state, event))
+    except IllegalEventError as refused:
+        # rulings H9, H13: what waits for the table's answer is taken as play going on, answered as before the
+        # table was asked, so a log kept from then folds as it did
+        going_on = play_goes_on(state)
+        if going_on is state or going_on.finished:
+            raise
+        try:
+            return settle(handler(going_on, event))
+        except RuleError:
+            raise refused from None
 
 
 def _buy(state: HradState, event: Mapping[str, Any]) -> HradState:
