@@ -11,7 +11,7 @@ from typing import Any, Iterable, Mapping
 import pytest
 
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
-from companion.games.base import contract_problems
+from companion.games.base import RULES_VERSION, contract_problems
 from companion.games.draci_hrad import HradState
 from companion.games.schema import validate_event
 from companion.log import EventLog
@@ -500,6 +500,18 @@ def test_h9_an_old_log_folds_to_the_numbers_it_had() -> None:
     assert hero(state, "Cleo")["gold"] == 188
 
 
+def test_h9_a_game_recorded_under_rules_version_1_ends_the_darts_move_at_once() -> None:
+    # ruling H9 as version 1 played it: the dart ended the move there and then, the new round's poison with it; a
+    # game recorded so folds by those rules (the table gives setup its version), and today's asks first
+    old = GAME.setup(TWO, {**GAME.resolve_options({}), RULES_VERSION: 1})
+    state = play(old, end("Ada"), *buy("Ben", "antidote"),
+                 {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1})
+    shown = GAME.view(state)
+    assert not shown["antidote_choice"] and (shown["round"], shown["turn"]) == (2, "Ada")
+    assert hero(state, "Ben")["lives"] == 8 and hero(state, "Ben")["cards"] == {"antidote": 1}
+    assert GAME.view(dart_at_ben_holding_an_antidote())["antidote_choice"]
+
+
 def test_h9_a_lone_hero_playing_on_keeps_the_antidote() -> None:
     # ruling H9: alone at the table, the darted hero moves next: their next move is Next first (poison included)
     state = play(new(("Ada",)), *buy("Ada", "antidote"), {"type": "dart", "player": "Ada", "attack_die": 6,
@@ -687,10 +699,12 @@ def test_h13_a_group_victory_gives_the_remainder_to_the_hero_named_at_the_fight(
             IllegalEventError, "H13")
 
 
-def keeper_fell() -> HradState:
+def keeper_fell(rules: int | None = None) -> HradState:
     """A, B and C fight the Harpies (25 treasure), the 1 left over named for A; the Harpies defeat A, then B and C
-    win: 12 each, and A can no longer keep the 1."""
-    return play(new(("A", "B", "C", "D")), {**fight(["A", "B", "C"], "harpies", [None] * 3), "remainder_to": "A"},
+    win: 12 each, and A can no longer keep the 1 (a game recorded under rules version `rules`, today's if None)."""
+    players = ("A", "B", "C", "D")
+    start = new(players) if rules is None else GAME.setup(players, {**GAME.resolve_options({}), RULES_VERSION: rules})
+    return play(start, {**fight(["A", "B", "C"], "harpies", [None] * 3), "remainder_to": "A"},
                 initiative(1, 6), enemy_strike([6, 6], [1, 1], targets=["A", "A"]),
                 {"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"},
                 heroes_strike(6, 6, enemy_die=1))
@@ -735,6 +749,13 @@ def test_h13_play_going_on_without_a_keeper_gives_the_left_over_to_the_first_sha
     assert hero(state, "B")["treasure"] + hero(state, "B")["gold"] == 213 - 12 * (action["type"] == "buy")
     refused(state, {"type": "remainder", "player": "C"}, IllegalEventError, "H17" if GAME.view(state)["finished"]
             else "H13")
+
+
+def test_h13_a_game_recorded_under_rules_version_2_gives_the_left_over_to_the_first_sharer_at_once() -> None:
+    # ruling H13 as version 2 played it: nothing asked, the first hero sharing keeps the 1
+    shown = GAME.view(keeper_fell(rules=2))
+    assert shown["last_fight"]["shares"] == {"B": 13, "C": 12} and shown["last_fight"]["left_over"] == 0
+    assert "remainder" not in shown["expects"]
 
 
 def test_h13_a_game_over_asks_no_keeper() -> None:

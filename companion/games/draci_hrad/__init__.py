@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..base import Game
 from .events import EVENT_TYPES, OPTIONS, describe, prepare, sample
 from .rules import apply, setup
-from .state import HradState
+from .state import RULES, HradState
 from .view import view
 
 GAME_ID = "draci-hrad"
@@ -29,10 +29,7 @@ GAME = Game(
     describe=describe,
     sample=sample,
     prepare=prepare,
-    # 2: a dart piercing a hero who holds an antidote asks for it or Next before the move ends (H9)
-    # 3: a victory's remainder whose named keeper no longer shares is asked of the table (H13)
-    # (play going on without an answer is answered as in version 1, so older logs still fold)
-    rules_version=3,
+    rules_version=RULES,
 )
 
 __all__ = ["GAME", "GAME_ID", "HradState"]

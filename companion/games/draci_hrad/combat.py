@@ -290,11 +290,11 @@ def finish(state: HradState, fight: Fight, outcome: str) -> HradState:
     if outcome == "won":
         sharers = standing(state, fight) or fight.members or fight.started_by
         value = ENEMY[fight.enemy].treasure
-        if value % len(sharers) and fight.keeper not in sharers:
+        if value % len(sharers) and fight.keeper not in sharers and state.rules >= 3:  # before: the first sharer
             left_over = value % len(sharers)
             state, shares = share(state, sharers, value - left_over, sharers[0])
         else:
-            state, shares = share(state, sharers, value, fight.keeper)
+            state, shares = share(state, sharers, value, fight.keeper if fight.keeper in sharers else sharers[0])
     done = replace(fight, outcome=outcome, shares=shares, skunk_pending=False, left_over=left_over)
     return end_move(replace(state, fight=None, last_fight=done))
 
@@ -371,7 +371,8 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
     state = state.with_hero(seat, hero)
     record = Dart(hero.player, attack_die, defence_die, attack, defence, pierced)
     state = replace(state, last_dart=record, last_fight=None, last_treasure=None)
-    if pierced and not hero.out and hero.card_count("antidote") > 0 and may_use(hero.card, "antidote"):
+    if pierced and not hero.out and hero.card_count("antidote") > 0 and may_use(hero.card, "antidote") \
+            and state.rules >= 2:  # version 1 ended the move at once
         return replace(state, antidote_choice=True)
     return end_move(state)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from ..base import IllegalEventError, MalformedEventError, RuleError
+from ..base import IllegalEventError, MalformedEventError, RuleError, recorded_rules
 from . import combat
 from .catalogue import (
     CARD,
@@ -32,7 +32,7 @@ from .catalogue import (
     may_use,
 )
 from .checks import MAX_WAIT, able, acting, end_move, keeper_wanted, play_goes_on, seat_of, settle
-from .state import Found, Hero, HradState, Override
+from .state import RULES, Found, Hero, HradState, Override
 
 MAX_GOLD = 9999
 #: What `override` may set, with its bounds (ruling H1); item ids set equipment counts.
@@ -55,7 +55,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> HradState:
                    for p, h in zip(players, chosen, strict=True))
     return HradState(heroes=heroes, stock=tuple(CARD[c].prices for c in CARD_IDS),
                      reinitiative=options["reinitiative"], one_die_per_charge=options["one_die_per_charge"],
-                     door_rounds=options["locked_door_rounds"])
+                     door_rounds=options["locked_door_rounds"], rules=recorded_rules(options, RULES))
 
 
 def apply(state: HradState, event: Mapping[str, Any]) -> HradState:

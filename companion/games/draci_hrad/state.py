@@ -140,6 +140,12 @@ class Override:
     round: int
 
 
+RULES = 3
+"""Dračí hrad's rules version. 2: a dart piercing a hero who holds an antidote asks for it or Next before the move
+ends (H9); 3: a victory's remainder whose named keeper no longer shares is asked of the table (H13). A log recorded
+under an older version folds by its own (``HradState.rules``)."""
+
+
 @dataclass(frozen=True)
 class HradState:
     heroes: tuple[Hero, ...]
@@ -157,6 +163,7 @@ class HradState:
     door_rounds: int = 0           # option: rounds missed at a locked door without a spell (ruling H14)
     missed: tuple[str, ...] = ()   # who was skipped when the turn last passed (ruling H14)
     antidote_choice: bool = False  # ruling H9: the dart pierced the mover, who holds an antidote: use it or Next
+    rules: int = RULES  # the rules version the game is played under (a log recorded before folds by its own)
 
     @property
     def players(self) -> tuple[str, ...]:
