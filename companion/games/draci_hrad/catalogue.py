@@ -45,7 +45,7 @@ DEFAULT_CARDS: dict[str, HeroCard] = {
     "arspel": HeroCard(11, 11, 10, 3, ("bow",)),
 }
 #: Which of the defaults above the rulebook gives (a field, or a weapon the hero may use); the hero cards page
-#: marks these (web/static/heroes.js keeps the same list) and calls the rest placeholders to copy from the cards.
+#: marks these (the hero cards document carries this list) and calls the rest placeholders to copy from the cards.
 FROM_RULEBOOK: dict[str, tuple[str, ...]] = {
     "arcana": ("attack", "defence", "bow"), "fist": ("defence",), "parbat": ("magic",), "neira": ("bow",),
     "arspel": ("bow",),
