@@ -176,6 +176,30 @@ def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Call
     assert score(page, "Ben") == "1"
 
 
+def test_a_token_tapped_before_three_marbles_asks_whether_the_rest_missed(open_page: Callable[..., Any],
+                                                                         base: str) -> None:
+    """Marbles not recorded count as missed (ruling D4): a tap on the token too early, a marble still rolling,
+    asks first, and waiting sends nothing."""
+    session = new_game(base, ["Ada", "Ben"])
+    post_events(base, session, {"type": "marble", "gate": 3})
+    page = open_page(800, 480)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.click("#reveal-pad [data-gate='3']")
+    expect(page.get_by_text("Only 1 of 3 marbles recorded.")).to_be_visible()
+    page.click("[data-answer='no']")  # "Wait for the marbles"
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["seq"] == 1 and view["state"]["current"]["token"] is None
+    page.click("#marble-pad [data-gate='3']")
+    expect(page.locator("#slots .slot.filled")).to_have_count(2, timeout=WAIT_MS)
+    page.click("#reveal-pad [data-gate='3']")
+    expect(page.get_by_text("Only 2 of 3 marbles recorded.")).to_be_visible()
+    page.click("[data-answer='yes']")  # "Reveal: 1 missed"
+    expect(page.locator("#turned [data-player='Ben']")).to_be_visible(timeout=WAIT_MS)
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["state"]["current"]["token"] == 3
+
+
 def test_the_marbles_line_says_what_is_true_and_a_wrong_guess_is_marked_apart(open_page: Callable[..., Any],
                                                                                base: str, app: Flask) -> None:
     players = ["Ada", "Ben", "Cleo", "Dan"]

@@ -2,7 +2,7 @@
 // the token by tap, then the symbol each other player turned over. A game started with "Hold guesses face down"
 // (the session's option face_down, the same on every screen) has the guess-by-guess grid instead, and the
 // token waits until every guess is in.
-import { api, bySeat, button, h, icon, sentence, startGame, toast, who } from "../kit.js";
+import { api, bySeat, button, confirm, h, icon, sentence, startGame, toast, who } from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
 const $ = (id) => document.getElementById(id);
@@ -53,15 +53,15 @@ function renderFlag(game, cur) {
   flag.hidden = !cur.flag;
   if (!cur.flag) return;
   const camera = cur.camera ? cur.camera.counts.flatMap((n, i) => Array(n).fill(i + 1)) : null;
-  const confirm = (marbles) => game.send({ type: "confirm", marbles }, { guarded: true });
+  const confirmMarbles = (marbles) => game.send({ type: "confirm", marbles }, { guarded: true });
   flag.replaceChildren(
     h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag)),
     h("p", {}, `Gates: ${cur.marbles.map(gateName).join(", ") || "none"}` +
       (camera ? ` · Camera: ${camera.map(gateName).join(", ") || "none"}` : "")),
     h("div", { class: "row" },
-      camera && camera.length <= 3 ? button("Camera is right", { cls: "primary", onTap: () => confirm(camera) }) : null,
-      cur.marbles.length <= 3 ? button("Gates are right", { onTap: () => confirm(cur.marbles) }) : null,
-      button("Clear, enter by tap", { onTap: () => confirm([]) })));
+      camera && camera.length <= 3 ? button("Camera is right", { cls: "primary", onTap: () => confirmMarbles(camera) }) : null,
+      cur.marbles.length <= 3 ? button("Gates are right", { onTap: () => confirmMarbles(cur.marbles) }) : null,
+      button("Clear, enter by tap", { onTap: () => confirmMarbles([]) })));
 }
 
 /** What the marbles so far are, as true as the reading: a miss is no marble in, more than three wait for a tap. */
@@ -121,7 +121,20 @@ function renderToken(game, state, cur, turnOver) {
   $("token-step").hidden = turnOver;
   if (turnOver) return;
   $("token-title").textContent = "Which symbol is on the token?";
-  $("reveal-pad").replaceChildren(...gatePad((gate) => game.send({ type: "reveal", gate }), revealReason(state, cur)));
+  $("reveal-pad").replaceChildren(...gatePad((gate) => reveal(game, cur, gate), revealReason(state, cur)));
+}
+
+/** Reveal the token; with fewer than three marbles recorded, first ask whether the rest missed (ruling D4: a
+ *  missed marble counts for no gate), so that a tap too early, a marble still rolling, costs no points unasked. */
+async function reveal(game, cur, gate) {
+  const short = 3 - cur.marbles.length;
+  if (short > 0) {
+    const question = cur.marbles.length ? `Only ${cur.marbles.length} of 3 marbles recorded.` : "No marble recorded yet.";
+    const ok = await confirm(question, `Reveal: ${short === 3 ? "all" : short} missed`, "Wait for the marbles",
+      `The token shows ${gateName(gate)}. Marbles not recorded count as missed: they score nothing.`);
+    if (!ok) return;
+  }
+  game.send({ type: "reveal", gate });
 }
 
 /** What a player turned over, said right or wrong against the token: by mark and word, not by colour alone. */
