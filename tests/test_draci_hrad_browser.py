@@ -241,6 +241,7 @@ def test_a_hero_pierced_by_the_dart_uses_the_antidote_held_at_once(open_page: Ca
     tap_anyway(page.locator("#hr-shop [data-item='food']"))  # the dart ended the move: the page says so
     expect(page.locator("#toast")).to_contain_text("use the antidote or tap Next")
     expect(page.locator("#toast .rule-tag")).to_have_text("rule H9")
+    expect(page.locator("#hr-antidote-or")).to_have_text(" now, or Next: keep the antidote and stay poisoned")
     page.click("#hr-antidote")
     expect(page.locator("#turn .turn-name")).to_have_text("Ada", timeout=WAIT_MS)
     expect(page.locator("#hr-antidote")).to_have_count(0)
@@ -284,6 +285,9 @@ def test_the_table_is_asked_again_when_the_keeper_of_the_left_over_falls(open_pa
     post(base, session, {"type": "strike", "hero_dice": [6, 6, 6], "enemy_defence_die": 1})
     expect(page.locator("#hr-last")).to_contain_text("Ben +8 treasure, Cleo +8 treasure, Dan +8 treasure",
                                                       timeout=WAIT_MS)
+    # the victory is the three still standing; Anna fell in it
+    expect(page.locator("#hr-last")).to_contain_text(
+        "Last fight: Ben, Cleo and Dan won against the Harpies (Anna fell)")
     expect(page.locator("#hr-left-over")).to_have_text("Anna was defeated: who keeps the 1 left over?")
     tap_anyway(page.locator("#hr-next"))  # play waits for the keeper
     expect(page.locator("#toast")).to_contain_text("who keeps the 1 left over")

@@ -416,7 +416,8 @@ function dartText(view, s, dart) {
     cure ? button("Use antidote", { cls: "primary hr-antidote", id: "hr-antidote", dataset: { antidote: dart.player },
       "aria-label": `${dart.player} uses the antidote`,
       onTap: () => send({ type: "use", player: dart.player, item: "antidote" }) }) : null,
-    cure && s.antidote_choice ? h("small", { class: "muted" }, " or Next to keep it") : null].filter(Boolean);
+    cure && s.antidote_choice ? h("small", { class: "muted", id: "hr-antidote-or" },
+      " now, or Next: keep the antidote and stay poisoned") : null].filter(Boolean);
 }
 
 // ---- the fight ----------------------------------------------------------------------------------------------------
@@ -669,7 +670,12 @@ function renderLast(view, s) {
   const heroes = f.members.map((m) => m.player);
   const paid = bySeat(view, f.shares);
   const last = f.exchanges.at(-1)?.strikes.at(-1);
-  box.replaceChildren(h("strong", {}, "Last fight: "), ...whoList(view, heroes), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
+  // a victory is the heroes still standing; who fell in it or left with the cloak is said apart
+  const won = f.outcome === "won" && f.standing?.length ? f.standing : heroes;
+  const gone = heroes.filter((p) => !won.includes(p))
+    .flatMap((p, i) => [i ? ", " : "", who(view, p), heroOf(view.state, p)?.out ? " fell" : " left"]);
+  box.replaceChildren(h("strong", {}, "Last fight: "), ...whoList(view, won), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
+    ...(gone.length ? [" (", ...gone, ")"] : []),
     ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
     ...(last && !f.left_over ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".",
     ...(f.left_over ? keeperQuestion(view, f) : []));
