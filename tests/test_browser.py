@@ -176,6 +176,22 @@ def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Call
     assert score(page, "Ben") == "1"
 
 
+def test_face_down_with_four_players_keeps_the_token_on_the_small_screen(open_page: Callable[..., Any],
+                                                                        base: str) -> None:
+    """At 800x480 the guess rows show the gates' symbols alone, and a guess in is a line of text: once every guess
+    is in, the token's row is on the screen without scrolling, its marbles not yet rolled."""
+    session = new_game(base, ["Anna", "Ben", "Cora", "Dieter"], face_down=True)
+    page = open_page(800, 480)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    fits(page, "the face-down guesses")
+    expect(page.locator("#guesses [data-player='Ben'] [data-gate='2']")).to_have_attribute("aria-label", "2: Gate 2")
+    for player, gate in (("Ben", 2), ("Cora", 4), ("Dieter", 2)):
+        page.click(f"#guesses [data-player='{player}'] [data-gate='{gate}']")
+        page.wait_for_selector(f"#guesses [data-player='{player}'] .guessed")
+    in_view(page, "#reveal-pad [data-gate='6']")
+
+
 def test_a_token_tapped_before_three_marbles_asks_whether_the_rest_missed(open_page: Callable[..., Any],
                                                                          base: str) -> None:
     """Marbles not recorded count as missed (ruling D4): a tap on the token too early, a marble still rolling,
