@@ -725,8 +725,7 @@ class MarbleDetector:
         short of where its change ends (``reach_inward``); None when its change does not reach that edge (it is
         wholly in view). The peak says little there: it cannot leave the picture, and the votes of the arc in view
         pull it in by up to most of a radius."""
-        x0, y0, _, _ = self._roi(h, w)
-        px, py, ox, oy = self._to_frame(h, w)
+        px, py, ox, oy = self._to_frame(h, w)  # (ox, oy): the working image's corner in the frame
         hw, ww = change.shape
         # each side: its distance from (fx, fy), the change turned so that side is the top, the peak there
         sides = ((fy + 0.5, change, cx, cy), (h - 0.5 - fy, change[::-1], cx, hw - 1 - cy),
@@ -738,7 +737,7 @@ class MarbleDetector:
             return None
         pitch = py if side < 2 else px
         # the working image's edge on that side, from the picture's edge (frame pixels)
-        gap = (y0, h - oy - hw * py, x0, w - ox - ww * px)[side]
+        gap = (oy, h - oy - hw * py, ox, w - ox - ww * px)[side]
         inside = gap + reach * pitch - self.radius_px - 0.5  # the centre's frame coordinate from that side's edge
         return ((fx, inside), (fx, h - 1 - inside), (inside, fy), (w - 1 - inside, fy))[side]
 
@@ -977,8 +976,10 @@ def reach_inward(change: np.ndarray, along: int, radius: float, peak_row: int = 
     half = max(1, int(round(0.5 * radius)))
     profile = change[:int(math.ceil(2.2 * radius)) + 2, max(0, along - half):along + half + 1].max(axis=1)
     head = profile[:max(1, int(radius))]
-    changed = head[head > 0]  # a cap shorter than half a radius, on a picture without noise: its own median
-    level = CUT_RIM_LEVEL * float(np.median(head if np.median(head) > 0 or not len(changed) else changed))
+    middle = float(np.median(head))
+    if middle <= 0.0 and (head > 0).any():  # a cap shorter than half a radius on a noiseless picture: its rows
+        middle = float(np.median(head[head > 0]))
+    level = CUT_RIM_LEVEL * middle
     below = np.flatnonzero(profile < level)
     if level <= 0.0 or (len(below) and below[0] <= peak_row):
         return None
