@@ -29,8 +29,9 @@ MAX_COINS = 99        # keypad bound: more coins than any hand can show is a mis
 MAX_DRAW = 20         # one tap draws at most this many (the pending amount has its own event)
 MAX_AT_ONCE = 3       # identical cards played at once with an effect; four identical burn the pile
 HINDRANCE_CARDS = 7   # S10
-RULES = 3  # 2: play begins once the round's trick and hindrance are entered (S9, S10); 3: under Chaos, every
-# player's hindrance too. A log recorded under an older version folds by its own rules.
+RULES = 3
+"""The rules version. 2: play begins once the round's trick and hindrance are entered (S9, S10); 3: under Chaos,
+every player's hindrance too. A log recorded under an older version folds by its own (``DrachensachenState.rules``)."""
 MAX_HAND = 20         # bounds for the numbers entered from a hindrance card (S10)
 MAX_LAYOUT = 12
 
@@ -629,8 +630,9 @@ def _phase(current: Round) -> str:
     return "play" if current.under_way else "setup"
 
 
-def _expects(state: DrachensachenState, current: Round) -> list[str]:
-    """The event types that may be accepted now (the page greys out the rest)."""
+def _expects(state: DrachensachenState, current: Round, owed: IllegalEventError | None) -> list[str]:
+    """The event types that may be accepted now (the page greys out the rest); ``owed``: what the setup still
+    owes (``_missing_setup``)."""
     if current.finisher is not None:
         return ["coins"]
     expects: list[str] = []
@@ -642,7 +644,7 @@ def _expects(state: DrachensachenState, current: Round) -> list[str]:
         if current.holder is not None and (not current.hindrances or (
                 current.chaos and len(current.hindrances) < HINDRANCE_CARDS)):
             expects.append("hindrance")
-    if current.turn is None or _missing_setup(state, current):
+    if current.turn is None or owed:
         return expects
     facing = bool(current.pending) and current.pending_from != current.turn
     if facing:  # S7: draw it or pass it on
@@ -708,7 +710,7 @@ def view(state: DrachensachenState) -> dict[str, Any]:
     owed = _missing_setup(state, current)
     data.update(
         phase=_phase(current),
-        expects=_expects(state, current),
+        expects=_expects(state, current, owed),
         setup_owed=None if owed is None else {"rule": owed.rule, "message": owed.message},
         starter=_name(state, current.starter) if current.starter is not None else None,
         starter_rule=("chosen at the table" if current.number == 1

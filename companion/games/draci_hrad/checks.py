@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..base import IllegalEventError, MalformedEventError
+from ..base import IllegalEventError, MalformedEventError, listed
 from .catalogue import ENEMY
 from .state import HradState
 
@@ -49,17 +49,16 @@ def keeper_wanted(state: HradState) -> None:
     """Ruling H13: a victory's remainder whose named keeper no longer shares is assigned before play goes on."""
     done = state.last_fight
     if done is not None and done.left_over:
-        names = ", ".join(name for name, _ in done.shares)
+        names = listed([name for name, _ in done.shares])
         raise IllegalEventError("H13", f"first name who keeps the {done.left_over} left over of the "
                                 f"{ENEMY[done.enemy].possessive} treasure ({names}): "
                                 f"{state.heroes[done.keeper].player} no longer shares it")
 
 
 def play_goes_on(state: HradState) -> HradState:
-    """The state as play going on leaves it when the table does not answer what it is asked, as the companion
-    did before it asked: a victory's left-over goes to the first hero sharing it (ruling H13); the darted hero
-    keeps the antidote and the move ends as Next ends it, the round's poison included (H9). `state` itself
-    when nothing is asked."""
+    """The state as play going on leaves it when the table does not answer what it is asked: a victory's
+    left-over goes to the first hero sharing it (ruling H13); the darted hero keeps the antidote and the move ends
+    as Next ends it, the round's poison included (H9). `state` itself when nothing is asked."""
     if state.last_fight is not None and state.last_fight.left_over:
         return first_sharer_keeps(state)
     return end_move(state) if state.antidote_choice else state

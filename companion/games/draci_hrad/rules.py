@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping
 
-from ..base import IllegalEventError, MalformedEventError, RuleError, recorded_rules
+from ..base import IllegalEventError, MalformedEventError, RuleError, listed, recorded_rules
 from . import combat
 from .catalogue import (
     CARD,
@@ -69,8 +69,8 @@ def apply(state: HradState, event: Mapping[str, Any]) -> HradState:
     try:
         return settle(handler(state, event))
     except IllegalEventError as refused:
-        # rulings H9, H13: what waits for the table's answer is taken as play going on, answered as before the
-        # table was asked, so a log kept from then folds as it did
+        # rulings H9, H13: a move that waits for the table's answer is taken as play going on without it (the
+        # antidote kept, the left-over to the first sharer), as at a table where the next hero simply plays
         going_on = play_goes_on(state)
         if going_on is state or going_on.finished:
             raise
@@ -166,7 +166,7 @@ def _remainder(state: HradState, event: Mapping[str, Any]) -> HradState:
     shares = dict(done.shares)
     if hero.player not in shares:
         raise IllegalEventError("H13", f"{hero.player} did not share the {ENEMY[done.enemy].possessive} "
-                                f"treasure; it goes to one of {', '.join(shares)}")
+                                f"treasure; it goes to {listed(list(shares))}")
     shares[hero.player] += done.left_over
     state = state.with_hero(seat, replace(hero, treasure=hero.treasure + done.left_over))
     done = replace(done, shares=tuple(shares.items()), remainder_to=seat, left_over=0)
