@@ -151,7 +151,7 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
             and hero.can_attack and not fight.skunk_pending,
         })
     return {
-        "enemy": enemy.id, "name": enemy.name, "plural": enemy.plural,
+        "enemy": enemy.id, "name": enemy.name, "plural": enemy.plural, "possessive": enemy.possessive,
         "enemy_lives": fight.enemy_lives, "enemy_max_lives": enemy.lives,
         "enemy_attacks": list(enemy.attacks), "enemy_defence": enemy.defence, "treasure": enemy.treasure,
         "members": members, "next": fight.next,

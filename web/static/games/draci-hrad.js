@@ -35,8 +35,8 @@ let game = null;
 
 const send = (event) => game.send(event);
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-/** An enemy's name as a sentence needs it, a plural name too: "the Harpies' die", "the Geeants attack". */
-const possessive = (enemy) => (enemy.plural ? `${enemy.name}'` : `${enemy.name}'s`);
+/** An enemy's verb as its name needs it, a plural name too ("the Geeants attack"); its possessive ("the Harpies'
+ *  die") comes with the fight, as the rules word it. */
 const verb = (enemy, one, many) => (enemy.plural ? many : one);
 const heroOf = (s, player) => s.heroes.find((x) => x.player === player);
 const mover = (s) => s.heroes.find((x) => x.turn) || null;
@@ -71,7 +71,7 @@ function whyNot(s, hero) {
   if (s.finished) return ["The game is over.", "H17"];
   if (s.fight) return [`A fight against the ${s.fight.name} is running: finish it first.`, "H5"];
   const spare = leftOver(s);
-  if (spare) return [`First: who keeps the ${spare.left_over} left over of the ${possessive(spare)} treasure?`, "H13"];
+  if (spare) return [`First: who keeps the ${spare.left_over} left over of the ${spare.possessive} treasure?`, "H13"];
   if (!hero) return ["Nobody is on the move.", "turn-order"];
   if (hero.out) return [`${hero.player}'s hero is out of the game.`, "H10"];
   if (s.antidote_choice) return [`The poisoned dart ended ${hero.player}'s move: use the antidote or tap Next.`, "H9"];
@@ -523,7 +523,7 @@ function targetButtons(view, f, player) {
     return ruled(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
       cls: "hr-target", dataset: { target: player, attack: i ?? "all" }, "aria-pressed": String(on),
       "aria-label": i == null ? `The ${f.name} ${verb(f, "attacks", "attack")} ${player}`
-        : `The ${possessive(f)} ${attackLabel(f, i)} attacks ${player}`,
+        : `The ${f.possessive} ${attackLabel(f, i)} attacks ${player}`,
       style: { "--c": colourOf(view, player) },
       onTap: () => {
         local.targets = i == null ? targets.map(() => player) : targets.map((t, k) => (k === i ? player : t));
@@ -551,7 +551,7 @@ async function enterDice(s) {
   if (f.next === "initiative") {
     const hero = await ask("Initiative: the heroes' die");
     if (hero == null) return null;
-    const enemy = await ask(`Initiative: the ${possessive(f)} die`);
+    const enemy = await ask(`Initiative: the ${f.possessive} die`);
     if (enemy == null) return null;
     return { ...event, hero_die: hero, enemy_die: enemy };
   }
@@ -563,7 +563,7 @@ async function enterDice(s) {
       if (d == null) return null;
       event.hero_dice.push(d);
     }
-    const d = await ask(`The ${possessive(f)} defence die`);
+    const d = await ask(`The ${f.possessive} defence die`);
     if (d == null) return null;
     event.enemy_defence_die = d;
   }
@@ -574,7 +574,7 @@ async function enterDice(s) {
     for (let i = 0; i < need.enemy_dice; i++) {
       const what = oneDie ? "one die for the charge" : attackLabel(f, i);
       const n = what ? ` (${what})` : "";
-      const a = await ask(`The ${possessive(f)} attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
+      const a = await ask(`The ${f.possessive} attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
       if (a == null) return null;
       const guard = oneDie ? [...new Set(targets)].join(" and ") : targets[i];
       const d = await ask(`${guard}'s defence die${n}`);
@@ -730,7 +730,7 @@ async function setNumber(player = null) {
   }
   let field; let label; let value; let min; let max;
   if (target === "@enemy") {
-    [field, label, value, min, max] = ["enemy_lives", `The ${possessive(s.fight)} lives`, s.fight.enemy_lives, 1, 99];
+    [field, label, value, min, max] = ["enemy_lives", `The ${s.fight.possessive} lives`, s.fight.enemy_lives, 1, 99];
   } else {
     const hero = heroOf(s, target);
     const fields = fieldsOf(s, hero);
