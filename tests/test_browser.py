@@ -46,6 +46,14 @@ def add_player(page: Any, name: str) -> None:
     expect(page.locator(f"#seats li[data-player='{name}']")).to_be_visible(timeout=WAIT_MS)  # saved, then seated
 
 
+def choose_diego(page: Any, base: str, *names: str) -> None:
+    """The home page with Diego Drachenzahn chosen and `names` typed in and seated, one after the other."""
+    page.goto(base + "/")
+    page.click("[data-game='diego-drachenzahn']")
+    for name in names:
+        add_player(page, name)
+
+
 def quick_round(page: Any, marbles: list[int], token: int, turned: dict[str, Any], check: bool = False) -> None:
     """A quick-scored round by tap: the marbles, the token, then what each other player turned over."""
     for count, gate in enumerate(marbles, start=1):
@@ -93,10 +101,7 @@ def test_a_game_page_is_found_by_the_game_id(client: Any, app: Flask) -> None:
 def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_page: Callable[..., Any],
                                                                         base: str) -> None:
     page = open_page()
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
-    for name in ("Ada", "Ben", "Cleo"):
-        add_player(page, name)
+    choose_diego(page, base, "Ada", "Ben", "Cleo")
     seated = page.locator("#seats li").all_inner_texts()
     assert [" ".join(t.split()) for t in seated] == ["1 Ada starts", "2 Ben", "3 Cleo"]
     # Ben's colour by tap, remembered with his name
@@ -125,8 +130,7 @@ def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_pag
     assert {p: score(other, p) for p in ("Ada", "Ben", "Cleo")} == {"Ada": "2", "Ben": "1", "Cleo": "0"}
     expect(other.locator("#turn .turn-name")).to_have_text("Ben")  # the next active player, clockwise
     # the home page remembers the gates for the next game
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
+    choose_diego(page, base)
     expect(page.locator("#gate-options [data-gate-option='1']")).to_have_text("Moon")
 
 
@@ -136,9 +140,7 @@ def test_a_newcomer_seated_first_takes_no_regulars_colour(open_page: Callable[..
     call(f"{base}/api/players", {"name": "Hana", "colour": "#E69F00"})
     call(f"{base}/api/players", {"name": "Ivo", "colour": "#56B4E9"})
     page = open_page()
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
-    add_player(page, "Jana")
+    choose_diego(page, base, "Jana")
     page.click("#player-pool [data-player='Hana']")
     page.click("#player-pool [data-player='Ivo']")
     expect(page.locator("#seats li[data-player='Hana'] .colour")).to_have_attribute("data-colour", "#E69F00")
@@ -256,10 +258,7 @@ def test_the_marbles_line_says_what_is_true_and_a_wrong_guess_is_marked_apart(op
 def test_face_down_is_the_games_choice_and_every_screen_follows_it(open_page: Callable[..., Any],
                                                                      base: str) -> None:
     kiosk = open_page()
-    kiosk.goto(base + "/")
-    kiosk.click("[data-game='diego-drachenzahn']")
-    for name in ("Ada", "Ben", "Cleo"):
-        add_player(kiosk, name)
+    choose_diego(kiosk, base, "Ada", "Ben", "Cleo")
     choice = kiosk.get_by_role("button", name="Hold guesses face down")
     expect(choice).to_have_attribute("aria-pressed", "false")  # quick scoring unless the table chooses it
     choice.click()
@@ -359,8 +358,7 @@ def test_a_refused_tap_says_why_in_plain_words_with_the_rule_as_a_tag(open_page:
 
 def test_options_are_checked_on_the_page_with_a_keypad(open_page: Callable[..., Any], base: str) -> None:
     page = open_page()
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
+    choose_diego(page, base)
     for _ in range(4):
         page.click("[aria-label='more Rounds per player']")
     expect(page.locator("#opt-rounds_per_player")).to_have_text("6")
@@ -381,8 +379,7 @@ def test_options_are_checked_on_the_page_with_a_keypad(open_page: Callable[..., 
 
 def test_the_keyboard_types_german_and_czech_names(open_page: Callable[..., Any], base: str) -> None:
     page = open_page(390, 844)
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
+    choose_diego(page, base)
     page.click("#add-player")
     dialog = page.locator(".keyboard")
     width = page.evaluate("document.querySelector('.keyboard').getBoundingClientRect().right")
@@ -489,8 +486,7 @@ def test_pages_run_under_a_strict_content_security_policy(open_page: Callable[..
         route.fulfill(response=response, headers={**response.headers, "content-security-policy": CSP})
 
     page.route(f"{base}/**", with_csp)
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
+    choose_diego(page, base)
     page.click("#add-player")  # the keyboard is built by script
     page.click("#kb-cancel")
     page.goto(f"{base}/play/{session['id']}")
@@ -613,8 +609,7 @@ def test_player_buttons_keep_their_order(open_page: Callable[..., Any], base: st
         call(f"{base}/api/players", {"name": name})
     new_game(base, ["Cleo", "Ben"])  # played most recently
     page = open_page()
-    page.goto(base + "/")
-    page.click("[data-game='diego-drachenzahn']")
+    choose_diego(page, base)
     expected = [p["name"] for p in call(f"{base}/api/players")[1]["players"]]
 
     def chips() -> list[str]:
