@@ -111,6 +111,52 @@ def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Calla
     assert client.get("/api/camera").get_json()["keeping"]["camera"] == {"rounds": 1, "right": 0}
 
 
+def _flagged_round(app: Flask, client: FlaskClient) -> dict[str, Any]:
+    """A game whose first round is flagged: the marble rests in gate 4, the beam of gate 3 saw it pass."""
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    sensors = app.extensions["sensors"]
+    sensors.castle.add_marble(4)
+    sensors.simulator.roll(3, width_ms=15)
+    wait_for(lambda: _current(client, session)["flag"])
+    return session
+
+
+def test_a_round_cleared_and_entered_by_tap_keeps_the_photo_it_corrects(make_app: Callable[..., Flask]) -> None:
+    """"Clear, enter by tap" drops the round's camera reading with the first tap; the photo the person corrected
+    is the round's all the same, and the taps are its label (the rounds the camera got wrong teach it most)."""
+    app = make_app(CAMERA_SETTLE_S=0.3, CAMERA_KEEP_PHOTOS=True)
+    client = app.test_client()
+    session = _flagged_round(app, client)
+    _events(client, session, {"type": "confirm", "marbles": []}, {"type": "marble", "gate": 3},
+            {"type": "marble", "gate": None})
+    assert _current(client, session)["camera"] is None
+    _events(client, session, {"type": "reveal", "gate": 3})
+    keeper = app.extensions["sensors"].keeper
+    assert keeper.flush()
+    [sample] = kept_samples(Path(app.config["DATA_DIR"]) / "photos")
+    label = json.loads((sample / "label.json").read_text())
+    assert label["counts"] == [0, 0, 1, 0, 0, 0] and label["camera_counts"] == [0, 0, 0, 1, 0, 0]
+    assert label["round"] == 1 and (sample / "frame.png").exists()
+
+
+def test_a_marble_a_beam_sees_after_the_clear_keeps_no_stale_photo(make_app: Callable[..., Flask]) -> None:
+    """After "Clear", a marble a beam sees rolled after the photo: the photo no longer shows the round."""
+    app = make_app(CAMERA_SETTLE_S=10.0, CAMERA_KEEP_PHOTOS=True)
+    client = app.test_client()
+    sensors = app.extensions["sensors"]
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    sensors.castle.add_marble(4)
+    sensors.camera.confirm_now()  # the photo: one marble in gate 4
+    wait_for(lambda: _current(client, session)["camera"])
+    _events(client, session, {"type": "confirm", "marbles": []})
+    sensors.simulator.roll(2, width_ms=15)  # a marble rolled after the photo (no new reading: a long settle)
+    assert sensors.gates.flush(timeout=PATIENCE_S)
+    wait_for(lambda: _current(client, session)["marbles"] == [2])
+    _events(client, session, {"type": "marble", "gate": 4}, {"type": "reveal", "gate": 4})
+    assert sensors.keeper.flush()
+    assert kept_samples(Path(app.config["DATA_DIR"]) / "photos") == []
+
+
 def test_a_photo_that_cannot_be_kept_never_breaks_the_reveal(make_app: Callable[..., Flask]) -> None:
     app = make_app(CAMERA_KEEP_PHOTOS=True)
     (Path(app.config["DATA_DIR"]) / "photos").write_text("a file where the folder should be")

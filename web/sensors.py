@@ -55,6 +55,7 @@ class Sensors:
         self.keeper: Any = None  # hardware.camera.keeping.PhotoKeeper, with the camera
         self._readings: dict[int, Any] = {}  # session -> the ReadingFrame of its last camera reading
         self._round_seen: tuple[Any, dict[str, Any]] | None = None  # (key, round) as seen before its reveal
+        self._photo_seen: tuple[Any, dict[str, Any]] | None = None  # (key, camera reading) its marbles are judged by
         self._kept: set[tuple[int, int]] = set()  # rounds whose photo was handed to the keeper
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
         self._round_marbles = 0
@@ -106,18 +107,36 @@ class Sensors:
         camera's agreement or corrected by tap) is a labelled photo; its frame goes to the keeper."""
         current = view["state"].get("current")
         seen, previous = self._round_seen, self._round
+        photo = self._photo_seen[1] if self._photo_seen is not None and self._photo_seen[0] == previous else None
         if current is not None and current.get("token") is not None and key == previous:
-            self._keep(view["id"], current)  # revealed, waiting for the guesses turned over
+            self._keep(view["id"], current, photo)  # revealed, waiting for the guesses turned over
         elif key != previous and previous is not None and seen is not None and seen[0] == previous \
                 and (last := view["state"].get("last_round")) and (view["id"], last["number"]) == previous:
-            self._keep(view["id"], {**seen[1], "marbles": last["marbles"]})  # revealed and scored at once
+            self._keep(view["id"], {**seen[1], "marbles": last["marbles"]}, photo)  # revealed and scored at once
         if current is not None and current.get("token") is None:
             self._round_seen = (key, current)  # what the camera read and what stands, until the reveal
+            standing = self._photo_standing(key, current)
+            self._photo_seen = None if standing is None else (key, standing)
             self._kept.discard((view["id"], current["number"]))  # an undone reveal is kept again once redone
 
-    def _keep(self, session_id: int, accepted: dict[str, Any]) -> None:
+    def _photo_standing(self, key: tuple[int, int] | None, current: dict[str, Any]) -> dict[str, Any] | None:
+        """The camera reading a round's marbles are judged by: the round's own; or, once a person confirmed the
+        round and enters its marbles by tap ("Clear, enter by tap"; a tap drops the round's reading), the reading
+        they are correcting, while no beam has seen a marble since (one rolled after the photo: it shows no longer
+        what the table confirms). None when there is none."""
+        if current.get("camera") is not None:
+            return {**current["camera"], "by_person": all(s == "tap" for s in current.get("sources", ()))}
+        seen = self._photo_seen
+        if seen is not None and seen[0] == key and seen[1]["by_person"] \
+                and all(s == "tap" for s in current.get("sources", ())):
+            return seen[1]
+        return None
+
+    def _keep(self, session_id: int, accepted: dict[str, Any], photo: dict[str, Any] | None = None) -> None:
+        """Hand the accepted round to the keeper with the frame of its camera reading: the round's own, else
+        ``photo``, the reading a person corrected by tap (``_photo_standing``)."""
         keeper, reading = self.keeper, self._readings.get(session_id)
-        camera = accepted.get("camera")
+        camera = accepted.get("camera") or photo
         round_key = (session_id, accepted["number"])
         if keeper is None or not keeper.enabled or reading is None or camera is None or round_key in self._kept:
             return
