@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bench.stats import rate
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -126,7 +128,8 @@ def evaluate(photos: list[Photo], radius: float) -> dict[str, float]:
         total += sum(det.counts) == sum(p.counts)
         unsure += det.is_unsure
     n = max(1, len(photos))
-    return {"photos": len(photos), "gates_exact": gates / (6 * n), "six_exact": six / n, "total_exact": total / n,
+    return {"photos": len(photos), "gates_exact": gates / (6 * n), "six_exact": six / n, "six": six,
+            "total_exact": total / n,
             "unsure": unsure / n, "ms": statistics.median(times) if times else 0.0}
 
 
@@ -142,7 +145,7 @@ def main() -> None:
     photos, radius = load_photos(root)
     r = evaluate(photos, radius)
     print(f"vision on real photos (marble-unet, no reference, radius {radius:.1f} px): {r['photos']} photos, "
-          f"gates exact {r['gates_exact']:.3f}, all six exact {r['six_exact']:.3f}, "
+          f"gates exact {r['gates_exact']:.3f}, all six exact {rate(r['six'], r['photos'])}, "
           f"total exact {r['total_exact']:.3f}, "
           f"flagged unsure {r['unsure']:.3f}; median {r['ms']:.2f} ms/photo")
 

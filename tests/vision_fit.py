@@ -26,6 +26,7 @@ from multiprocessing import Pool
 
 import numpy as np
 
+from bench.stats import rate
 from hardware.vision import candidates
 from hardware.vision.consensus import CONFIRM_FRAMES, consensus
 from hardware.vision.detect import Detection, MarbleDetector
@@ -148,9 +149,10 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
               + (" (the table's confirmation, hardware.vision.consensus)" if frames > 1 else ""))
         for case, got in by_case:
             k = len(got)
-            exact, unsure, wrong_sure, gate_wrong_sure = (sum(r[column][i] for r in got) / k for i in range(4))
+            unsure, wrong_sure, gate_wrong_sure = (sum(r[column][i] for r in got) / k for i in range(1, 4))
             without = f", without reference {sum(r[2] for r in got) / k:.3f}" if frames == 1 else ""
-            print(f"  {case:9s} n={k} exact {exact:.3f}{without}; unsure {unsure:.3f}, wrong and not unsure "
+            exact = rate(sum(r[column][0] for r in got), k)  # with its 95 % interval
+            print(f"  {case:9s} n={k} exact {exact}{without}; unsure {unsure:.3f}, wrong and not unsure "
                   f"{wrong_sure:.3f} (a gate wrong and not unsure {gate_wrong_sure:.3f})")
 
 
