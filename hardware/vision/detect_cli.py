@@ -83,7 +83,10 @@ def _report(rep: dict, root: Path, as_json: bool) -> int:
     else:
         print(format_report(rep), flush=True)
     if not rep["samples"]:
-        print(f"companion detect: no sample of {root} could be evaluated", file=sys.stderr)
+        hint = ""
+        if not rep["skipped"] and (root / "photos").is_dir():
+            hint = f"; the kept photos are in its photos folder: companion detect --eval {root / 'photos'}"
+        print(f"companion detect: no sample of {root} could be evaluated{hint}", file=sys.stderr)
         return 2
     return 0
 

@@ -90,6 +90,8 @@ def _six_counts(value: object, field: str) -> tuple[int, ...]:
 
 def read_sample(folder: Path) -> Sample:
     """Read one sample folder; raises SampleError naming what is wrong."""
+    if not (folder / "label.json").exists():
+        raise SampleError("label.json is missing: the confirmed counts are not known")
     try:
         label = json.loads((folder / "label.json").read_text(encoding="utf-8"))
     except OSError as exc:
@@ -108,20 +110,27 @@ def read_sample(folder: Path) -> Sample:
     radius = label.get("marble_radius")
     if radius is not None and (isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius > 0):
         raise SampleError("label.json: marble_radius must be a positive number of pixels or null")
+    if not (folder / "frame.png").exists():
+        raise SampleError("frame.png is missing")
     frame = read_image(folder / "frame.png")
     if frame is None:
-        raise SampleError("frame.png is missing or not a readable image")
+        raise SampleError("frame.png is not a readable image (damaged or cut short)")
     reference = None
     if (folder / "reference.png").exists():
         reference = read_image(folder / "reference.png")
         if reference is None:
-            raise SampleError("reference.png is not a readable image")
+            raise SampleError("reference.png is not a readable image (damaged or cut short)")
     return Sample(folder.name, frame, reference, regions, float(radius) if radius else None, counts, camera_counts)
 
 
+SAMPLE_FILES = ("label.json", "frame.png", "reference.png")
+
+
 def sample_folders(root: Path) -> list[Path]:
-    """The sample folders of ``root`` (those holding a label.json), by name."""
-    return sorted(p.parent for p in root.glob("*/label.json"))
+    """The sample folders of ``root``, by name: those holding any of a sample's files, so that one missing its
+    label or frame is reported, not passed over. Hidden folders (a sample being written) are not samples."""
+    return sorted(p for p in root.iterdir()
+                  if p.is_dir() and not p.name.startswith(".") and any((p / f).exists() for f in SAMPLE_FILES))
 
 
 def detect_sample(sample: Sample) -> Result:
