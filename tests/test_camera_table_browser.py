@@ -14,7 +14,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
-from tests.browser import WAIT_MS, open_game, start_game
+from tests.browser import WAIT_MS, open_game, shoot, start_game
 from tests.servers import call, serving
 from tests.waiting import wait_for
 from web.app import create_app, shutdown
@@ -129,6 +129,20 @@ def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., A
     expect(page.locator("#marble-size")).to_contain_text("measured by a tap", timeout=WAIT_MS)
     expect(canvas).to_be_hidden()
     assert sensors.camera.marble_radius == pytest.approx(marble.r, abs=1.5)
+
+
+def test_the_camera_page_says_what_photo_keeping_keeps_and_that_it_is_off_by_default(
+        open_page: Callable[..., Any], base: str) -> None:
+    page = open_page(800, 480)
+    page.goto(f"{base}/camera")
+    what = page.locator("#keeping-what")
+    expect(page.locator("#keeping")).to_have_attribute("aria-pressed", "false", timeout=WAIT_MS)
+    for words in ("Off unless the table switches it on", "the camera's photo of the round",
+                  "its photo of the empty gates", "the counts confirmed", "nothing is sent by itself"):
+        expect(what).to_contain_text(words)
+    what.scroll_into_view_if_needed()
+    expect(what).to_be_in_viewport()
+    shoot(page, "camera-keeping-800x480")
 
 
 def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[..., Any], base: str,
