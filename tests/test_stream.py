@@ -80,6 +80,13 @@ def test_unknown_session_stream_is_404(base: str) -> None:
     assert status == 404 and body["error"]["code"] == "not_found"
 
 
+def test_a_session_number_of_thousands_of_digits_is_a_json_404(base: str) -> None:
+    """Past 4300 digits Python's int() refuses a number: the stream's path is still a JSON 404, never a 500."""
+    for digits in ("9" * 20, "1" * 5000):
+        status, body = call(f"{base}/api/sessions/{digits}/stream")
+        assert status == 404 and body["error"]["code"] == "not_found", (len(digits), status, body)
+
+
 def test_streams_end_when_the_server_stops(app: Flask) -> None:
     ended = threading.Event()
     with serving(app) as url:

@@ -25,7 +25,9 @@ from .stream import App, Receive, Scope, Send, error_body, send_json, stop_strea
 
 log = logging.getLogger(__name__)
 
-STREAM_PATH = re.compile(r"/api/sessions/([0-9]+)/stream")
+#: A session number of at most 19 digits (ids stay below 2**62): a longer one is no stream path, and Flask answers
+#: its JSON 404 (int() would refuse past 4300 digits with a 500).
+STREAM_PATH = re.compile(r"/api/sessions/([0-9]{1,19})/stream")
 GRACE_S = 5               # on shutdown, how long open requests may take to finish
 USER_TIMEOUT_MS = 10_000  # the kernel gives up on a peer that acknowledges nothing for this long
 INCOMPLETE = "ASGI callable returned without completing response."
