@@ -177,3 +177,32 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
     with zipfile.ZipFile(download.value.path()) as archive:
         names = archive.namelist()
     assert len(names) == 6 and sum(name.endswith("/label.json") for name in names) == 2
+
+
+def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable[..., Any], base: str,
+                                                             sim_app: Flask) -> None:
+    keeper = sim_app.extensions["sensors"].keeper
+    keeper.set_enabled(True)
+    frame = np.full((48, 64, 3), 90, np.uint8)
+    for number in (1, 2):
+        assert keeper.keep(Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
+                                  camera_counts=(1, 0, 0, 0, 0, 0), marble_radius=None, session=1, round=number,
+                                  confirmed_at=time.time() + number))
+    assert keeper.flush()
+    page = open_page(800, 480)
+    page.goto(f"{base}/camera")
+    delete = page.locator("#photos-delete")
+    expect(delete).to_be_visible(timeout=WAIT_MS)
+    delete.click()
+    expect(page.locator(".overlay[role=dialog]")).to_contain_text("Delete the 2 kept photos?")
+    expect(page.locator(".overlay[role=dialog]")).to_contain_text("Keeping stays on")
+    shoot(page, "camera-delete-question-800x480")
+    page.click("[data-answer='no']")
+    expect(page.locator(".overlay[role=dialog]")).to_have_count(0)
+    assert keeper.status()["count"] == 2  # kept: the answer was no
+    delete.click()
+    page.click("[data-answer='yes']")
+    expect(page.locator("#keeping-state")).to_contain_text("0 of at most 500 kept in", timeout=WAIT_MS)
+    expect(delete).to_be_hidden()
+    expect(page.locator("#photos-download")).to_be_hidden()
+    assert keeper.status()["count"] == 0 and not any(keeper.folder.iterdir())

@@ -313,3 +313,38 @@ def test_a_download_broken_off_frees_the_next(make_app: Callable[..., Flask]) ->
 
         data = wait_for(whole)
     assert len(_unzipped(data)) == 24
+
+
+# ---- the kept photos deleted ------------------------------------------------------------------------------------
+
+def test_the_kept_photos_are_deleted_from_the_camera_page(make_app: Callable[..., Flask]) -> None:
+    """The table takes its photos back without a shell: every sample folder goes (a damaged one too), keeping
+    stays as it was; an unpaired tablet may not, and nor may anyone while they are being downloaded."""
+    app = make_app()
+    client = app.test_client()
+    keeper = app.extensions["sensors"].keeper
+    keeper.set_enabled(True)
+    for number in (1, 2):
+        keeper.keep(_sample(time.time() + number, round_number=number, camera=(1, 0, 0, 0, 0, 0)))
+    assert keeper.flush()
+    photos = Path(app.config["DATA_DIR"]) / "photos"
+    (kept_samples(photos)[0] / "label.json").unlink()  # a damaged one, not counted as kept
+    (photos / ".20261201T000000Z-s1-r9.tmp").mkdir()  # one cut short by a power cut
+    watcher = app.test_client()
+    watcher.environ_base = {"REMOTE_ADDR": "192.168.1.50"}
+    assert watcher.delete("/api/camera/photos").status_code == 403
+    assert keeper.sending.acquire(blocking=False)  # a download under way
+    try:
+        busy = client.delete("/api/camera/photos")
+        assert busy.status_code == 409 and "being downloaded" in busy.get_json()["error"]["message"]
+    finally:
+        keeper.sending.release()
+    assert len(list(photos.iterdir())) == 3
+    deleted = client.delete("/api/camera/photos")
+    assert deleted.status_code == 200, deleted.get_json()
+    status = deleted.get_json()["keeping"]
+    assert status["count"] == 0 and status["enabled"] is True and status["camera"] == {"rounds": 0, "right": 0}
+    assert list(photos.iterdir()) == []
+    assert client.get("/camera/photos.zip").status_code == 404
+    keeper.keep(_sample(time.time() + 3, round_number=3))  # still on: the next round is kept
+    assert keeper.flush() and client.get("/api/camera").get_json()["keeping"]["count"] == 1

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, jsonify, render_template
 
 from hardware.camera.hub import NoMarble, NoPicture
-from hardware.camera.keeping import kept_samples, zipped_samples
+from hardware.camera.keeping import KeptPhotosBusy, kept_samples, zipped_samples
 from hardware.camera.marble_size import MarbleSizeError
 from hardware.camera.markers import MarkerError
 from hardware.vision.regions import RegionsError
@@ -116,6 +116,18 @@ def keeping():
     _hub()
     enabled = checked_body(KEEPING, ("enabled",))["enabled"]
     return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(enabled)})
+
+
+@bp.delete("/api/camera/photos")
+def delete_photos():
+    """Delete every kept photo (the kiosk or a paired device); keeping stays on or off as it was. One that cannot
+    be deleted is named in the status's error."""
+    _hub()
+    keeper = current_app.extensions["sensors"].keeper
+    try:
+        return jsonify({"keeping": keeper.delete_all()})
+    except KeptPhotosBusy as err:
+        raise ApiError(409, "conflict", str(err)) from None
 
 
 @bp.get("/camera/photos.zip")

@@ -183,6 +183,12 @@ def openapi_document() -> dict[str, Any]:
                     "properties": {"enabled": {"type": "boolean"}}}, "example": {"enabled": True}}}},
                 "responses": {"200": {"description": "photo keeping status: on or off, how many kept, where"},
                               "400": _error("malformed body"), "503": _error("the camera is off")}}},
+            "/api/camera/photos": {"delete": {
+                "summary": "Delete every kept photo from DATA/photos (photo keeping stays on or off as it was)",
+                "responses": {"200": {"description": "photo keeping status: none kept, or the error naming one "
+                                                     "that could not be deleted"},
+                              "409": _error("the kept photos are being downloaded; try again once that ends"),
+                              "503": _error("the camera is off")}}},
             "/api/simulation/marble": {"post": {
                 "summary": "Simulation only: roll a marble through a gate with a realistic beam pulse",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {

@@ -120,6 +120,10 @@ def kept_samples(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / LABEL).exists())
 
 
+class KeptPhotosBusy(RuntimeError):
+    """The kept photos cannot be deleted now: they are being downloaded."""
+
+
 CHUNK = 1 << 16
 
 
@@ -187,6 +191,7 @@ class PhotoKeeper:
         # each kept sample's name -> the camera read it right (camera_right); None until first listed
         self._right: dict[str, bool | None] | None = None
         self.sending = threading.Lock()  # held while the kept photos are downloaded: one download at a time
+        self._writing = threading.Lock()  # held while a sample is written or the kept ones are deleted
         self._last: str | None = None
         self._error: str | None = None
 
@@ -270,6 +275,10 @@ class PhotoKeeper:
                 self._queue.task_done()
 
     def _write(self, sample: Sample) -> None:
+        with self._writing:
+            self._write_one(sample)
+
+    def _write_one(self, sample: Sample) -> None:
         try:
             path = write_sample(self.folder, sample)
             samples = kept_samples(self.folder)
@@ -281,6 +290,28 @@ class PhotoKeeper:
         except Exception as err:  # a full or read-only card must not stop the table
             self._error = f"a photo could not be kept in {self.folder}: {err}"
             log.exception("photo keeping failed")
+
+    def delete_all(self) -> dict[str, Any]:
+        """Delete every kept sample (the table's photos leave the companion; keeping stays on or off as it was).
+        Raises ``KeptPhotosBusy`` while they are being downloaded; one that cannot be removed is named in
+        ``status()``'s error (those removed stay removed)."""
+        if not self.sending.acquire(blocking=False):
+            raise KeptPhotosBusy("the kept photos are being downloaded: delete them once that download ends")
+        try:
+            with self._writing:
+                self._right, self._last, self._error = None, None, None
+                try:
+                    if self.folder.is_dir():
+                        # every sample folder, one without its label or cut short by a power cut included
+                        for sample in sorted(p for p in self.folder.iterdir() if p.is_dir()):
+                            shutil.rmtree(sample)
+                        sync_folder(self.folder)
+                except OSError as err:
+                    self._error = f"the kept photos could not all be deleted from {self.folder}: {err}"
+                    log.error("photo keeping: %s", self._error)
+        finally:
+            self.sending.release()
+        return self.status()
 
     def _tally(self, samples: list[Path]) -> dict[str, bool | None]:
         """The kept ``samples``, and whether the camera read each right; a label is read once."""

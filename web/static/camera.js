@@ -4,7 +4,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, h, toast } from "./kit.js";
+import { api, confirm, h, toast } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;
@@ -81,7 +81,11 @@ function renderKeeping(s) {
   const keeping = s?.keeping;
   const button = $("keeping");
   button.hidden = !keeping;
-  if (!keeping) { $("keeping-state").textContent = ""; $("photos-download").hidden = true; return; }
+  if (!keeping) {
+    $("keeping-state").textContent = "";
+    $("photos-download").hidden = $("photos-delete").hidden = true;
+    return;
+  }
   button.setAttribute("aria-pressed", String(keeping.enabled));
   button.textContent = keeping.enabled ? "Keeping confirmed rounds' photos: on" : "Keep confirmed rounds' photos: off";
   $("keeping-state").textContent = `${keeping.count} of at most ${keeping.limit} kept in ${keeping.folder}` +
@@ -90,6 +94,7 @@ function renderKeeping(s) {
   $("keeping-state").classList.toggle("warn", Boolean(keeping.error));
   $("photos-download").hidden = !keeping.count;
   $("photos-download").textContent = `Download the ${keeping.count} kept photo${keeping.count === 1 ? "" : "s"} (zip)`;
+  $("photos-delete").hidden = !keeping.count;
 }
 
 function renderStatus() {
@@ -234,6 +239,18 @@ $("keeping").addEventListener("click", async () => {
   const enabled = $("keeping").getAttribute("aria-pressed") !== "true";
   const result = await api("/api/camera/keeping", { enabled });
   if (result.ok) { status = { ...status, keeping: result.data.keeping }; renderKeeping(status); }
+});
+$("photos-delete").addEventListener("click", async () => {
+  const count = status?.keeping?.count || 0;
+  const sure = await confirm(`Delete the ${count} kept photo${count === 1 ? "" : "s"}?`, "Delete them", "Keep them",
+    "They leave this companion for good (a zip downloaded before is not touched). Keeping stays " +
+    (status?.keeping?.enabled ? "on: switch it off too to keep no more." : "off."));
+  if (!sure) return;
+  const result = await api("/api/camera/photos", undefined, "DELETE");
+  if (!result.ok) return;
+  status = { ...status, keeping: result.data.keeping };
+  renderKeeping(status);
+  if (!result.data.keeping.error) toast("The kept photos are deleted.");
 });
 $("calib-cancel").addEventListener("click", stopCalibration);
 $("calib-undo").addEventListener("click", () => { if (!fresh) (polygons[gate] || []).pop(); draw(); });
