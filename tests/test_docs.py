@@ -125,3 +125,17 @@ def test_the_restore_steps_use_absolute_paths_and_keep_the_wal_with_the_set_asid
 
     assert sessions(data / "companion.sqlite3") == 1  # the backup
     assert sessions(data / "companion.sqlite3.before-restore") == 2  # with its WAL: nothing lost
+
+
+def test_readme_says_where_photos_are_kept_what_they_cost_and_how_they_go() -> None:
+    """Photo keeping as a table owner reads it: the folder (here and on a Pi), the cap, the disk it takes, how
+    the photos are sent and deleted, each as the code has it."""
+    from hardware.camera.keeping import DEFAULT_LIMIT
+
+    readme = (ROOT / "README.md").read_text()
+    keeping = readme[readme.index("**Photo keeping**"):readme.index("**Together**")]
+    pi_data = re.search(r"^DATA=(\S+)", (ROOT / "systemd" / "install.sh").read_text(), re.M)
+    assert pi_data is not None and f"{pi_data.group(1)}/photos" in keeping
+    assert f"`keep_photos_max` ({DEFAULT_LIMIT})" in keeping and " MB" in keeping
+    assert "Download the kept photos" in keeping and "Delete the kept photos" in keeping
+    assert "DELETE /api/camera/photos" in keeping
