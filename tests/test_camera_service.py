@@ -291,6 +291,73 @@ def test_close_interrupts_a_long_back_off() -> None:
     assert thread is not None and not thread.is_alive()
 
 
+class HangingSource(ScriptedSource):
+    """A source whose read never returns while `hang` is set (a camera whose cable came loose), until `release`."""
+
+    def __init__(self, open_hangs: bool = False) -> None:
+        super().__init__()
+        self.hang, self.inside, self.release = threading.Event(), threading.Event(), threading.Event()
+        if open_hangs:
+            self.hang.set()
+
+    def _maybe_hang(self) -> None:
+        if self.hang.is_set():
+            self.inside.set()
+            self.release.wait(WAIT_S)
+
+    def open(self) -> None:
+        self._maybe_hang()
+        super().open()
+
+    def read(self) -> np.ndarray:
+        self._maybe_hang()
+        return super().read()
+
+
+def test_a_camera_that_hangs_is_reported_stalled_until_its_next_frame() -> None:
+    source = HangingSource()
+    fake = FakeTime()
+    changes: list[str] = []
+    service = make_service(source, fake, stall_s=3.0)
+    service._on_change = lambda: changes.append(service.status()["state"])
+    service.start()
+    try:
+        wait_until(lambda: service.status()["frames"] >= 1)
+        source.hang.set()
+        wait_until(source.inside.is_set)  # the worker waits in read() for good
+        assert service.status()["state"] == "ok"  # no frame missed yet
+        with fake.lock:
+            fake.now += 3.5
+        status = service.status()
+        assert status["state"] == "stalled" and status["ok"] is False
+        assert "no picture for" in status["error"] and "cable" in status["error"]
+        assert service.latest() is not None  # the last frame stays for the preview
+        source.hang.clear()
+        source.release.set()
+        wait_until(lambda: service.status()["ok"])
+        assert service.status()["error"] is None
+    finally:
+        source.release.set()
+        service.close()
+    assert "stalled" not in changes  # worked out when asked: the worker could tell nobody
+
+
+def test_a_camera_whose_open_never_returns_is_reported_stalled() -> None:
+    source = HangingSource(open_hangs=True)
+    fake = FakeTime()
+    service = make_service(source, fake, stall_s=3.0)
+    service.start()
+    try:
+        wait_until(source.inside.is_set)
+        assert service.status()["state"] == "starting"
+        with fake.lock:
+            fake.now += 3.5
+        assert service.status()["state"] == "stalled" and service.status()["ok"] is False
+    finally:
+        source.release.set()
+        service.close()
+
+
 def test_unexpected_exceptions_and_bad_frames_are_reported_not_fatal() -> None:
     class Odd(ScriptedSource):
         def read(self) -> np.ndarray:

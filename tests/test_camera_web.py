@@ -1,13 +1,15 @@
 """The camera wired into the table: confirmation frames (rulings D3, D4), camera alone, calibration API."""
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Callable
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.waiting import wait_for
+from tests.waiting import PATIENCE_S, wait_for
 
 
 def _start(client: FlaskClient) -> dict[str, Any]:
@@ -92,6 +94,50 @@ def test_a_missing_camera_never_stops_the_companion(make_app: Callable[..., Flas
     wait_for(lambda: _current(client, session)["marbles"] == [5])  # the beams go on
     assert client.get("/camera").status_code == 200
     assert client.get("/camera/preview.jpg").status_code == 503
+
+
+def test_a_camera_that_hangs_is_reported_and_its_old_picture_is_never_the_reference(
+        make_app: Callable[..., Flask], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A camera whose read never returns (a loose cable): health and the pages say so, the taps and beams go on,
+    and the empty reference is not taken from its last picture, which may be long out of date."""
+    from hardware.camera import service as camera_service
+    from hardware.camera.simulated import SimulatedCameraSource
+
+    monkeypatch.setattr(camera_service, "STALL_S", 0.5)  # at 5 fps: no frame for 1 s
+    hang, inside, release = threading.Event(), threading.Event(), threading.Event()
+    real_read = SimulatedCameraSource.read
+
+    def read(self: SimulatedCameraSource) -> Any:
+        if hang.is_set():
+            inside.set()
+            release.wait(PATIENCE_S)
+        return real_read(self)
+
+    monkeypatch.setattr(SimulatedCameraSource, "read", read)
+    app = make_app()
+    client = app.test_client()
+    reference = app.extensions["sensors"].camera.reference
+    before = reference.status()["captured_at"]
+    session = _start(client)
+    hang.set()
+    try:
+        wait_for(inside.is_set)
+        health = wait_for(lambda: (h := client.get("/api/health").get_json())["parts"]["camera"]["state"] == "failing"
+                          and h)
+        assert "hangs" in health["parts"]["camera"]["error"] and "camera" in health["failing"]
+        refused = client.post("/api/camera/reference", json={})
+        assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "no_picture"
+        assert "hangs" in refused.get_json()["error"]["message"]
+        assert reference.status()["captured_at"] == before  # nothing changed
+        tapped = client.post(f"/api/sessions/{session['id']}/events", json={"type": "marble", "gate": 4})
+        assert tapped.status_code == 200
+        client.post("/api/simulation/marble", json={"gate": 5})
+        wait_for(lambda: _current(client, session)["marbles"] == [4, 5])  # the beams go on
+    finally:
+        hang.clear()
+        release.set()
+    wait_for(lambda: client.get("/api/health").get_json()["parts"]["camera"]["state"] == "ok")
+    assert client.post("/api/camera/reference", json={}).status_code == 200
 
 
 def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask], tmp_path: Any) -> None:

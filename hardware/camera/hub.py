@@ -255,9 +255,7 @@ class CameraHub:
 
     def anchor_to_markers(self) -> dict[str, Any]:
         """Anchor the saved regions to the four ArUco markers seen now (the regions then follow the camera)."""
-        frame = self.service.latest()
-        if frame is None:
-            raise NoPicture("the camera has no picture yet")
+        frame = self._picture_now()
         if self._regions is None:
             raise MarkerError("tap the gate regions first, then anchor them to the markers")
         try:
@@ -284,14 +282,24 @@ class CameraHub:
 
         NoPicture without a picture, MarbleSizeError without an empty reference, NoMarble when the tap hit
         nothing marble-sized, ValueError for a point outside the picture."""
-        frame = self.service.latest()
-        if frame is None:
-            raise NoPicture("the camera has no picture yet")
+        frame = self._picture_now()
         size = measure_radius_at(frame, x, y, self.reference.get())
         if size is None:
             raise NoMarble(f"no marble found at ({x:.0f}, {y:.0f}): tap the middle of one resting marble")
         self._save_marble(size)
         return self.marble_status()
+
+    def _picture_now(self) -> np.ndarray:
+        """The camera's picture for a person's action (the empty reference, the anchor, a marble's size): never
+        the last picture of a camera that is down or hangs, which may show the table as it was long ago."""
+        frame = self.service.latest()
+        if frame is None:
+            raise NoPicture("the camera has no picture yet")
+        camera = self.service.status()
+        if not camera.get("ok"):
+            raise NoPicture(f"the camera gives no picture now ({camera.get('error') or camera.get('state')}); "
+                            "nothing was changed: try again once it is back")
+        return frame
 
     def marble_status(self) -> dict[str, Any]:
         """The marble's size as the page shows it: radius, how it was measured, or the guess in use."""
@@ -303,9 +311,7 @@ class CameraHub:
 
     def capture_reference(self) -> dict[str, Any]:
         """Take the current picture as the empty reference (a person says the gates are empty)."""
-        frame = self.service.latest()
-        if frame is None:
-            raise NoPicture("the camera has no picture yet")
+        frame = self._picture_now()
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions, self._moved_note = self._moved, None
@@ -467,9 +473,16 @@ class CameraHub:
 
     def _loop(self) -> None:
         reference_checked = markers_checked = 0.0
+        working = True
         while not self._stop.wait(self._interval):
+            # The last picture of a camera that is down or hangs is not read again: it would look like marbles at
+            # rest, or like empty gates. The pages are told when the camera stops or starts giving pictures (a
+            # camera that hangs says nothing itself).
+            if self.service.status()["ok"] != working:
+                working = not working
+                self._changed()
             frame = self.service.latest()
-            if frame is None:
+            if frame is None or not working:
                 continue
             recheck = time.monotonic() - markers_checked > MARKER_CHECK_S
             if recheck:

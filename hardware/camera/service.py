@@ -6,6 +6,10 @@ and reopens a failing source with exponential back-off. Only the worker thread t
 While the camera is down, ``latest()`` and ``latest_jpeg()`` keep the last good frame (so the
 preview does not go blank on a hiccup); ``status()["ok"]`` and ``status()["age"]`` say whether it
 is current. ``settled_frame()`` never returns a stale frame: it gives None while the camera is down.
+
+A source that hangs (a read that never returns: a loose ribbon cable can leave picamera2 waiting for ever)
+cannot be interrupted, but it is not reported as working: once no frame has come for ``stall_s`` seconds,
+``status()`` says "stalled" with what to check, until the next frame comes.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ log = logging.getLogger(__name__)
 PREVIEW_MAX_WIDTH = 640
 PREVIEW_JPEG_QUALITY = 70
 JOIN_TIMEOUT_S = 5.0
+STALL_S = 5.0  # no frame for this long (starting, or after the last one) is a camera that hangs
 
 
 @dataclass
@@ -67,6 +72,7 @@ class CameraService:
         backoff_start: float = 0.5,
         backoff_max: float = 30.0,
         on_change: Callable[[], None] | None = None,
+        stall_s: float | None = None,
     ) -> None:
         if fps <= 0:
             raise ValueError(f"camera fps must be positive, got {fps}")
@@ -79,6 +85,7 @@ class CameraService:
         self._backoff_start = backoff_start
         self._backoff_max = backoff_max
         self._on_change = on_change
+        self._stall_s = max(STALL_S if stall_s is None else stall_s, 5.0 / fps)  # never less than five frames' time
 
         self._lock = threading.Lock()
         self._jpeg_lock = threading.Lock()
@@ -91,6 +98,7 @@ class CameraService:
         self._state = "stopped"
         self._error: str | None = None
         self._retry_at: float | None = None
+        self._state_at: float | None = None  # when the state last changed
         self._frames = 0
         self._frame: np.ndarray | None = None
         self._frame_at: float | None = None
@@ -168,16 +176,23 @@ class CameraService:
 
     def status(self) -> dict:
         """``{"ok", "state", "source", "error", "retry_in", "frames", "age"}``; state is
-        starting / ok / retrying / stopped, retry_in and age are seconds (or None)."""
+        starting / ok / retrying / stalled / stopped, retry_in and age are seconds (or None). "stalled": the
+        camera started or gave frames, but none has come for ``stall_s`` seconds (it hangs)."""
         now = self._clock()
         with self._lock:
             retry_in = None if self._retry_at is None else round(max(0.0, self._retry_at - now), 3)
             age = None if self._frame_at is None else round(max(0.0, now - self._frame_at), 3)
+            state, error = self._state, self._error
+            since = self._frame_at if state == "ok" else self._state_at
+            if state in ("ok", "starting") and since is not None and now - since > self._stall_s:
+                state, error = "stalled", (
+                    f"the camera has given no picture for {now - since:.0f} s: it hangs. Check its cable; "
+                    "restart the companion if it does not come back (the beams and taps go on)")
             return {
-                "ok": self._state == "ok",
-                "state": self._state,
+                "ok": state == "ok",
+                "state": state,
                 "source": self._source.name,
-                "error": self._error,
+                "error": error,
                 "retry_in": retry_in,
                 "frames": self._frames,
                 "age": age,
@@ -261,6 +276,8 @@ class CameraService:
     def _set_state(self, state: str, error: str | None, retry_at: float | None) -> None:
         with self._lock:
             changed = (state, error) != (self._state, self._error)
+            if state != self._state:
+                self._state_at = self._clock()
             self._state, self._error, self._retry_at = state, error, retry_at
         if changed and self._on_change is not None:
             try:
