@@ -6,7 +6,6 @@ takes the castle when no running game holds it.
 """
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from .games.base import RuleError
@@ -24,7 +23,9 @@ class Castle:
     def __init__(self, table: Table, game_id: str = DIEGO) -> None:
         self.table = table
         self.game_id = game_id
-        self._lock = threading.RLock()
+        # The table's own lock: attaching is called from the table's watchers (which hold it) as well as by
+        # requests, and republishes through the table; a lock of the castle's would be taken in both orders.
+        self._lock = table.lock
         self._holder = table.log.castle_holder()
         table.add_view_field(lambda record: {"castle": record.id == self._holder})
         table.watch(self._on_view)
@@ -39,13 +40,13 @@ class Castle:
 
     def attach(self, session_id: Any, by: str = "tap") -> dict[str, Any]:
         """Give the castle to a running Diego session (taking it from whichever held it)."""
-        view = self.table.view(session_id)  # UnknownSession for a bad id
-        if view["game"] != self.game_id:
-            raise CastleError(f"the castle is for {self.game_id}; {view['game_name']} does not use it")
-        if view["status"] != "running":
-            raise CastleError(f"game {session_id} is {view['status'].replace('_', ' ')}; "
-                              "the castle goes to a running game")
-        with self._lock:
+        with self._lock:  # the game cannot end between the check and the attaching
+            view = self.table.view(session_id)  # UnknownSession for a bad id
+            if view["game"] != self.game_id:
+                raise CastleError(f"the castle is for {self.game_id}; {view['game_name']} does not use it")
+            if view["status"] != "running":
+                raise CastleError(f"game {session_id} is {view['status'].replace('_', ' ')}; "
+                                  "the castle goes to a running game")
             previous = self._holder
             if previous != session_id:
                 self.table.log.castle_change("attach", session_id, by, now=self.table.clock())

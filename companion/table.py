@@ -116,6 +116,13 @@ class Table:
         self._sources: dict[tuple[str, str], OptionSource] = {}
         self._colours = {p["name"]: p["colour"] for p in log.player_profiles()}
 
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while a change is decided, committed and told to the watchers (who run holding it). Whatever must
+        read and change the table as one step (the castle) takes this lock, never one of its own around the
+        table's: two locks taken in opposite orders by a watcher and a request would stop both for good."""
+        return self._lock
+
     def watch(self, callback: Callable[[dict[str, Any]], None]) -> None:
         """Call `callback(view)` after every committed change of any session (sensors follow rounds)."""
         self._watchers.append(callback)
