@@ -6,12 +6,16 @@ takes the castle when no running game holds it.
 """
 from __future__ import annotations
 
+import logging
+import sqlite3
 from typing import Any
 
 from .games.base import RuleError
 from .table import Table, TableError
 
 DIEGO = "diego-drachenzahn"
+
+log = logging.getLogger(__name__)
 
 
 class CastleError(TableError):
@@ -74,6 +78,10 @@ class Castle:
             self.table.submit(holder, event, source=source)
         except (RuleError, TableError) as err:
             return holder, getattr(err, "message", str(err))
+        except sqlite3.Error as err:  # the log could not take it (a full disk): recorded nowhere, so say so
+            log.error("a %s reading for game %s was not recorded: %s", source, holder, err)
+            space = "the Pi's storage is full; free some space, then " if "full" in str(err) else ""
+            return holder, f"not recorded: the session log could not be written ({err}); {space}enter it by tap"
         return holder, None
 
     def running_round(self) -> bool:

@@ -105,3 +105,24 @@ def test_storage_full_is_found_in_what_an_error_was_raised_from() -> None:
         assert storage_full(wrapped)
     assert not storage_full(OSError(errno.EACCES, "Permission denied"))
     assert not storage_full(sqlite3.OperationalError("no such table: events"))
+
+
+def test_a_marble_the_beams_see_on_a_full_disk_is_shown_as_not_recorded(
+        make_app: Callable[..., Flask], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reading from the sensors cannot answer 507: the page is told on the sensors' stream that the marble was
+    not recorded and why (the disk is full), instead of the marble vanishing with a line in the log."""
+    app = make_app(CAMERA="off")
+    client = app.test_client()
+    session = new_diego(client)
+    sensors = app.extensions["sensors"]
+    with app.extensions["table"].bus.subscribe("sensors") as heard:
+        _refuse(app, monkeypatch, "INSERT INTO events", sqlite3.OperationalError("database or disk is full"))
+        assert client.post("/api/simulation/marble", json={"gate": 3}).status_code == 202
+        marble = sensors.last_marble
+        assert marble is not None and marble["gate"] == 3 and marble["scored"] is False
+        assert "storage is full" in marble["note"] and "by tap" in marble["note"]
+        told = [data for name, data in iter(lambda: heard.get(timeout=0), None) if name == "marble"]
+        assert told and told[-1]["note"] == marble["note"]
+    monkeypatch.undo()
+    view = client.get(f"/api/sessions/{session['id']}").get_json()
+    assert view["seq"] == 0 and view["state"]["current"]["marbles"] == []  # nothing half-recorded
