@@ -362,6 +362,10 @@ class Table:
         game = self.games.get(record.game)
         if game is None:
             loaded = Loaded(record, None, set_aside=f"the companion does not know the game {record.game!r}")
+        elif record.rules_version > game.rules_version:  # played on a newer companion: its rules are not known here
+            loaded = Loaded(record, game, set_aside=(
+                f"it was recorded under rules version {record.rules_version} of {game.name}, newer than this "
+                f"companion's {game.rules_version}; update the companion to go on with it (its log is kept)"))
         else:
             try:
                 folded = fold_events(game, record, self.log.events(record.id, live_only=True))

@@ -106,6 +106,25 @@ def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
         log.close()
 
 
+def test_a_game_recorded_under_newer_rules_than_known_is_set_aside(tmp_path: Path) -> None:
+    """A log from a newer companion (an update rolled back, a backup restored on an older Pi): its game is not
+    folded by older rules, which could read its events differently, nor written to; it is kept, read-only."""
+    log = EventLog(tmp_path / "newer.sqlite3")
+    try:
+        record = log.create_session(DIEGO.id, ("Ada", "Ben"), DIEGO.resolve_options({}), now=1.0,
+                                    rules_version=DIEGO.rules_version + 1)
+        log.append(record.id, "marble", {"gate": 2}, "tap")
+        table = Table(log)
+        view = table.view(record.id)
+        assert view["status"] == "set_aside" and view["read_only"]
+        assert f"rules version {DIEGO.rules_version + 1}" in view["reason"] and "update the companion" in view["reason"]
+        with pytest.raises(ReadOnly):
+            table.submit(record.id, {"type": "marble", "gate": 3})
+        assert [e.seq for e in log.events(record.id)] == [1]  # kept, nothing added
+    finally:
+        log.close()
+
+
 def test_an_undo_whose_fold_fails_commits_nothing(tmp_path: Path) -> None:
     log = EventLog(tmp_path / "fold.sqlite3")
     real = DIEGO
