@@ -193,8 +193,8 @@ class Table:
             known = list(self._colours)
         if name in known:
             return name
-        folded = name.casefold()
-        return next((k for k in known if k.casefold() == folded), name)
+        key = _name_key(name)
+        return next((k for k in known if _name_key(k) == key), name)
 
     # writing
     def create(self, game_id: Any, players: Any, options: Any = None) -> dict[str, Any]:
@@ -476,8 +476,23 @@ def _why(err: Exception, record: SessionRecord, game: Game) -> str:
             f"{record.rules_version}, now {game.rules_version}): {detail}")
 
 
+#: Characters a name never keeps: invisible ones (zero-width space, word joiner, byte-order mark, soft hyphen) and
+#: the direction controls that would turn the text after a name around on the page. The zero-width joiner and the
+#: variation selectors stay, for emoji.
+UNSEEN = re.compile("[\u00ad\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def _name_key(name: str) -> str:
+    """What two names that look alike share: "Ada", "ADA", "Ada" in full-width letters, "Ada" and a zero-width
+    joiner are one player at the table."""
+    return "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf").casefold()
+
+
 def _player_name(name: Any) -> str:
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str):
+        raise TableError("every player needs a name")
+    name = UNSEEN.sub("", name)
+    if not name.strip():
         raise TableError("every player needs a name")
     clean = unicodedata.normalize("NFC", " ".join(name.split()))  # "Zoë" however it was typed
     if len(clean) > MAX_NAME or not is_clean_text(clean):
@@ -489,7 +504,7 @@ def _player_names(players: Any) -> list[str]:
     names: list[str] = []
     for name in players:
         clean = _player_name(name)
-        if clean.casefold() in (n.casefold() for n in names):
+        if _name_key(clean) in (_name_key(n) for n in names):
             raise TableError(f"{clean!r} is seated twice")
         names.append(clean)
     return names

@@ -77,6 +77,24 @@ def test_a_known_name_typed_in_other_capitals_is_that_player(client: FlaskClient
     assert twice.status_code == 400 and "seated twice" in twice.get_json()["error"]["message"]
 
 
+@pytest.mark.parametrize("twin", ["\u200bAda", "Ada\u200d", "\uff21\uff44\uff41", "A\u00adda", "\ufeffADA"])
+def test_names_that_look_alike_are_seated_once(client: FlaskClient, twin: str) -> None:
+    """A zero-width character, full-width letters or a soft hyphen do not make a second "Ada" at the table: two
+    players the page would show alike are refused, and nothing is created."""
+    refused = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", twin, "Ben"]})
+    assert refused.status_code == 400 and "seated twice" in refused.get_json()["error"]["message"]
+    assert client.get("/api/sessions").get_json()["sessions"] == []
+
+
+def test_invisible_characters_and_direction_controls_leave_names(client: FlaskClient) -> None:
+    """Invisible characters and the controls that turn the page's text around are not kept in a name; a name that
+    is nothing else is no name. Emoji keep their joiners."""
+    session = new_diego(client, ["\u202eadA", "Ben\u200b", "\U0001f469\u200d\U0001f52c Cleo"])
+    assert session["players"] == ["adA", "Ben", "\U0001f469\u200d\U0001f52c Cleo"]
+    empty = client.post("/api/players", json={"name": "\u200b\u2066\u2069"})
+    assert empty.status_code == 400 and "needs a name" in empty.get_json()["error"]["message"]
+
+
 def test_a_round_by_tap_scores_points(client: FlaskClient) -> None:
     session = new_diego(client)
     for event in ({"type": "marble", "gate": 4}, {"type": "marble", "gate": 4}, {"type": "marble", "gate": None},
