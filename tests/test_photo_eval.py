@@ -1,15 +1,18 @@
 """`companion detect --eval` on a folder of kept photos as a table owner has it: a sample with a file missing or
-damaged is named with what is wrong (none passed over in silence), and the data folder named instead of its
-photos folder says where they are."""
+damaged is named with what is wrong (none passed over in silence), the data folder named instead of its
+photos folder says where they are, and a folder or zip this user may not read (on a Pi, the service user's) says
+so and suggests sudo."""
 from __future__ import annotations
 
+import getpass
 import json
+import os
 import time
 from pathlib import Path
 
 import pytest
 
-from hardware.camera.keeping import Sample, write_sample
+from hardware.camera.keeping import Sample, write_sample, zipped_samples
 from hardware.camera.simulated import SimulatedCastle
 from web.cli import main
 
@@ -56,3 +59,84 @@ def test_the_data_folder_named_instead_of_its_photos_says_where_they_are(
     assert main(["detect", "--eval", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"the kept photos are in its photos folder: companion detect --eval {tmp_path / 'photos'}" in err
+
+
+def _denied(monkeypatch: pytest.MonkeyPatch, method: str, denied: Path) -> None:
+    """This user may not read ``denied``: Path.<method> on it raises PermissionError as the kernel would (the
+    tests run as root, for whom permissions do not apply). Not root: the command is to suggest sudo."""
+    real = getattr(Path, method)
+
+    def refuse(self: Path, *args: object, **kwargs: object) -> object:
+        if self == denied:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, method, refuse)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(getpass, "getuser", lambda: "pi")
+
+
+def test_a_folder_this_user_may_not_list_says_so_and_suggests_sudo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    _denied(monkeypatch, "iterdir", photos)
+    assert main(["detect", "--eval", str(photos)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "Traceback" not in out.err and "not a folder" not in out.err
+    assert out.err.strip() == (
+        f"companion detect: --eval {photos}: this folder cannot be read with the permissions of pi; the kept photos "
+        f"belong to the companion's service user, so run it with sudo: sudo companion detect --eval {photos}")
+
+
+def test_a_folder_this_user_may_not_even_look_into_says_so_and_suggests_sudo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """/var/lib/dragon-table is 0750: its photos folder cannot even be looked at (stat fails)."""
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    _denied(monkeypatch, "stat", photos)
+    assert main(["detect", "--eval", str(photos), "--json"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "not a folder" not in out.err
+    assert "cannot be read with the permissions of pi" in out.err
+    assert out.err.strip().endswith(f"run it with sudo: sudo companion detect --eval {photos} --json")
+
+
+def test_a_sample_this_user_may_not_read_says_so_and_suggests_sudo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The folder can be listed, but a sample's label cannot be opened: said once, not as a damaged sample."""
+    photos = tmp_path / "photos"
+    label = _kept(photos, 1) / "label.json"
+    _denied(monkeypatch, "read_text", label)
+    assert main(["detect", "--eval", str(photos)]) == 2
+    err = capsys.readouterr().err
+    assert f"this folder cannot be read with the permissions of pi (no permission to read {label})" in err
+    assert f"sudo companion detect --eval {photos}" in err and "skipped" not in err
+
+
+def test_a_zip_this_user_may_not_read_says_so_and_suggests_sudo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    sample = _kept(tmp_path / "photos", 1)
+    zipped = tmp_path / "companion-photos.zip"
+    zipped.write_bytes(b"".join(zipped_samples([sample], "companion-photos")))
+    assert main(["detect", "--eval", str(zipped), "--json"]) == 0  # readable: read
+    capsys.readouterr()
+    _denied(monkeypatch, "open", zipped)
+    assert main(["detect", "--eval", str(zipped)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "not a folder or a zip" not in out.err
+    assert out.err.strip() == (
+        f"companion detect: --eval {zipped}: this zip cannot be read with the permissions of pi; the kept photos "
+        f"belong to the companion's service user, so run it with sudo: sudo companion detect --eval {zipped}")
+
+
+def test_as_root_a_folder_it_may_not_read_is_not_answered_with_sudo(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    _denied(monkeypatch, "iterdir", photos)
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    assert main(["detect", "--eval", str(photos)]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be read" in err and "not even as root" in err and "sudo" not in err
+

@@ -6,8 +6,11 @@
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import os
+import shlex
+import stat
 import sys
 import tempfile
 import zipfile
@@ -46,26 +49,59 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
 def run_eval(args: argparse.Namespace) -> int:
     """Print the --eval report on a photo folder or its zip; 0 when at least one sample was evaluated, 2 when
     none."""
-    from hardware.vision.evaluate import evaluate
-
     root = Path(args.eval_dir)
     if args.images or args.gates:
         print("companion detect: --eval reads its images and gates from DIR; give no IMAGE or --gates",
               file=sys.stderr)
         return 2
-    if root.is_file() and zipfile.is_zipfile(root):
-        with tempfile.TemporaryDirectory() as unpacked:
-            try:
-                with zipfile.ZipFile(root) as archive:
-                    archive.extractall(unpacked)  # names are kept inside `unpacked` (no absolute paths, no ..)
-            except (zipfile.BadZipFile, OSError) as err:
-                print(f"companion detect: --eval {root}: the zip cannot be read ({err})", file=sys.stderr)
-                return 2
-            return _report(evaluate(_photo_folder(Path(unpacked))), root, args.json)
-    if not root.is_dir():
+    try:
+        return _eval(root, args.json)
+    except PermissionError as err:  # on a Pi the kept photos are the service user's
+        print(no_permission(root, err, args.json), file=sys.stderr)
+        return 2
+
+
+def _eval(root: Path, as_json: bool) -> int:
+    """The --eval report on ``root``; PermissionError when this user may not read it."""
+    from hardware.vision.evaluate import evaluate
+
+    try:
+        mode = root.stat().st_mode
+    except PermissionError:
+        raise
+    except OSError:
+        mode = 0
+    if stat.S_ISREG(mode):
+        with root.open("rb") as file:
+            if zipfile.is_zipfile(file):
+                with tempfile.TemporaryDirectory() as unpacked:
+                    try:
+                        with zipfile.ZipFile(file) as archive:
+                            archive.extractall(unpacked)  # names stay inside `unpacked` (no absolute paths, no ..)
+                    except (zipfile.BadZipFile, OSError) as err:
+                        print(f"companion detect: --eval {root}: the zip cannot be read ({err})", file=sys.stderr)
+                        return 2
+                    return _report(evaluate(_photo_folder(Path(unpacked))), root, as_json)
+    if not stat.S_ISDIR(mode):
         print(f"companion detect: --eval {root}: not a folder or a zip of one", file=sys.stderr)
         return 2
-    return _report(evaluate(root), root, args.json)
+    return _report(evaluate(root), root, as_json)
+
+
+def no_permission(root: Path, err: PermissionError, as_json: bool = False) -> str:
+    """What to say when this user may not read ``root`` (or a file in it), and what to do."""
+    kind = "zip" if root.suffix.lower() == ".zip" else "folder"
+    try:
+        user = getpass.getuser()
+    except (KeyError, OSError):
+        user = f"uid {os.getuid()}" if hasattr(os, "getuid") else "this user"
+    where = f" (no permission to read {err.filename})" if err.filename and str(err.filename) != str(root) else ""
+    said = f"companion detect: --eval {root}: this {kind} cannot be read with the permissions of {user}{where}"
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return f"{said}, not even as root: look at its owner and permissions (ls -l {err.filename or root})"
+    command = f"sudo companion detect --eval {shlex.quote(str(root))}" + (" --json" if as_json else "")
+    return (f"{said}; the kept photos belong to the companion's service user, so run it with sudo: "
+            f"{command}")
 
 
 def _photo_folder(unpacked: Path) -> Path:

@@ -68,12 +68,15 @@ class SampleError(ValueError):
 
 
 def read_image(path: Path) -> np.ndarray | None:
-    """The image at ``path`` as BGR uint8, or None when it is missing or unreadable."""
+    """The image at ``path`` as BGR uint8, or None when it is missing or unreadable; PermissionError when this
+    user may not read it."""
     import cv2
     import numpy as np
 
     try:
         data = np.fromfile(str(path), dtype=np.uint8)
+    except PermissionError:  # not the image's fault: this user may not read it (the caller says so)
+        raise
     except OSError:
         return None
     if data.size == 0:
@@ -89,11 +92,14 @@ def _six_counts(value: object, field: str) -> tuple[int, ...]:
 
 
 def read_sample(folder: Path) -> Sample:
-    """Read one sample folder; raises SampleError naming what is wrong."""
+    """Read one sample folder; raises SampleError naming what is wrong, PermissionError when this user may not
+    read it."""
     if not (folder / "label.json").exists():
         raise SampleError("label.json is missing: the confirmed counts are not known")
     try:
         label = json.loads((folder / "label.json").read_text(encoding="utf-8"))
+    except PermissionError:  # the whole folder's, most likely: raised for the caller to say so once
+        raise
     except OSError as exc:
         raise SampleError(f"cannot read label.json: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
