@@ -140,3 +140,36 @@ def test_as_root_a_folder_it_may_not_read_is_not_answered_with_sudo(
     err = capsys.readouterr().err
     assert "cannot be read" in err and "not even as root" in err and "sudo" not in err
 
+
+def test_a_folder_without_samples_says_what_was_looked_for_where_and_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """No report of dashes: one sentence, and a status a script can test."""
+    (tmp_path / "notes.txt").write_text("not a sample")
+    assert main(["detect", "--eval", str(tmp_path)]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err.strip() == (
+        f"companion detect: no sample of {tmp_path} could be evaluated: it holds no sample folder "
+        "(<round>/label.json, frame.png, reference.png, as photo keeping writes them); switch photo keeping on on "
+        "the Camera page and confirm some rounds, or give --eval the folder (or zip) of kept photos.")
+
+
+def test_a_folder_whose_samples_are_all_skipped_names_them_and_says_what_to_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = tmp_path / "photos"
+    no_label, no_frame = _kept(photos, 1), _kept(photos, 2)
+    (no_label / "label.json").unlink()
+    (no_frame / "frame.png").unlink()
+    assert main(["detect", "--eval", str(photos)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "-" * 3 not in out.err and "exact" not in out.err
+    assert out.err.splitlines() == [
+        f"companion detect: skipped {no_label.name}: label.json is missing: the confirmed counts are not known",
+        f"companion detect: skipped {no_frame.name}: frame.png is missing",
+        f"companion detect: none of the 2 sample folders in {photos} could be evaluated (each is named with what is "
+        "wrong above); a sample needs label.json and frame.png as photo keeping writes them: mend or remove those "
+        "named, or give --eval the folder of kept photos.",
+    ]
+    assert main(["detect", "--eval", str(photos), "--json"]) == 2  # --json: the report still, for a script
+    out = capsys.readouterr()
+    assert json.loads(out.out)["samples"] == 0 and "named with what is wrong in the report" in out.err

@@ -116,15 +116,36 @@ def _report(rep: dict, root: Path, as_json: bool) -> int:
 
     if as_json:
         print(json.dumps(rep), flush=True)
-    else:
+    elif rep["samples"]:
         print(format_report(rep), flush=True)
     if not rep["samples"]:
-        hint = ""
-        if not rep["skipped"] and (root / "photos").is_dir():
-            hint = f"; the kept photos are in its photos folder: companion detect --eval {root / 'photos'}"
-        print(f"companion detect: no sample of {root} could be evaluated{hint}", file=sys.stderr)
+        print(nothing_evaluated(rep, root, as_json), file=sys.stderr)
         return 2
     return 0
+
+
+def nothing_evaluated(rep: dict, root: Path, as_json: bool = False) -> str:
+    """What to say when no sample of ``root`` could be evaluated: what was looked for, where, and what to do.
+    Without --json the samples skipped are named first, one a line, with what is wrong."""
+    skipped = rep["skipped"]
+    if skipped:
+        named = "" if as_json else "".join(f"companion detect: skipped {s['sample']}: {s['error']}\n" for s in skipped)
+        n = len(skipped)
+        return (f"{named}companion detect: none of the {n} sample folder{'s' if n != 1 else ''} in {root} could be "
+                f"evaluated ({'each is' if n != 1 else 'it is'} named with what is wrong"
+                f"{' in the report' if as_json else ' above'}); a sample needs label.json and frame.png as photo "
+                "keeping writes them: mend or remove those named, or give --eval the folder of kept photos.")
+    try:
+        photos = (root / "photos").is_dir()
+    except OSError:
+        photos = False
+    if photos:
+        return (f"companion detect: no sample of {root} could be evaluated: it holds no sample folder "
+                f"(<round>/label.json, frame.png); the kept photos are in its photos folder: "
+                f"companion detect --eval {root / 'photos'}")
+    return (f"companion detect: no sample of {root} could be evaluated: it holds no sample folder "
+            "(<round>/label.json, frame.png, reference.png, as photo keeping writes them); switch photo keeping on "
+            "on the Camera page and confirm some rounds, or give --eval the folder (or zip) of kept photos.")
 
 
 def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
