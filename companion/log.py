@@ -239,6 +239,16 @@ class EventLog:
                                     "s.id DESC LIMIT ?", args).fetchall()
         return [_session(r) for r in rows]
 
+    def ping(self, timeout: float) -> None:
+        """One cheap read, waiting at most `timeout` s for the log's lock: TimeoutError when another thread holds it
+        that long (a write stuck in SQLite), an sqlite3 error when the database does not answer."""
+        if not self._lock.acquire(timeout=max(timeout, 0.0)):
+            raise TimeoutError(f"the session log has been busy for {timeout:g} s")
+        try:
+            self._db.execute("SELECT COUNT(*) FROM sessions WHERE status = 'running'").fetchone()
+        finally:
+            self._lock.release()
+
     def count_sessions(self, status: str) -> int:
         with self._lock:
             return int(self._db.execute("SELECT COUNT(*) FROM sessions WHERE status = ?", (status,)).fetchone()[0])

@@ -15,6 +15,7 @@ import random
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections import deque
 from pathlib import Path
@@ -119,13 +120,18 @@ def _roll_forever(sim: object, stop: threading.Event) -> None:
             sim.roll_random(rng)  # type: ignore[attr-defined]
 
 
-def service_gates(port: int, timeout: float = 2.0) -> dict | None:
+def service_gates(port: int, timeout: float = 5.0) -> dict | None:
     """The running companion's health on 127.0.0.1:``port`` (its ``sensors`` part), or None."""
     if not port:
         return None
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=timeout) as response:
             body = json.load(response)
+    except urllib.error.HTTPError as err:  # 503 while its table does not answer: the gates are still read
+        try:
+            body = json.load(err)
+        except (OSError, ValueError):
+            return None
     except (OSError, ValueError):
         return None
     sensors = body.get("sensors") if isinstance(body, dict) else None

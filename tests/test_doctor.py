@@ -148,10 +148,11 @@ def test_doctor_screen_checks_blanking_alone_with_a_fix_that_needs_no_running_de
 
 class _Health(BaseHTTPRequestHandler):
     body: dict[str, Any] = {}
+    status = 200
 
     def do_GET(self) -> None:  # noqa: N802
         data = json.dumps(self.body).encode()
-        self.send_response(200 if self.path == "/api/health" else 404)
+        self.send_response(self.status if self.path == "/api/health" else 404)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -212,6 +213,21 @@ def test_doctor_reads_gates_and_camera_through_the_running_service(service: tupl
     assert "2: GPIO27 (pin 13) BROKEN" in report["gates"].detail
     assert report["camera"].ok is False and "no Pi camera found" in report["camera"].detail
     assert report["port"].ok and report["service"].ok
+
+
+def test_doctor_and_gates_say_when_the_service_answers_but_its_table_does_not(
+        service: tuple[int, type[_Health]], tmp_path: Path) -> None:
+    port, handler = service
+    message = "the table has not answered for 3 s: a change is stuck holding it; the companion must be restarted"
+    handler.status = 503
+    handler.body = {**handler.body, "ok": False, "failing": ["table"],
+                    "error": {"code": "table_not_answering", "message": message}}
+    report = _by_name(doctor.checks(_args("--data", str(tmp_path), "--port", str(port)),
+                                    runner=_systemctl("active"), root=tmp_path, on_pi=False))
+    assert report["port"].ok is False and f"answers, but its table does not: {message}" in report["port"].detail
+    assert "sudo systemctl restart companion" in report["port"].fix
+    assert "read through the running service" in report["gates"].detail  # not mistaken for a stopped service
+    assert gates_cli.service_gates(port) == handler.body["sensors"]
 
 
 def test_doctor_reads_the_camera_calibration_through_the_running_service(service: tuple[int, type[_Health]],

@@ -12,7 +12,7 @@ from companion.games.schema import validate_fields
 from companion.table import Table
 
 from .errors import ApiError
-from .health import health_report
+from .health import health_report, table_stuck
 from .openapi import openapi_document
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -66,7 +66,11 @@ def checked_body(properties: dict[str, dict[str, Any]], required: tuple[str, ...
 
 @bp.get("/health")
 def health():
-    return jsonify(health_report(current_app))
+    report = health_report(current_app)
+    if table_stuck(report):  # frozen: a 503 the watchdog and the kiosk launcher see, with the report and why
+        report["error"] = {"code": "table_not_answering", "message": report["parts"]["table"]["error"]}
+        return jsonify(report), 503
+    return jsonify(report)
 
 
 @bp.get("/openapi.json")

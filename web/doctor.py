@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,8 +178,13 @@ def _data(args: argparse.Namespace) -> Check:
 def _health(port: int) -> dict[str, Any] | None:
     """The running companion's /api/health on this machine, or None."""
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=3) as response:  # noqa: S310
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as response:  # noqa: S310
             body = json.load(response)
+    except urllib.error.HTTPError as err:  # 503: it answers, but its table does not; the report says why
+        try:
+            body = json.load(err)
+        except (OSError, ValueError):
+            return None
     except (OSError, ValueError):
         return None
     return body if isinstance(body, dict) and "sensors" in body else None
@@ -301,6 +307,11 @@ def _calibration(health: dict[str, Any] | None) -> Check:
 
 
 def _port(port: int, health: dict[str, Any] | None) -> Check:
+    if health is not None and isinstance(health.get("error"), dict):
+        return Check("port", False, f"the companion on port {port} answers, but its table does not: "
+                                    f"{health['error'].get('message')}",
+                     "the watchdog restarts it within a minute; or now: sudo systemctl restart companion "
+                     "(then journalctl -u companion -n 50 says what it was doing)")
     if health is not None:
         return Check("port", True, f"the companion answers on port {port} ({health.get('mode')} mode)")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:

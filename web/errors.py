@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 #: The error codes of the API, one meaning each (the README and the OpenAPI document say the same).
 ERROR_CODES = {400: "malformed", 403: "pairing_required", 404: "not_found", 405: "method_not_allowed",
                409: "conflict", 413: "too_large", 415: "json_required", 421: "wrong_host", 422: "rule",
-               429: "too_many_writes", 500: "internal", 507: "storage_full"}
+               429: "too_many_writes", 500: "internal", 503: "table_not_answering", 507: "storage_full"}
 
 
 def storage_full(err: BaseException | None) -> bool:

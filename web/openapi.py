@@ -70,7 +70,9 @@ def openapi_document() -> dict[str, Any]:
                  "description": "Scores and rounds for the dragon games, live from taps and sensors."},
         "paths": {
             "/api/health": {"get": {"summary": "Mode and sensor status",
-                                    "responses": {"200": _json("Health", "the companion is up")}}},
+                                    "responses": {"200": _json("Health", "the companion is up"),
+                                                  "503": _error("the table does not answer (a change is stuck): "
+                                                                "the body is the health report with its error")}}},
             "/api/openapi.json": {"get": {"summary": "This document",
                                           "responses": {"200": {"description": "OpenAPI"}}}},
             "/api/games": {"get": {"summary": "The game registry", "responses": {"200": {"description": "games"}}}},
