@@ -71,6 +71,10 @@ SESSION_QUERY = """SELECT s.*,
     FROM sessions s"""
 
 
+class DamagedRow(ValueError):
+    """A row of the log that cannot be read as what it should be (see SessionRecord.damaged, EventRecord.damaged)."""
+
+
 class NewerDatabase(RuntimeError):
     """The database's schema is newer than this companion knows: never touched, never moved aside."""
 
@@ -119,6 +123,10 @@ class SessionRecord:
     updated: float | None = None
     can_undo: bool = False
     can_redo: bool = False
+    #: What is wrong with the session's row when it is damaged (a hand edit, a bad sector): its players or options
+    #: are not valid JSON, or a field has the wrong type. The record then holds harmless values in their place,
+    #: and the table sets the session aside, read-only with this reason. None for a sound row.
+    damaged: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,9 +139,14 @@ class EventRecord:
     time: float
     status: str
 
+    #: What is wrong with the event's row when it is damaged (its payload not a JSON object, a field of the wrong
+    #: type); its payload is then empty, and a fold that reaches it raises DamagedRow. None for a sound row.
+    damaged: str | None = None
+
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "type": self.type, "payload": self.payload, "source": self.source,
-                "time": self.time, "status": self.status, "undone": self.status != "live"}
+        listed = {"seq": self.seq, "type": self.type, "payload": self.payload, "source": self.source,
+                  "time": self.time, "status": self.status, "undone": self.status != "live"}
+        return {**listed, "damaged": self.damaged} if self.damaged else listed
 
     def applied(self) -> dict[str, Any]:
         """The event as the game's `apply` takes it: its payload with its type and source."""
@@ -256,9 +269,16 @@ class EventLog:
     def last_options(self, game: str) -> dict[str, Any] | None:
         """The options of the most recent session of `game` (what the table chose last time)."""
         with self._lock:
-            row = self._db.execute("SELECT options FROM sessions WHERE game = ? ORDER BY id DESC LIMIT 1",
-                                   (game,)).fetchone()
-        return json.loads(row["options"]) if row else None
+            rows = self._db.execute("SELECT options FROM sessions WHERE game = ? ORDER BY id DESC LIMIT 20",
+                                    (game,)).fetchall()
+        for row in rows:  # a damaged row's options are passed over
+            try:
+                options = json.loads(row["options"])
+            except (TypeError, ValueError):
+                continue
+            if isinstance(options, dict):
+                return options
+        return None
 
     def set_status(self, session_id: int, status: str, now: float | None = None) -> SessionRecord:
         """Mark a session running, finished or abandoned (a change like any other: the revision rises)."""
@@ -443,11 +463,70 @@ def _read_session(db: sqlite3.Connection, session_id: int) -> SessionRecord | No
 
 
 def _session(row: sqlite3.Row) -> SessionRecord:
-    return SessionRecord(row["id"], row["game"], tuple(json.loads(row["players"])), json.loads(row["options"]),
-                         row["created"], row["finished"], row["revision"], row["status"], row["rules_version"],
-                         row["updated"], bool(row["can_undo"]), bool(row["can_redo"]))
+    """The record of a session's row. A damaged row never raises: its record names what is wrong (`damaged`)."""
+    problems: list[str] = []
+    players = _json_column(row, "players", problems)
+    if players is not _UNREADABLE and not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
+        problems.append("its players are not a list of names")
+    options = _json_column(row, "options", problems)
+    if options is not _UNREADABLE and not isinstance(options, dict):
+        problems.append("its options are not an object")
+    sound_players = isinstance(players, list) and all(isinstance(p, str) for p in players)
+    game = row["game"]
+    if not isinstance(game, str):
+        problems.append(f"its game is not a name ({_shown(game)})")
+        game = _shown(game)
+    status = row["status"]
+    if status not in ("running", "finished", "abandoned"):
+        problems.append(f"its status is not running, finished or abandoned ({_shown(status)})")
+        status = status if isinstance(status, str) else "running"
+    created = _typed(row, "created", (int, float), problems, 0.0)
+    return SessionRecord(row["id"], game, tuple(players) if sound_players else (),
+                         options if isinstance(options, dict) else {}, float(created),
+                         _typed(row, "finished", (int, float, type(None)), problems, None),
+                         _typed(row, "revision", (int,), problems, 0), status,
+                         _typed(row, "rules_version", (int,), problems, 1),
+                         _typed(row, "updated", (int, float, type(None)), problems, None),
+                         bool(row["can_undo"]), bool(row["can_redo"]), "; ".join(problems) or None)
 
 
 def _event(row: sqlite3.Row) -> EventRecord:
-    return EventRecord(row["session_id"], row["seq"], row["type"], json.loads(row["payload"]), row["source"],
-                       row["time"], row["status"])
+    """The record of an event's row. A damaged row never raises: its record names what is wrong (`damaged`)."""
+    problems: list[str] = []
+    payload = _json_column(row, "payload", problems)
+    if payload is not _UNREADABLE and not isinstance(payload, dict):
+        problems.append("its payload is not an object")
+    kind = row["type"]
+    if not isinstance(kind, str):
+        problems.append(f"its type is not a name ({_shown(kind)})")
+        kind = _shown(kind)
+    return EventRecord(row["session_id"], row["seq"], kind, payload if isinstance(payload, dict) else {},
+                       str(row["source"]), _typed(row, "time", (int, float), problems, 0.0), str(row["status"]),
+                       "; ".join(problems) or None)
+
+
+_UNREADABLE = object()
+
+
+def _json_column(row: sqlite3.Row, column: str, problems: list[str]) -> Any:
+    """The JSON in `column`, or _UNREADABLE (with why, in `problems`)."""
+    try:
+        return json.loads(row[column])
+    except (TypeError, ValueError) as err:
+        problems.append(f"its {column} {'are' if column.endswith('s') else 'is'} not valid JSON ({err})")
+        return _UNREADABLE
+
+
+def _typed(row: sqlite3.Row, column: str, types: tuple[type, ...], problems: list[str], default: Any) -> Any:
+    """`column`'s value when it is of one of `types`, else `default` (with why, in `problems`)."""
+    value = row[column]
+    if isinstance(value, types) and not isinstance(value, bool):
+        return value
+    problems.append(f"its {column} is not a {'whole ' if types == (int,) else ''}number ({_shown(value)})")
+    return default
+
+
+def _shown(value: Any) -> str:
+    """A stored value as a reason quotes it: short, whatever its type."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -6,8 +6,8 @@ state; only then is it appended to the log (with the session's new status, in on
 into the cache and published to the session's subscribers. Undo and redo decide everything before they
 commit: the log is folded with the change first, so an error can never follow a commit.
 
-A session the rules can no longer fold (or whose game is unknown) is set aside: shown read-only with the
-reason, never a reason for the companion not to start.
+A session the rules can no longer fold (or whose game is unknown, or whose rows in the log are damaged) is set
+aside: shown read-only with the reason, never a reason for the companion not to start.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from .bus import Bus
 from .games import GAMES, Game, IllegalEventError
 from .games.base import RULES_VERSION, RuleError, is_clean_text
 from .games.schema import validate_event
-from .log import EventLog, EventRecord, SessionRecord
+from .log import DamagedRow, EventLog, EventRecord, SessionRecord
 
 log = logging.getLogger(__name__)
 
@@ -277,6 +277,9 @@ class Table:
             event = self.log.next_flip(session_id, redo)
             if event is None:
                 raise Conflict(f"nothing to {'redo' if redo else 'undo'}", self._session_view(loaded))
+            if event.damaged:  # an undone event whose row is damaged is never brought back
+                raise Conflict(f"event {event.seq} cannot be redone: its row in the session log is damaged "
+                               f"({event.damaged})", self._session_view(loaded))
             # Decided before anything is written; an error here leaves the log as it was.
             if redo:  # the first undone event directly follows the last live one: apply it to the state
                 state = loaded.game.apply(loaded.state, event.applied())
@@ -360,7 +363,9 @@ class Table:
         if record is None:
             raise UnknownSession(f"no session {session_id}")
         game = self.games.get(record.game)
-        if game is None:
+        if record.damaged:  # a hand edit or a bad sector: shown as it can be read, never written to
+            loaded = Loaded(record, game, set_aside=f"its record in the session log is damaged: {record.damaged}")
+        elif game is None:
             loaded = Loaded(record, None, set_aside=f"the companion does not know the game {record.game!r}")
         elif record.rules_version > game.rules_version:  # played on a newer companion: its rules are not known here
             loaded = Loaded(record, game, set_aside=(
@@ -371,6 +376,8 @@ class Table:
                 folded = fold_events(game, record, self.log.events(record.id, live_only=True))
                 loaded = Loaded(record, game, folded.state, game.view(folded.state),
                                 checkpoints=folded.checkpoints, since_checkpoint=folded.since_checkpoint)
+            except DamagedRow as err:  # an event's row a hand edit or a bad sector left unreadable
+                loaded = Loaded(record, game, set_aside=f"its log is damaged: {err}")
             except Exception as err:  # today's rules refuse an event recorded under older ones
                 loaded = Loaded(record, game, set_aside=_why(err, record, game))
         self._cache[session_id] = loaded
@@ -430,6 +437,8 @@ def fold_events(game: Game, record: SessionRecord, events: list[EventRecord], st
     for event in events:
         if event.status != "live":
             continue
+        if event.damaged:
+            raise DamagedRow(f"event {event.seq}: {event.damaged}")
         state = game.apply(state, event.applied())
         since += 1
         if since == CHECKPOINT_EVERY:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
 import time
 from typing import Any, Callable, Iterator
 
@@ -602,6 +603,23 @@ def test_a_set_aside_game_is_shown_read_only_with_its_reason(open_page: Callable
     expect(page.locator("#readonly")).to_contain_text("no longer folds")
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
     assert page.locator("#play").evaluate("el => el.inert")
+
+
+def test_a_game_whose_row_is_damaged_is_shown_read_only_with_its_reason(open_page: Callable[..., Any], base: str,
+                                                                        app: Flask) -> None:
+    session = new_game(base, ["Ada", "Ben"])
+    table = app.extensions["table"]
+    with sqlite3.connect(table.log.path) as db:  # a hand edit gone wrong: its players are no longer JSON
+        db.execute("UPDATE sessions SET players = '[\"Ada\", ' WHERE id = ?", (session["id"],))
+    table.rebuild()
+    page = open_page()  # no page error allowed: the page copes with a game whose players cannot be read
+    page.goto(base + "/")
+    card = page.locator(f"#running .set-aside[data-session='{session['id']}']")
+    expect(card).to_contain_text("its players are not valid JSON")
+    card.click()
+    expect(page.locator("#readonly")).to_contain_text("set aside and can only be looked at")
+    expect(page.locator("#readonly")).to_contain_text("is damaged")
+    expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
 
 
 def test_player_buttons_keep_their_order(open_page: Callable[..., Any], base: str) -> None:

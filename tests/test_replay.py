@@ -240,3 +240,64 @@ def test_companion_backup_command(tmp_path: Path, capsys: pytest.CaptureFixture[
     EventLog(data / "companion.sqlite3").close()
     assert main(["backup", "--data", str(data), "--keep", "2"]) == 0
     assert len(list((data / "backups").glob("companion-*.sqlite3"))) == 1
+
+
+def test_damaged_rows_are_set_aside_and_the_companion_starts(tmp_path: Path) -> None:
+    """Rows a hand edit or a bad sector damaged (players or options that are not JSON, a field of the wrong type, an
+    event's payload that is not JSON): the companion starts, each such game is set aside read-only with what is
+    wrong, every other game works, and no page that lists games answers 500."""
+    data = tmp_path / "data"
+    path = data / "companion.sqlite3"
+    log = EventLog(path)
+    table = Table(log)
+    good = table.create(DIEGO.id, ["Ada", "Ben"])["id"]
+    table.submit(good, {"type": "marble", "gate": 2})
+    damaged = {}
+    for damage in ("players", "options", "created", "payload"):
+        damaged[damage] = table.create(DIEGO.id, ["Cleo", "Dan"])["id"]
+        table.submit(damaged[damage], {"type": "marble", "gate": 1})
+    finished = table.create("drachen-wurf", ["Ada", "Ben"])["id"]
+    log.set_status(finished, "finished")
+    log.close()
+    db = sqlite3.connect(path)
+    db.execute("UPDATE sessions SET players = '[\"Cleo\", ' WHERE id = ?", (damaged["players"],))
+    db.execute("UPDATE sessions SET options = '[1, 2]' WHERE id = ?", (damaged["options"],))
+    db.execute("UPDATE sessions SET created = 'yesterday' WHERE id = ?", (damaged["created"],))
+    db.execute("UPDATE events SET payload = '{\"gate\": 1' WHERE session_id = ?", (damaged["payload"],))
+    db.execute("UPDATE sessions SET players = '{\"not\": \"a list\"}' WHERE id = ?", (finished,))
+    db.commit()
+    db.close()
+    damaged["finished"] = finished
+    reasons = {"players": "its players are not valid JSON", "options": "its options are not an object",
+               "created": "its created is not a number ('yesterday')",
+               "finished": "its players are not a list of names",
+               "payload": "its log is damaged: event 1: its payload is not valid JSON"}
+
+    app = create_app({"TESTING": True, "DATA_DIR": str(data), "SENSORS": "off"})
+    try:
+        client = app.test_client()
+        listed = client.get("/api/sessions")
+        assert listed.status_code == 200
+        sessions = {s["id"]: s for s in listed.get_json()["sessions"]}
+        assert sessions[good]["status"] == "running" and sessions[good]["state"]["current"]["marbles"] == [2]
+        for damage, session_id in damaged.items():
+            aside = sessions[session_id]
+            assert aside["status"] == "set_aside" and aside["read_only"], (damage, aside)
+            assert reasons[damage] in aside["reason"], (damage, aside["reason"])
+            for url in (f"/api/sessions/{session_id}", f"/api/sessions/{session_id}/events", f"/play/{session_id}"):
+                assert client.get(url).status_code == 200, (damage, url)
+            for action, body in (("events", {"type": "marble", "gate": 3}), ("undo", {}), ("abandon", {})):
+                refused = client.post(f"/api/sessions/{session_id}/{action}", json=body)
+                assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "read_only", damage
+        assert "damaged" in client.get(f"/api/sessions/{damaged['payload']}/events").get_json()["events"][0]
+        home = client.get("/")
+        assert home.status_code == 200
+        page = home.get_data(as_text=True)
+        assert page.count('class="card btn set-aside"') == len(damaged)
+        assert "its players are not valid JSON" in page and f'data-session="{good}"' in page
+        assert client.get("/api/games").status_code == 200  # the last options of a game pass over a damaged row
+        assert client.get("/api/health").status_code == 200
+        assert client.post(f"/api/sessions/{good}/events", json={"type": "marble", "gate": 3}).status_code == 200
+        assert client.post("/api/sessions", json={"game": DIEGO.id, "players": ["Ada", "Ben"]}).status_code == 201
+    finally:
+        shutdown(app)
