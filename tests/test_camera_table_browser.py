@@ -1,7 +1,7 @@
 """The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
 reference, a gate that reaches the picture's edge named, a picture out of focus or moved said so, the marble
-measured by a tap on the picture, photo keeping switched on with its count and folder, the camera's record on
-the kept rounds and their zip download."""
+measured by a tap on the picture, photo keeping switched on with its count and folder, the disk the kept photos
+take, the camera's record on the kept rounds and their zip download."""
 from __future__ import annotations
 
 import time
@@ -179,6 +179,32 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
     assert len(names) == 6 and sum(name.endswith("/label.json") for name in names) == 2
 
 
+def _kept_round(keeper: Any, number: int) -> None:
+    frame = np.random.default_rng(number).integers(0, 256, (48, 64, 3), dtype=np.uint8)  # not compressible
+    assert keeper.keep(Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
+                              camera_counts=(1, 0, 0, 0, 0, 0), marble_radius=None, session=1, round=number,
+                              confirmed_at=time.time() + number))
+    assert keeper.flush()
+
+
+def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
+        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+    keeper = sim_app.extensions["sensors"].keeper
+    keeper.set_enabled(True)
+    for number in (1, 2):
+        _kept_round(keeper, number)
+    page = open_page(800, 480)
+    page.goto(f"{base}/camera")
+    size = page.locator("#keeping-size")
+    expect(size).to_have_text(f"2 rounds kept, {round(keeper.status()['bytes'] / 1e3)} kB", timeout=WAIT_MS)
+    page.locator("#keeping").scroll_into_view_if_needed()
+    expect(size).to_be_in_viewport()
+    switch, said = page.locator("#keeping").bounding_box(), size.bounding_box()
+    assert switch is not None and said is not None and 0 <= said["y"] - (switch["y"] + switch["height"]) < 20
+    shoot(page, "camera-keeping-size-800x480")
+    _kept_round(keeper, 3)  # a round kept while the page is open: the figure follows
+    expect(size).to_have_text(f"3 rounds kept, {round(keeper.status()['bytes'] / 1e3)} kB", timeout=WAIT_MS)
+
 def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable[..., Any], base: str,
                                                              sim_app: Flask) -> None:
     keeper = sim_app.extensions["sensors"].keeper
@@ -204,5 +230,6 @@ def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable
     page.click("[data-answer='yes']")
     expect(page.locator("#keeping-state")).to_contain_text("0 of at most 500 kept in", timeout=WAIT_MS)
     expect(delete).to_be_hidden()
+    expect(page.locator("#keeping-size")).to_have_text("No rounds kept")
     expect(page.locator("#photos-download")).to_be_hidden()
     assert keeper.status()["count"] == 0 and not any(keeper.folder.iterdir())

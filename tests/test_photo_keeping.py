@@ -17,6 +17,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from hardware.camera import keeping
 from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples, zipped_samples
 from tests.servers import serving
 from tests.waiting import PATIENCE_S, wait_for
@@ -235,6 +236,39 @@ def test_the_camera_record_of_the_kept_rounds(tmp_path: Path) -> None:
     again = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json")
     assert again.status()["count"] == 3 and again.status()["camera"] == {"rounds": 1, "right": 1}
 
+
+
+def _on_disk(photos: Path) -> int:
+    return sum(f.stat().st_size for f in photos.rglob("*") if f.is_file())
+
+
+def test_the_disk_the_kept_photos_take_is_counted_as_they_are_written(
+        make_app: Callable[..., Flask], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Camera page's figure ("2 rounds kept, 21 MB"): the bytes of the kept files, up when a round is kept,
+    down when the oldest go or all are deleted; each sample is measured once, when written, not on every request
+    (the page asks every two seconds, and the folder may hold thousands of files)."""
+    app = make_app(CAMERA_KEEP_MAX=2)
+    client = app.test_client()
+    keeper = app.extensions["sensors"].keeper
+    photos = Path(app.config["DATA_DIR"]) / "photos"
+    assert client.get("/api/camera").get_json()["keeping"]["bytes"] == 0
+    measured: list[str] = []
+    real = keeping.sample_bytes
+    monkeypatch.setattr(keeping, "sample_bytes", lambda p: measured.append(p.name) or real(p))
+    keeper.set_enabled(True)
+    start = time.time()
+    for number in (1, 2, 3):
+        assert keeper.keep(_noisy_sample(start + number, number))
+        assert keeper.flush()
+        status = client.get("/api/camera").get_json()["keeping"]
+        assert status["count"] == min(number, 2) and status["bytes"] == _on_disk(photos) > 0
+    for _ in range(5):
+        assert client.get("/api/camera").get_json()["keeping"]["bytes"] == _on_disk(photos)
+    assert len(measured) == 3  # once each, when written
+    again = PhotoKeeper(photos, Path(app.config["DATA_DIR"]) / "choice.json")  # a restart: listed once
+    assert again.status()["bytes"] == _on_disk(photos) and len(measured) == 5
+    deleted = client.delete("/api/camera/photos").get_json()["keeping"]
+    assert deleted["count"] == 0 and deleted["bytes"] == 0
 
 # ---- the kept photos as one download ---------------------------------------------------------------------------
 

@@ -183,7 +183,8 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["enabled"], "additionalProperties": False,
                     "properties": {"enabled": {"type": "boolean"}}}, "example": {"enabled": True}}}},
-                "responses": {"200": {"description": "photo keeping status: on or off, how many kept, where"},
+                "responses": {"200": {"description": "photo keeping status: on or off, how many kept (count), "
+                                                     "the bytes they take (bytes), where"},
                               "400": _error("malformed body"), "503": _error("the camera is off")}}},
             "/api/camera/photos": {"delete": {
                 "summary": "Delete every kept photo from DATA/photos (photo keeping stays on or off as it was)",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import shutil
 import threading
@@ -20,7 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from hardware.files import sync_folder, write_bytes, write_json
 
@@ -113,6 +114,30 @@ def camera_right(sample: Path) -> bool | None:
     return camera == counts if isinstance(camera, list) and isinstance(counts, list) else None
 
 
+def sample_bytes(sample: Path) -> int:
+    """The bytes the files of one kept sample take (its three files: one listing, no walk of the photos folder);
+    0 for one that cannot be read."""
+    total = 0
+    try:
+        with os.scandir(sample) as entries:
+            for entry in entries:
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        total += entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    continue
+    except OSError:
+        return 0
+    return total
+
+
+class Kept(NamedTuple):
+    """What the Camera page shows of one kept sample, read once when it is first listed."""
+
+    right: bool | None  # the camera read all six gates as the table confirmed them (camera_right)
+    size: int  # the bytes its files take on the disk (sample_bytes)
+
+
 def kept_samples(folder: Path) -> list[Path]:
     """The sample folders, oldest first (their names start with the UTC time)."""
     if not folder.is_dir():
@@ -188,8 +213,9 @@ class PhotoKeeper:
         self._lock = threading.Lock()
         self._queue: queue.Queue[Sample | None] = queue.Queue(maxsize=8)
         self._thread: threading.Thread | None = None
-        # each kept sample's name -> the camera read it right (camera_right); None until first listed
-        self._right: dict[str, bool | None] | None = None
+        # each kept sample's name -> whether the camera read it right and its size, each read once when the sample
+        # is written or first listed (never by walking the photos folder per request); None until first listed
+        self._kept: dict[str, Kept] | None = None
         self.sending = threading.Lock()  # held while the kept photos are downloaded: one download at a time
         self._writing = threading.Lock()  # held while a sample is written or the kept ones are deleted
         self._last: str | None = None
@@ -285,7 +311,7 @@ class PhotoKeeper:
             excess = max(0, len(samples) - self.limit)
             for old in samples[:excess]:
                 shutil.rmtree(old, ignore_errors=True)
-            self._tally(samples[excess:])
+            self._tally(samples[excess:], fresh=path.name)
             self._last, self._error = path.name, None
         except Exception as err:  # a full or read-only card must not stop the table
             self._error = f"a photo could not be kept in {self.folder}: {err}"
@@ -299,7 +325,7 @@ class PhotoKeeper:
             raise KeptPhotosBusy("the kept photos are being downloaded: delete them once that download ends")
         try:
             with self._writing:
-                self._right, self._last, self._error = None, None, None
+                self._kept, self._last, self._error = None, None, None
                 try:
                     if self.folder.is_dir():
                         # every sample folder, one without its label or cut short by a power cut included
@@ -313,23 +339,26 @@ class PhotoKeeper:
             self.sending.release()
         return self.status()
 
-    def _tally(self, samples: list[Path]) -> dict[str, bool | None]:
-        """The kept ``samples``, and whether the camera read each right; a label is read once."""
-        known = self._right or {}
-        self._right = {p.name: known[p.name] if p.name in known else camera_right(p) for p in samples}
-        return self._right
+    def _tally(self, samples: list[Path], fresh: str | None = None) -> dict[str, Kept]:
+        """The kept ``samples``, whether the camera read each right and their size; a sample is read once (the one
+        named ``fresh`` again: it was just written, perhaps over one of the same name)."""
+        known = {name: kept for name, kept in (self._kept or {}).items() if name != fresh}
+        self._kept = {p.name: known.get(p.name) or Kept(camera_right(p), sample_bytes(p)) for p in samples}
+        return self._kept
 
     def status(self) -> dict[str, Any]:
-        """``{"enabled", "count", "limit", "folder", "last", "error", "camera"}`` for the Camera page;
-        ``camera`` says in how many of the kept rounds with a camera reading (``rounds``) it read all six
-        gates as the table confirmed them (``right``): how well the camera does on this castle and light."""
-        kept = self._right
+        """``{"enabled", "count", "bytes", "limit", "folder", "last", "error", "camera"}`` for the Camera page;
+        ``bytes`` is the disk the kept samples' files take; ``camera`` says in how many of the kept rounds with a
+        camera reading (``rounds``) it read all six gates as the table confirmed them (``right``): how well the
+        camera does on this castle and light. Cheap: each sample is read once, when written or first listed."""
+        kept = self._kept
         if kept is None:
             try:
                 kept = self._tally(kept_samples(self.folder))
             except OSError as err:
                 self._error = f"cannot list {self.folder}: {err}"
-                kept = self._right = {}
-        read = [right for right in kept.values() if right is not None]
-        return {"enabled": self.enabled, "count": len(kept), "limit": self.limit, "folder": str(self.folder),
-                "last": self._last, "error": self._error, "camera": {"rounds": len(read), "right": sum(read)}}
+                kept = self._kept = {}
+        read = [k.right for k in kept.values() if k.right is not None]
+        return {"enabled": self.enabled, "count": len(kept), "bytes": sum(k.size for k in kept.values()),
+                "limit": self.limit, "folder": str(self.folder), "last": self._last, "error": self._error,
+                "camera": {"rounds": len(read), "right": sum(read)}}

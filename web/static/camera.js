@@ -77,17 +77,27 @@ function cameraRecord(camera) {
     `round${camera.rounds === 1 ? "" : "s"} (${share}%).`;
 }
 
+/** The disk the kept photos take, as the table reads it: "23 rounds kept, 21 MB". */
+function keptSize(count, bytes) {
+  if (!count) return "No rounds kept";
+  const mb = bytes / 1e6;
+  const size = mb >= 1000 ? `${(mb / 1000).toFixed(1)} GB` : mb >= 10 ? `${Math.round(mb)} MB`
+    : mb >= 1 ? `${mb.toFixed(1)} MB` : `${Math.max(1, Math.round(bytes / 1e3))} kB`;
+  return `${count} round${count === 1 ? "" : "s"} kept, ${size}`;
+}
+
 function renderKeeping(s) {
   const keeping = s?.keeping;
   const button = $("keeping");
   button.hidden = !keeping;
   if (!keeping) {
-    $("keeping-state").textContent = "";
+    $("keeping-state").textContent = $("keeping-size").textContent = "";
     $("photos-download").hidden = $("photos-delete").hidden = true;
     return;
   }
   button.setAttribute("aria-pressed", String(keeping.enabled));
   button.textContent = keeping.enabled ? "Keeping confirmed rounds' photos: on" : "Keep confirmed rounds' photos: off";
+  $("keeping-size").textContent = keptSize(keeping.count, keeping.bytes || 0);
   $("keeping-state").textContent = `${keeping.count} of at most ${keeping.limit} kept in ${keeping.folder}` +
     (keeping.enabled ? "." : " (none are added while off).") + cameraRecord(keeping.camera) +
     (keeping.error ? ` Problem: ${keeping.error}` : "");
