@@ -65,6 +65,13 @@ class ReadOnly(TableError):
     code = "read_only"
 
 
+class AlreadyFinished(TableError):
+    """Abandoning a game that is already finished: it keeps its result."""
+
+    status = 409
+    code = "already_finished"
+
+
 class Conflict(TableError):
     """Nothing to undo or redo, or too many open games: the request is sound but the table cannot do it now."""
 
@@ -256,10 +263,11 @@ class Table:
     def abandon(self, session_id: int, expected_seq: int | None = None) -> dict[str, Any]:
         """End an unfinished game without a result; it stays in the log, marked abandoned."""
         with self._lock:
-            loaded = self._writable(session_id, expected_seq)
-            if loaded.record.status != "running":
-                raise ReadOnly(f"game {session_id} is {loaded.record.status}; only a running game is abandoned",
-                               self._session_view(loaded))
+            loaded = self._writable(session_id, None)  # set aside or abandoned already: read-only
+            if loaded.record.status == "finished":  # whatever the page saw: a game that ended keeps its result
+                raise AlreadyFinished(f"this game of {_game_name(loaded)} is already finished and keeps its result; "
+                                      "only an unfinished game is abandoned", self._session_view(loaded))
+            self._writable(session_id, expected_seq)  # a stale page is refused after all that
             record = self.log.set_status(session_id, "abandoned", now=self.clock())
             return self._commit(replace(loaded, record=record))
 
@@ -466,6 +474,10 @@ def _rewound(loaded: Loaded, seq: int, state: Any) -> Loaded:
     if len(kept) < len(loaded.checkpoints):  # the undone event was the newest checkpoint's
         return replace(loaded, state=state, before_last=None, checkpoints=kept, since_checkpoint=CHECKPOINT_EVERY - 1)
     return replace(loaded, state=state, before_last=None, since_checkpoint=loaded.since_checkpoint - 1)
+
+
+def _game_name(loaded: Loaded) -> str:
+    return loaded.game.name if loaded.game else loaded.record.game
 
 
 def _status(game_view: Mapping[str, Any]) -> str:

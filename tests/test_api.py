@@ -337,3 +337,21 @@ def test_the_log_keeps_guesses_face_down_until_the_reveal(client: FlaskClient) -
     client.post(events_url(session), json={"type": "reveal", "gate": 5})
     guess = client.get(events_url(session)).get_json()["events"][0]
     assert guess["payload"]["gate"] == 5 and "hidden" not in guess
+
+
+def test_abandoning_a_finished_game_says_it_is_already_finished(client: FlaskClient) -> None:
+    created = client.post("/api/sessions", json={"game": "draci-hrad", "players": ["Ada", "Ben"]}).get_json()
+    url = f"/api/sessions/{created['id']}"
+    for event in ({"type": "treasure", "player": "Ada", "value": 35}, {"type": "sceptre", "player": "Ben"}):
+        assert client.post(f"{url}/events", json=event).status_code == 200
+    finished = client.get(url).get_json()
+    assert finished["status"] == "finished"
+    for seq in (finished["seq"], created["seq"], None):  # as seen now, by a page that missed the end, or unguarded
+        refused = client.post(f"{url}/abandon", json={} if seq is None else {"expected_seq": seq})
+        assert refused.status_code == 409, seq
+        body = refused.get_json()
+        assert body["error"]["code"] == "already_finished", body
+        assert body["error"]["message"] == ("this game of Dračí hrad is already finished and keeps its result; "
+                                            "only an unfinished game is abandoned")
+        assert body["session"]["status"] == "finished" and body["session"]["seq"] == finished["seq"]
+    assert client.get(url).get_json() == finished  # nothing changed

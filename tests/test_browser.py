@@ -587,6 +587,26 @@ def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
 
 
+def test_abandoning_a_game_that_ended_meanwhile_says_it_is_already_finished(open_page: Callable[..., Any],
+                                                                           base: str) -> None:
+    session = start_game(base, "draci-hrad", ["Ada", "Ben"])
+    deaf = open_page()  # a tablet that stopped hearing the table: it still shows the game running
+    deaf.route("**/stream", lambda route: route.abort())
+    deaf.goto(f"{base}/play/{session['id']}")
+    deaf.wait_for_selector("body[data-ready='yes']")
+    post_events(base, session, {"type": "treasure", "player": "Ada", "value": 35},
+                {"type": "sceptre", "player": "Ben"})  # the game ends on another device
+    deaf.click("#menu-button")
+    deaf.click("#abandon")
+    deaf.click("[data-answer='yes']")
+    expect(deaf.locator("#toast")).to_contain_text(
+        "This game of Dračí hrad is already finished and keeps its result", timeout=WAIT_MS)
+    expect(deaf.locator("#final")).to_be_visible()  # and the page shows how it ended
+    assert "/play/" in deaf.url
+    _, view = call(f"{base}/api/sessions/{session['id']}")
+    assert view["status"] == "finished"
+
+
 def test_a_set_aside_game_is_shown_read_only_with_its_reason(open_page: Callable[..., Any], base: str,
                                                               app: Flask) -> None:
     session = new_game(base, ["Ada", "Ben"])

@@ -132,7 +132,10 @@ def openapi_document() -> dict[str, Any]:
                 "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
             "/api/sessions/{session_id}/abandon": {"post": {
                 "summary": "Abandon an unfinished game; it stays in the log, read-only", "parameters": [SESSION_ID],
-                "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
+                "requestBody": SEQ_BODY, "responses": {
+                    "200": _json("Session", "the new view"), **WRITE_ERRORS,
+                    "409": _error("`already_finished`: the game is already finished and keeps its result (whatever "
+                                  "seq the request saw); or stale, or read-only; the body holds the fresh session")}}},
             "/api/sessions/{session_id}/stream": {"get": {
                 "summary": "Server-Sent Events: `session` (full view) on connect and after every change; "
                            "`sensors` and `marble` for the sensor panel",

@@ -73,7 +73,10 @@ export function sentence(text) {
 
 function plainError(status, data) {
   if (status === 0) return "The companion cannot be reached. Check the Pi is on; nothing was changed.";
-  if (status === 409 && data?.session) return "Someone changed the game a moment ago; this screen is up to date now.";
+  // a stale write; any other refusal of the game as it stands (already finished, read-only) says what it is
+  if (status === 409 && data?.error?.code === "stale") {
+    return "Someone changed the game a moment ago; this screen is up to date now.";
+  }
   if (status === 429) return "Too many taps at once: wait a moment, then tap again.";
   if (status === 413) return "That was too much to send at once; nothing was changed.";
   return sentence(data?.error?.message) || `The companion answered ${status}; nothing was changed.`;
