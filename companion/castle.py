@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from .games.base import RuleError
+from .log import storage_full
 from .table import Table, TableError
 
 DIEGO = "diego-drachenzahn"
@@ -80,7 +81,7 @@ class Castle:
             return holder, getattr(err, "message", str(err))
         except sqlite3.Error as err:  # the log could not take it (a full disk): recorded nowhere, so say so
             log.error("a %s reading for game %s was not recorded: %s", source, holder, err)
-            space = "the Pi's storage is full; free some space, then " if "full" in str(err) else ""
+            space = "the Pi's storage is full; free some space, then " if storage_full(err) else ""
             return holder, f"not recorded: the session log could not be written ({err}); {space}enter it by tap"
         return holder, None
 

@@ -6,6 +6,7 @@ is ever deleted. Each session has a revision that every change raises; writers c
 """
 from __future__ import annotations
 
+import errno
 import json
 import sqlite3
 import threading
@@ -69,6 +70,22 @@ SESSION_QUERY = """SELECT s.*,
     EXISTS(SELECT 1 FROM events e WHERE e.session_id = s.id AND e.status = 'live') AS can_undo,
     EXISTS(SELECT 1 FROM events e WHERE e.session_id = s.id AND e.status = 'undone') AS can_redo
     FROM sessions s"""
+
+
+def storage_full(err: BaseException | None) -> bool:
+    """Whether `err` (or what it was raised from) is a write refused for want of space: SQLite's "database or
+    disk is full" (SQLITE_FULL) or ENOSPC from a file the companion writes."""
+    seen: set[int] = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, sqlite3.OperationalError) and (
+                getattr(err, "sqlite_errorcode", None) == getattr(sqlite3, "SQLITE_FULL", 13)
+                or "database or disk is full" in str(err)):
+            return True
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
 
 
 class DamagedRow(ValueError):

@@ -10,8 +10,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from companion.log import storage_full
 from tests.conftest import new_diego
-from web.errors import storage_full
 
 FULL = "The Pi's storage is full; nothing was changed. Free some space ("
 
@@ -126,3 +126,17 @@ def test_a_marble_the_beams_see_on_a_full_disk_is_shown_as_not_recorded(
     monkeypatch.undo()
     view = client.get(f"/api/sessions/{session['id']}").get_json()
     assert view["seq"] == 0 and view["state"]["current"]["marbles"] == []  # nothing half-recorded
+
+
+def test_a_reading_refused_for_another_reason_does_not_blame_the_disk(
+        make_app: Callable[..., Flask], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only a full disk is called one: a database error that merely has "full" in its words says what it is."""
+    app = make_app(CAMERA="off")
+    client = app.test_client()
+    new_diego(client)
+    error = sqlite3.OperationalError("table events has no column named fullness")
+    _refuse(app, monkeypatch, "INSERT INTO events", error)
+    assert client.post("/api/simulation/marble", json={"gate": 3}).status_code == 202
+    marble = app.extensions["sensors"].last_marble
+    assert marble is not None and marble["scored"] is False
+    assert marble["note"] == f"not recorded: the session log could not be written ({error}); enter it by tap"

@@ -1,15 +1,14 @@
 """JSON errors for the API: {"error": {"code", "message"}}; never a traceback, never a 500 for bad input."""
 from __future__ import annotations
 
-import errno
 import logging
-import sqlite3
 from typing import Any
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
 from companion.games import IllegalEventError, MalformedEventError, RuleError
+from companion.log import storage_full
 from companion.table import TableError
 
 log = logging.getLogger(__name__)
@@ -19,22 +18,6 @@ log = logging.getLogger(__name__)
 ERROR_CODES = {400: "malformed", 403: "pairing_required", 404: "not_found", 405: "method_not_allowed",
                409: "conflict", 413: "too_large", 415: "json_required", 421: "wrong_host", 422: "rule",
                429: "too_many_writes", 500: "internal", 503: "table_not_answering", 507: "storage_full"}
-
-
-def storage_full(err: BaseException | None) -> bool:
-    """Whether `err` (or what it was raised from) is a write refused for want of space: SQLite's "database or
-    disk is full" (SQLITE_FULL) or ENOSPC from a file the companion writes."""
-    seen: set[int] = set()
-    while err is not None and id(err) not in seen:
-        seen.add(id(err))
-        if isinstance(err, sqlite3.OperationalError) and (
-                getattr(err, "sqlite_errorcode", None) == getattr(sqlite3, "SQLITE_FULL", 13)
-                or "database or disk is full" in str(err)):
-            return True
-        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        err = err.__cause__ or err.__context__
-    return False
 
 
 def storage_full_message() -> str:
