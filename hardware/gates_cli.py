@@ -120,21 +120,28 @@ def _roll_forever(sim: object, stop: threading.Event) -> None:
             sim.roll_random(rng)  # type: ignore[attr-defined]
 
 
-def service_gates(port: int, timeout: float = 5.0) -> dict | None:
-    """The running companion's health on 127.0.0.1:``port`` (its ``sensors`` part), or None."""
+def service_health(port: int, timeout: float = 5.0) -> dict | None:
+    """The running companion's /api/health on 127.0.0.1:``port`` (a JSON object), or None when nothing answers.
+    A 503 (its table does not answer) still gives the report, with its ``error``."""
     if not port:
         return None
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=timeout) as response:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=timeout) as response:  # noqa: S310
             body = json.load(response)
-    except urllib.error.HTTPError as err:  # 503 while its table does not answer: the gates are still read
+    except urllib.error.HTTPError as err:  # 503 while its table does not answer: the rest is still reported
         try:
             body = json.load(err)
         except (OSError, ValueError):
             return None
     except (OSError, ValueError):
         return None
-    sensors = body.get("sensors") if isinstance(body, dict) else None
+    return body if isinstance(body, dict) else None
+
+
+def service_gates(port: int, timeout: float = 5.0) -> dict | None:
+    """The running companion's health on 127.0.0.1:``port`` (its ``sensors`` part), or None."""
+    body = service_health(port, timeout)
+    sensors = body.get("sensors") if body is not None else None
     return sensors if isinstance(sensors, dict) and isinstance(sensors.get("gates"), dict) else None
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
 import re
 import shutil
@@ -20,13 +19,11 @@ import socket
 import subprocess
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from hardware.gates_cli import add_wiring_arguments, wiring_from_args
+from hardware.gates_cli import add_wiring_arguments, service_health, wiring_from_args
 
 from . import config as config_file
 
@@ -177,17 +174,8 @@ def _data(args: argparse.Namespace) -> Check:
 
 def _health(port: int) -> dict[str, Any] | None:
     """The running companion's /api/health on this machine, or None."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as response:  # noqa: S310
-            body = json.load(response)
-    except urllib.error.HTTPError as err:  # 503: it answers, but its table does not; the report says why
-        try:
-            body = json.load(err)
-        except (OSError, ValueError):
-            return None
-    except (OSError, ValueError):
-        return None
-    return body if isinstance(body, dict) and "sensors" in body else None
+    body = service_health(port)
+    return body if body is not None and "sensors" in body else None
 
 
 def _gate_line(status: dict[str, Any]) -> str:
