@@ -123,11 +123,7 @@ def delete_photos():
     """Delete every kept photo (the kiosk or a paired device); keeping stays on or off as it was. One that cannot
     be deleted is named in the status's error."""
     _hub()
-    keeper = current_app.extensions["sensors"].keeper
-    try:
-        return jsonify({"keeping": keeper.delete_all()})
-    except KeptPhotosBusy as err:
-        raise ApiError(409, "conflict", str(err)) from None
+    return jsonify({"keeping": current_app.extensions["sensors"].keeper.delete_all()})
 
 
 @bp.get("/camera/photos.zip")
@@ -158,6 +154,7 @@ REFUSALS: dict[type[Exception], tuple[int, str]] = {
     NoMarble: (422, "no_marble"),
     MarbleSizeError: (409, "no_reference"),
     NoPicture: (409, "no_picture"),
+    KeptPhotosBusy: (409, "conflict"),
 }
 
 
