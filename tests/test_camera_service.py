@@ -358,6 +358,27 @@ def test_a_camera_whose_open_never_returns_is_reported_stalled() -> None:
         service.close()
 
 
+def test_a_camera_whose_reopen_never_returns_is_reported_stalled_not_retrying() -> None:
+    """A retry that hangs (the cable came loose after a failure) is not a retry still to come "in 0 s"."""
+    source = HangingSource()
+    source.open_failures = 1
+    fake = FakeTime()
+    fake.between = lambda count: source.hang.set()  # after the failed open's back-off, the next open hangs
+    service = make_service(source, fake, stall_s=3.0)
+    service.start()
+    try:
+        wait_until(source.inside.is_set)
+        assert service.status()["state"] == "retrying"
+        with fake.lock:
+            fake.now += 3.5
+        status = service.status()
+        assert status["state"] == "stalled" and status["ok"] is False
+        assert "no picture for" in status["error"] and "cable" in status["error"]
+    finally:
+        source.release.set()
+        service.close()
+
+
 def test_unexpected_exceptions_and_bad_frames_are_reported_not_fatal() -> None:
     class Odd(ScriptedSource):
         def read(self) -> np.ndarray:

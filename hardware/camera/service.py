@@ -8,8 +8,9 @@ preview does not go blank on a hiccup); ``status()["ok"]`` and ``status()["age"]
 is current. ``settled_frame()`` never returns a stale frame: it gives None while the camera is down.
 
 A source that hangs (a read that never returns: a loose ribbon cable can leave picamera2 waiting for ever)
-cannot be interrupted, but it is not reported as working: once no frame has come for ``stall_s`` seconds,
-``status()`` says "stalled" with what to check, until the next frame comes.
+cannot be interrupted, but it is not reported as working: once no frame has come for ``stall_s`` seconds (after
+the last frame, the start, or a retry that was due), ``status()`` says "stalled" with what to check, until the
+next frame comes.
 """
 
 from __future__ import annotations
@@ -177,14 +178,15 @@ class CameraService:
     def status(self) -> dict:
         """``{"ok", "state", "source", "error", "retry_in", "frames", "age"}``; state is
         starting / ok / retrying / stalled / stopped, retry_in and age are seconds (or None). "stalled": the
-        camera started or gave frames, but none has come for ``stall_s`` seconds (it hangs)."""
+        camera started, gave frames or was due to be retried, but none has come for ``stall_s`` seconds since (it
+        hangs: a reopen that never returns is no retry still to come)."""
         now = self._clock()
         with self._lock:
             retry_in = None if self._retry_at is None else round(max(0.0, self._retry_at - now), 3)
             age = None if self._frame_at is None else round(max(0.0, now - self._frame_at), 3)
             state, error = self._state, self._error
-            since = self._frame_at if state == "ok" else self._state_at
-            if state in ("ok", "starting") and since is not None and now - since > self._stall_s:
+            since = {"ok": self._frame_at, "starting": self._state_at, "retrying": self._retry_at}.get(state)
+            if since is not None and now - since > self._stall_s:
                 state, error = "stalled", (
                     f"the camera has given no picture for {now - since:.0f} s: it hangs. Check its cable; "
                     "restart the companion if it does not come back (the beams and taps go on)")
