@@ -205,16 +205,13 @@ def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
     _kept_round(keeper, 3)  # a round kept while the page is open: the figure follows
     expect(size).to_have_text(f"3 rounds kept, {round(keeper.status()['bytes'] / 1e3)} kB", timeout=WAIT_MS)
 
+
 def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable[..., Any], base: str,
                                                              sim_app: Flask) -> None:
     keeper = sim_app.extensions["sensors"].keeper
     keeper.set_enabled(True)
-    frame = np.full((48, 64, 3), 90, np.uint8)
     for number in (1, 2):
-        assert keeper.keep(Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
-                                  camera_counts=(1, 0, 0, 0, 0, 0), marble_radius=None, session=1, round=number,
-                                  confirmed_at=time.time() + number))
-    assert keeper.flush()
+        _kept_round(keeper, number)
     page = open_page(800, 480)
     page.goto(f"{base}/camera")
     delete = page.locator("#photos-delete")
