@@ -483,12 +483,12 @@ def _session(row: sqlite3.Row) -> SessionRecord:
     """The record of a session's row. A damaged row never raises: its record names what is wrong (`damaged`)."""
     problems: list[str] = []
     players = _json_column(row, "players", problems)
-    if players is not _UNREADABLE and not (isinstance(players, list) and all(isinstance(p, str) for p in players)):
+    sound_players = isinstance(players, list) and all(isinstance(p, str) for p in players)
+    if players is not _UNREADABLE and not sound_players:
         problems.append("its players are not a list of names")
     options = _json_column(row, "options", problems)
     if options is not _UNREADABLE and not isinstance(options, dict):
         problems.append("its options are not an object")
-    sound_players = isinstance(players, list) and all(isinstance(p, str) for p in players)
     game = row["game"]
     if not isinstance(game, str):
         problems.append(f"its game is not a name ({_shown(game)})")
