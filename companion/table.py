@@ -267,7 +267,7 @@ class Table:
             if loaded.record.status == "finished":  # whatever the page saw: a game that ended keeps its result
                 raise AlreadyFinished(f"this game of {_game_name(loaded)} is already finished and keeps its result; "
                                       "only an unfinished game is abandoned", self._session_view(loaded))
-            self._writable(session_id, expected_seq)  # a stale page is refused after all that
+            self._check_seen(loaded, expected_seq)  # a stale page is refused after all that
             record = self.log.set_status(session_id, "abandoned", now=self.clock())
             return self._commit(replace(loaded, record=record))
 
@@ -327,14 +327,18 @@ class Table:
             raise ReadOnly(f"this game is set aside and read-only: {loaded.set_aside}", self._session_view(loaded))
         if loaded.record.status == "abandoned":
             raise ReadOnly("this game was abandoned; it is kept read-only", self._session_view(loaded))
-        if expected_seq is not None:
-            if isinstance(expected_seq, bool) or not isinstance(expected_seq, int):
-                raise TableError("'expected_seq' must be a whole number")
-            if expected_seq != loaded.record.revision:
-                raise StaleWrite(f"someone changed the game a moment ago (it is at seq {loaded.record.revision}, "
-                                 f"the request saw {expected_seq}); here is the fresh state",
-                                 self._session_view(loaded))
+        self._check_seen(loaded, expected_seq)
         return loaded
+
+    def _check_seen(self, loaded: Loaded, expected_seq: int | None) -> None:
+        """StaleWrite when the request saw another revision of the session than the log's (None: not guarded)."""
+        if expected_seq is None:
+            return
+        if isinstance(expected_seq, bool) or not isinstance(expected_seq, int):
+            raise TableError("'expected_seq' must be a whole number")
+        if expected_seq != loaded.record.revision:
+            raise StaleWrite(f"someone changed the game a moment ago (it is at seq {loaded.record.revision}, "
+                             f"the request saw {expected_seq}); here is the fresh state", self._session_view(loaded))
 
     def _commit(self, loaded: Loaded, change: dict[str, Any] | None = None) -> dict[str, Any]:
         """After the log has committed: cache, publish, notify. Nothing here can refuse the change. An undo or
