@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -187,6 +188,32 @@ def _sample(at: float, session: int = 1, round_number: int = 1,
     frame = np.full((48, 64, 3), 90, np.uint8)
     return Sample(frame=frame, reference=None, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
                   camera_counts=camera, marble_radius=None, session=session, round=round_number, confirmed_at=at)
+
+
+def test_a_round_kept_while_the_photos_are_first_listed_is_counted(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Camera page asks for the first time (after a restart, or a deletion) while a round is being kept: the
+    older listing never replaces the tally with the new round in it."""
+    keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json", enabled=True)
+    listed, written = threading.Event(), threading.Event()
+    real = keeping.kept_samples
+
+    def slow_listing(folder: Path) -> list[Path]:
+        samples = real(folder)
+        if threading.current_thread().name == "page":  # the page's listing, slow: the round is kept meanwhile
+            listed.set()
+            written.wait(1.0)
+        return samples
+
+    monkeypatch.setattr(keeping, "kept_samples", slow_listing)
+    asking = threading.Thread(target=keeper.status, name="page", daemon=True)
+    asking.start()
+    assert listed.wait(PATIENCE_S)
+    assert keeper.keep(_sample(time.time()))
+    assert keeper.flush()
+    written.set()
+    asking.join(PATIENCE_S)
+    assert keeper.status()["count"] == 1 == len(real(tmp_path / "photos"))
 
 
 def test_only_the_newest_samples_are_kept(tmp_path: Path) -> None:

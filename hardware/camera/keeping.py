@@ -217,7 +217,7 @@ class PhotoKeeper:
         # is written or first listed (never by walking the photos folder per request); None until first listed
         self._kept: dict[str, Kept] | None = None
         self.sending = threading.Lock()  # held while the kept photos are downloaded: one download at a time
-        self._writing = threading.Lock()  # held while a sample is written or the kept ones are deleted
+        self._writing = threading.Lock()  # held while a sample is written, the kept ones deleted or first listed
         self._last: str | None = None
         self._error: str | None = None
 
@@ -353,11 +353,14 @@ class PhotoKeeper:
         camera does on this castle and light. Cheap: each sample is read once, when written or first listed."""
         kept = self._kept
         if kept is None:
-            try:
-                kept = self._tally(kept_samples(self.folder))
-            except OSError as err:
-                self._error = f"cannot list {self.folder}: {err}"
-                kept = self._kept = {}
+            with self._writing:  # no sample is written meanwhile: a tally of an older listing never wins
+                kept = self._kept
+                if kept is None:
+                    try:
+                        kept = self._tally(kept_samples(self.folder))
+                    except OSError as err:
+                        self._error = f"cannot list {self.folder}: {err}"
+                        kept = self._kept = {}
         read = [k.right for k in kept.values() if k.right is not None]
         return {"enabled": self.enabled, "count": len(kept), "bytes": sum(k.size for k in kept.values()),
                 "limit": self.limit, "folder": str(self.folder), "last": self._last, "error": self._error,
