@@ -6,6 +6,7 @@ and closed with the last.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from typing import Any, Callable, Iterator
@@ -174,3 +175,15 @@ def tap_anyway(control: Any) -> None:
     says why. The tap goes to the control as it is at that moment: a live page may redraw it between
     Playwright finding it and a forced click, and a forced click does not retry."""
     control.dispatch_event("click")
+
+
+def without_seq(page: Any) -> None:
+    """Send the page's game taps without the seq it saw (as the API's other clients may): a tap made on an old
+    picture of the game is then judged by the rules, not refused as stale, to see how a rule's refusal shows."""
+    def strip(route: Any) -> None:
+        body = route.request.post_data_json
+        if isinstance(body, dict):
+            body.pop("expected_seq", None)
+        route.continue_(post_data=json.dumps(body))
+
+    page.route("**/api/sessions/*/events", strip)

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, start_game, tap_anyway
+from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, start_game, tap_anyway, without_seq
 from tests.servers import call, serving
 from web.kiosk import plain_ago
 
@@ -344,6 +344,7 @@ def test_a_refused_tap_says_why_in_plain_words_with_the_rule_as_a_tag(open_page:
         post_events(base, session, event)
     deaf = open_page()  # this page stops hearing the table
     deaf.route("**/stream", lambda route: route.abort())
+    without_seq(deaf)
     deaf.goto(f"{base}/play/{session['id']}")
     deaf.wait_for_selector("#turned-step:not([hidden])")
     post_events(base, session, {"type": "turned", "player": "Ben", "gate": 1})  # another device enters Ben's symbol

@@ -12,7 +12,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import WAIT_MS, fits, in_view, shoot, start_game, tap_anyway
+from tests.browser import WAIT_MS, fits, in_view, shoot, start_game, tap_anyway, without_seq
 from tests.servers import call
 from tests.test_browser import add_player
 
@@ -226,6 +226,7 @@ def test_a_refused_tap_shows_the_rule_tag(open_page: Callable[..., Any], base: s
     game = new_game(base, ["Ada", "Ben", "Cleo"])
     deaf = open_page()
     deaf.route("**/stream", lambda route: route.abort())  # this page stops hearing the table
+    without_seq(deaf)
     visit(deaf, base, game)
     call(f"{base}/api/sessions/{game['id']}/events", {"type": "flip", "colour": 1, "landscape": 1})  # elsewhere
     deaf.click(f"#flip-grid button[data-tile='{tile(1, 1)}']")  # the same tile cannot come up twice (W1)

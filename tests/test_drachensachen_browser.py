@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, start_game, tap_anyway
+from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, start_game, tap_anyway, without_seq
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -121,6 +121,29 @@ def test_a_finger_is_taken_on_what_it_pressed_when_the_page_changes_under_it(ope
     expect(page.locator("#toast")).to_contain_text("Ada already starts round 1")  # unheld: nothing at all
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")
     assert state(base, session)["seq"] == chosen["seq"]  # the refused tap changed nothing
+
+
+def test_next_turn_tapped_on_two_devices_at_once_moves_the_turn_once(open_page: Callable[..., Any], base: str) -> None:
+    """Two devices show Ada's turn and both tap Next turn: the turn moves once (to Ben, not on to Cleo), and the
+    page whose tap came second (here one that missed the stream) says the game changed and shows it. One page's
+    own quick taps all count, each against the game as the tap before left it."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session)
+    deaf = open_page(390, 844)
+    deaf.route("**/stream", lambda route: route.abort())  # its Wi-Fi dropped: it hears nothing more
+    deaf.goto(f"{base}/play/{session['id']}")
+    deaf.wait_for_selector("body[data-ready='yes']")
+    expect(deaf.locator("#turn .turn-name")).to_have_text("Ada")
+    page.click("#ds-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    deaf.click("#ds-next")  # the same tap, on the same turn as this page saw it
+    expect(deaf.locator("#toast")).to_have_text("Someone changed the game a moment ago; this screen is up to date now.")
+    expect(deaf.locator("#turn .turn-name")).to_have_text("Ben")
+    assert state(base, session)["turn"] == "Ben"
+    deaf.evaluate("() => { for (let i = 0; i < 3; i++) document.querySelector('#ds-draw').click(); }")
+    expect(pile(deaf)).to_have_text("15")
+    assert state(base, session)["state"]["trouble_pile"]["drawn"] == 3
 
 
 def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_page: Callable[..., Any],
@@ -360,6 +383,7 @@ def test_a_refused_tap_shows_the_rule_as_a_tag(open_page: Callable[..., Any], ba
     post(base, session, {"type": "starter", "player": "Ada"}, {"type": "four"}, {"type": "next_turn"})
     deaf = open_page()  # this page stops hearing the table
     deaf.route("**/stream", lambda route: route.abort())
+    without_seq(deaf)
     deaf.goto(f"{base}/play/{session['id']}")
     expect(deaf.locator("#ds-draw-pending")).to_have_text("Draw 2")
     post(base, session, {"type": "draw_pending"})  # another device draws the pending cards

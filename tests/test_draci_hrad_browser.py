@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway
+from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway, without_seq
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -204,6 +204,7 @@ def test_refusals_show_the_rule_as_a_tag(open_page: Callable[..., Any], base: st
     session = new_game(base, ["Ada", "Ben"])  # Ada plays Argilos: no bow on his card
     deaf = open_page()  # this page stops hearing the table
     deaf.route("**/stream", lambda route: route.abort())
+    without_seq(deaf)
     deaf.goto(f"{base}/play/{session['id']}")
     deaf.wait_for_selector("body[data-ready='yes']")
     toast = deaf.locator("#toast")

@@ -450,26 +450,37 @@ function renderFinal(view, game) {
 /**
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
  * player whose turn it is does ("rolls the marbles"); optional `sensors`, `marble`, `camera` handlers
- * receive the live sensor messages. Returns the game: { view, send(event, {guarded}), step(kind), render }.
+ * receive the live sensor messages. Returns the game: { view, send(event), step(kind), render }.
  */
 export function startGame(page) {
+  // This page's taps go one after another, each against the game as the one before left it: quick taps all count,
+  // while a tap on a game another device (or a page that missed the stream) changed meanwhile is refused as stale.
+  let queue = Promise.resolve();
+  const inTurn = (write) => {
+    const result = queue.then(write);
+    queue = result.catch(() => {});
+    return result;
+  };
   const game = {
     view: JSON.parse($("session-data").textContent),
     finalShown: false,
-    /** Send one event. `guarded` sends the seq this page saw, so a change made meanwhile refuses it. */
-    async send(event, { guarded = false } = {}) {
-      const body = guarded ? { ...event, expected_seq: game.view.seq } : event;
-      return settle(await api(`/api/sessions/${game.view.id}/events`, body));
+    /** Send one event against the seq this page saw (or the event's own `expected_seq`): two devices tapping
+     * "Next turn" together move the turn once, the second is told the game changed and shown it. */
+    send(event) {
+      return inTurn(async () => settle(await api(`/api/sessions/${game.view.id}/events`,
+        { expected_seq: game.view.seq, ...event })));
     },
     /** Undo or redo, always against the seq seen; announces what changed. */
-    async step(kind) {
-      const result = await api(`/api/sessions/${game.view.id}/${kind}`, { expected_seq: game.view.seq });
-      if (result.ok) {
-        const text = result.data.change?.text;
-        const verb = kind === "undo" ? "Undid" : "Redid";
-        toast(text ? `${verb}: ${text}` : `${verb} the last step.`);
-      }
-      return settle(result);
+    step(kind) {
+      return inTurn(async () => {
+        const result = await api(`/api/sessions/${game.view.id}/${kind}`, { expected_seq: game.view.seq });
+        if (result.ok) {
+          const text = result.data.change?.text;
+          const verb = kind === "undo" ? "Undid" : "Redid";
+          toast(text ? `${verb}: ${text}` : `${verb} the last step.`);
+        }
+        return settle(result);
+      });
     },
     show,
     render: () => draw(),

@@ -53,7 +53,7 @@ function renderFlag(game, cur) {
   flag.hidden = !cur.flag;
   if (!cur.flag) return;
   const camera = cur.camera ? cur.camera.counts.flatMap((n, i) => Array(n).fill(i + 1)) : null;
-  const confirmMarbles = (marbles) => game.send({ type: "confirm", marbles }, { guarded: true });
+  const confirmMarbles = (marbles) => game.send({ type: "confirm", marbles });
   flag.replaceChildren(
     h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag)),
     h("p", {}, `Gates: ${cur.marbles.map(gateName).join(", ") || "none"}` +
