@@ -563,6 +563,28 @@ def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: st
     assert again["status"] == "running"
 
 
+def test_play_again_on_two_devices_starts_one_next_game(open_page: Callable[..., Any], base: str) -> None:
+    """The tablet taps Play again; the kiosk still shows the final screen, and a tap on its Play again joins the
+    game the tablet started instead of starting a second one beside it."""
+    session = new_game(base, ["Ada", "Ben"], rounds_per_player=1)
+    post_events(base, session, {"type": "marble", "gate": 6}, {"type": "reveal", "gate": 6},
+                {"type": "turned", "player": "Ben", "gate": 1}, {"type": "reveal", "gate": 1},
+                {"type": "turned", "player": "Ada", "correct": True})
+    kiosk, tablet = open_page(800, 480), open_page(390, 844)
+    for page in (kiosk, tablet):
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("#final:not([hidden])")
+    tablet.click("#again")
+    tablet.wait_for_url(re.compile(rf".*/play/(?!{session['id']}$)\d+$"))
+    kiosk.click("#again")
+    kiosk.wait_for_url(re.compile(rf".*/play/(?!{session['id']}$)\d+$"))
+    assert kiosk.url.rsplit("/", 1)[1] == tablet.url.rsplit("/", 1)[1]
+    _, listed = call(f"{base}/api/sessions")
+    assert [s["id"] for s in listed["sessions"] if s["status"] == "running"] == [int(tablet.url.rsplit("/", 1)[1])]
+    status, _ = call(f"{base}/api/sessions", {"game": DIEGO, "players": ["Ada", "Ben"], "again": True})
+    assert status == 400
+
+
 def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base: str) -> None:
     session = new_game(base, ["Ada", "Ben"])
     post_events(base, session, {"type": "marble", "gate": 2})

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request
@@ -110,11 +111,24 @@ def sessions():
     return jsonify({"sessions": table().sessions()})
 
 
+_AGAIN = threading.Lock()  # two devices tapping "Play again" on the same finished game start one game
+
+
 @bp.post("/sessions")
 def create_session():
     data = json_body()
-    view = table().create(data.get("game"), data.get("players"), data.get("options"))
-    return jsonify(view), 201
+    again = data.get("again")  # "Play again" on this game's final screen
+    if again is None:
+        return jsonify(table().create(data.get("game"), data.get("players"), data.get("options"))), 201
+    if isinstance(again, bool) or not isinstance(again, int):
+        raise ApiError(400, "malformed", "'again' must be the number of the game played again")
+    with _AGAIN:
+        before = table().view(again)
+        for view in table().sessions(status="running"):  # another device already started the next game: join it
+            if (view["id"] > again and view["game"] == before["game"] and view["players"] == before["players"]
+                    and view["created"] >= before["updated"]):
+                return jsonify(view), 200
+        return jsonify(table().create(data.get("game"), data.get("players"), data.get("options"))), 201
 
 
 @bp.get("/sessions/<int:session_id>")

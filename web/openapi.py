@@ -112,6 +112,7 @@ def openapi_document() -> dict[str, Any]:
                              "example": {"game": "diego-drachenzahn", "players": ["Ada", "Ben", "Cleo"],
                                          "options": {}}}}},
                          "responses": {"201": _json("Session", "the new session"),
+                                       "200": _json("Session", "with 'again': the next game another device started"),
                                        "400": _error("malformed"), "422": _error("refused by the rules")}}},
             "/api/sessions/{session_id}": {"get": {
                 "summary": "One session's view", "parameters": [SESSION_ID],
@@ -220,7 +221,9 @@ def openapi_document() -> dict[str, Any]:
             "NewSession": {"type": "object", "required": ["game", "players"], "properties": {
                 "game": {"type": "string", "enum": sorted(GAMES)},
                 "players": {"type": "array", "items": {"type": "string", "maxLength": 24}},
-                "options": {"type": "object"}}},
+                "options": {"type": "object"},
+                "again": {"type": "integer", "description": "Play again: the finished game's number; when another "
+                          "device already started the next game of the same players, that game is answered (200)"}}},
             "Castle": {"type": "object", "required": ["session"], "properties": {
                 "session": {"type": "integer", "nullable": True, "minimum": 1}}},
             "Session": {"type": "object", "properties": {

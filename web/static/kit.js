@@ -537,7 +537,8 @@ export function startGame(page) {
     // values are JSON objects) come fresh from where they are kept, as on the home page.
     const options = Object.fromEntries(Object.entries(view.options)
       .filter(([, value]) => value === null || typeof value !== "object" || Array.isArray(value)));
-    const result = await api("/api/sessions", { game: view.game, players: view.players, options });
+    // `again`: when another device already started the next game from this one, this page joins it
+    const result = await api("/api/sessions", { game: view.game, players: view.players, options, again: view.id });
     if (result.ok) location.href = `/play/${result.data.id}`;
     else explain($("again"), null);
   });
