@@ -585,6 +585,20 @@ def test_play_again_on_two_devices_starts_one_next_game(open_page: Callable[...,
     assert status == 400
 
 
+def test_the_home_page_shows_a_game_another_device_started(open_page: Callable[..., Any], base: str) -> None:
+    """The kiosk sits on the home page while a tablet starts a game: its card comes up under Carry on, to tap."""
+    kiosk = open_page(800, 480)
+    kiosk.goto(base + "/")
+    kiosk.wait_for_selector("#new-game")
+    expect(kiosk.locator("#running")).to_have_count(0)
+    session = new_game(base, ["Ada", "Ben"])  # the tablet
+    card = kiosk.locator(f"#running [data-session='{session['id']}']")
+    expect(card).to_be_visible(timeout=WAIT_MS)
+    expect(card).to_contain_text("Ada")
+    card.click()
+    kiosk.wait_for_url(f"{base}/play/{session['id']}")
+
+
 def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base: str) -> None:
     session = new_game(base, ["Ada", "Ben"])
     post_events(base, session, {"type": "marble", "gate": 2})

@@ -17,10 +17,13 @@ const symbolName = (id) => SYMBOLS.find((s) => s.id === id)?.name || id;
 
 // ---- colours on the cards ---------------------------------------------------------------------------------
 
-for (const el of document.querySelectorAll("[data-colour]")) {
-  const colour = el.dataset.colour || PALETTE[Number(el.dataset.seat || 0) % PALETTE.length].colour;
-  el.style.setProperty("--c", colour);
+function colourCards(root) {
+  for (const el of root.querySelectorAll("[data-colour]")) {
+    const colour = el.dataset.colour || PALETTE[Number(el.dataset.seat || 0) % PALETTE.length].colour;
+    el.style.setProperty("--c", colour);
+  }
 }
+colourCards(document);
 
 // ---- players and seats --------------------------------------------------------------------------------------
 
@@ -345,3 +348,32 @@ const abandoned = new URLSearchParams(location.search).get("abandoned");
 if (abandoned) toast(`Game ${abandoned} was abandoned.`);
 refresh();
 const ready = catchUp();
+
+// ---- games started or ended on another device ---------------------------------------------------------------
+// The home page has no stream: every few seconds it asks for itself again and, when the running games differ (a
+// tablet started one, or one ended), shows the fresh "Carry on" cards, so the kiosk shows the game to join.
+
+const RUNNING_EVERY_MS = 3000;
+const runningIds = (root) => [...(root?.querySelectorAll("[data-session]") || [])].map((a) => a.dataset.session).join();
+
+async function followRunning() {
+  if (document.hidden) return;
+  let html;
+  try {
+    const response = await fetch("/", { cache: "no-store" });
+    if (!response.ok) return;
+    html = await response.text();
+  } catch { return; } // not reachable now: asked again later
+  const fresh = new DOMParser().parseFromString(html, "text/html").getElementById("running");
+  if (runningIds(fresh) === runningIds($("running"))) return;
+  whenUntouched(() => {
+    const shown = $("running");
+    if (!fresh) { shown?.remove(); return; }
+    const section = document.importNode(fresh, true);
+    colourCards(section);
+    if (shown) shown.replaceWith(section);
+    else $("new-game").before(section);
+  });
+}
+setInterval(followRunning, RUNNING_EVERY_MS);
+document.addEventListener("visibilitychange", followRunning);
