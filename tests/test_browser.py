@@ -337,6 +337,24 @@ def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_
     assert view["state"]["current"]["marbles"] == [4, 1, 2]  # the stale undo changed nothing
 
 
+def test_an_undo_on_one_device_is_announced_on_the_other(open_page: Callable[..., Any], base: str) -> None:
+    """The tablet undoes a marble: the kiosk, whose screen changes under the family's eyes, says what was undone."""
+    session = new_game(base, ["Ada", "Ben"])
+    post_events(base, session, {"type": "marble", "gate": 4})
+    kiosk, tablet = open_page(800, 480), open_page(390, 844)
+    for page in (kiosk, tablet):
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("#live:text-is('live')")
+        expect(page.locator("#slots .slot.filled")).to_have_count(1)
+    tablet.click("#undo")
+    expect(tablet.locator("#toast")).to_contain_text("Undid: marble in gate 4")
+    expect(kiosk.locator("#slots .slot.filled")).to_have_count(0)
+    expect(kiosk.locator("#toast")).to_contain_text("Undid: marble in gate 4")
+    tablet.click("#redo")
+    expect(kiosk.locator("#toast")).to_contain_text("Redid: marble in gate 4")
+    expect(kiosk.locator("#slots .slot.filled")).to_have_count(1)
+
+
 def test_a_refused_tap_says_why_in_plain_words_with_the_rule_as_a_tag(open_page: Callable[..., Any],
                                                                       base: str) -> None:
     session = new_game(base, ["Ada", "Ben", "Cleo"])

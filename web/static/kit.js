@@ -496,6 +496,10 @@ export function startGame(page) {
     if (next.id !== game.view.id || next.seq < game.view.seq) return; // an older message arriving late
     // The same view again (a tap's answer and its echo on the stream): nothing to redraw.
     if (next.seq === game.view.seq && JSON.stringify(next) === JSON.stringify(game.view)) return;
+    // an undo or redo made on another device says here too what it changed (the tapping page says it itself)
+    if (next.change?.text && next.seq > game.view.seq) {
+      toast(`${next.change.action === "redo" ? "Redid" : "Undid"}: ${next.change.text}`);
+    }
     game.view = next;
     document.body.dataset.seq = String(next.seq); // seen, drawn at once or after the tap in progress
     whenUntouched(draw);
