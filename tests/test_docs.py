@@ -3,6 +3,7 @@ status one meaning, named the same everywhere."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 from flask import Flask
@@ -139,3 +140,44 @@ def test_readme_says_where_photos_are_kept_what_they_cost_and_how_they_go() -> N
     assert f"`keep_photos_max` ({DEFAULT_LIMIT})" in keeping and " MB" in keeping
     assert "Download the kept photos" in keeping and "Delete the kept photos" in keeping
     assert "DELETE /api/camera/photos" in keeping
+
+
+def test_every_setting_the_readme_names_can_be_set() -> None:
+    """What the README (and systemd/README.md) name as a setting exists: an environment variable the code reads,
+    a config-file key (`[section] key`, the keys of the "Who may write" table), a `companion serve` option."""
+    from web.cli import build_parser
+    from web.config import SCHEMA, _serve_parser
+
+    readme = (ROOT / "README.md").read_text()
+    pi_readme = (ROOT / "systemd" / "README.md").read_text()
+    code = "\n".join(path.read_text() for folder in ("companion", "web", "hardware", "tests", "bench")
+                     for path in (ROOT / folder).rglob("*.py"))
+    units = "\n".join(path.read_text() for path in (ROOT / "systemd").glob("*.service"))
+    scripts = "\n".join(path.read_text() for path in (ROOT / "systemd").glob("*.sh"))
+    for name in set(re.findall(r"`\$?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)(?:=[^`]*)?`", readme + pi_readme)):
+        read = (re.search(rf"""(environ(\.get)?[(\[]|getenv\(|ENV_VAR = )["']{name}["']""", code)
+                or f"Environment={name}=" in units or re.search(rf"\$\{{?{name}\b", scripts))
+        assert read, f"the README names {name} as a setting, but nothing reads it from the environment"
+    for section, key in re.findall(r"`\[([a-z]+)\] ([a-z_]+)", readme + pi_readme):
+        assert key in SCHEMA.get(section, {}), f"the README names [{section}] {key}, which the config file lacks"
+
+    options = {option for action in _serve_parser(build_parser())._actions for option in action.option_strings}
+    serve_row = re.search(r"^\| `companion serve ([^`]*)` \|", readme, re.M)
+    assert serve_row is not None
+    for option in re.findall(r"--(?:\[no-\])?[a-z][a-z-]*", serve_row.group(1)):
+        assert option.replace("[no-]", "") in options and option.replace("[no-]", "no-") in options \
+            if "[no-]" in option else option in options, f"`companion serve` has no {option}"
+
+    who = _section(readme, "Who may write")
+    rows = re.findall(r"^\| `([a-z_]+)` \| (.*?) \| `([^`]*)` \|", who, re.M)
+    assert {key for key, _, _ in rows} == set(SCHEMA["access"]), "the table lists every [access] key, no other"
+    from web.config import ACCESS_APP_CONFIG
+    from web.trust import DEFAULTS
+
+    for key, row_options, default in rows:
+        for option in re.findall(r"`(--[a-z-]+)`", row_options):
+            assert option in options, f"the README's {option} is no option of `companion serve`"
+        assert re.findall(r"`(--[a-z-]+)`", row_options), key
+        assert tomllib.loads(f"v = {default}")["v"] == DEFAULTS[ACCESS_APP_CONFIG[key]], key
+    assert not re.search(r"\b(KIOSK_PEERS|SPECTATORS|ALLOWED_HOSTS|WRITE_RATE|WRITE_BURST)\b", readme), \
+        "the README names app.config keys no one can set; name the [access] keys and the options"

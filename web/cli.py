@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
         _tool_arguments(module, tool)
     serve.add_argument("--config", metavar="FILE", default=None,
                        help="TOML config file (default $COMPANION_CONFIG); command-line options win over it")
+    from .config import add_access_arguments
+    add_access_arguments(serve)
     return parser
 
 
@@ -86,19 +88,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def serve(args: argparse.Namespace) -> int:
-    from .app import create_app, shutdown
-    from .server import listen
-    from .server import serve as run_server
+def app_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The app's settings from `serve`'s options, with the config file's laid under them."""
+    from .config import access_from_args
 
     config: dict[str, Any] = {"DATA_DIR": args.data, "SENSORS": args.sensors}
     if args.camera:
         config["CAMERA"] = args.camera
     config["GATES"] = wiring_from_args(args)
     config["BEAMS"] = not args.no_beams
-    config.update(getattr(args, "app_config", {}))  # config-file keys with no command-line option
+    config.update(getattr(args, "app_config", {}))  # config-file keys laid straight into app.config
+    config.update(access_from_args(args))  # --kiosk-peers and the like win over the file's [access]
+    return config
+
+
+def serve(args: argparse.Namespace) -> int:
+    from .app import create_app, shutdown
+    from .server import listen
+    from .server import serve as run_server
+
     try:
-        app = create_app(config)
+        app = create_app(app_config(args))
     except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
         print(f"companion: cannot start: {err}", file=sys.stderr)
         return BAD_SETTINGS

@@ -8,7 +8,9 @@ template with every key at its default.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,6 +93,64 @@ def _pins(value: Any) -> tuple[int, ...]:
     return tuple(value)
 
 
+def _network(text: Any) -> str:
+    """One socket peer that counts as the kiosk: an IP address or a network ("127.0.0.0/8")."""
+    if not isinstance(text, str) or not text.strip():
+        raise TypeError(f"{text!r} is not an address in quotes")
+    try:
+        ipaddress.ip_network(text.strip(), strict=False)
+    except ValueError:
+        raise TypeError(f"{text!r} is not an IP address or network") from None
+    return text.strip()
+
+
+_HOST_LABEL = r"(?!-)[a-z0-9-]{1,63}(?<!-)"
+_HOST_NAME = re.compile(rf"{_HOST_LABEL}(\.{_HOST_LABEL})*\.?", re.IGNORECASE)
+
+
+def _host(text: Any) -> str:
+    """One extra name the Pi answers to: a host name ("dragon.lan") or an IP address, without scheme or port."""
+    if not isinstance(text, str) or not text.strip():
+        raise TypeError(f"{text!r} is not a name in quotes")
+    name = text.strip()
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        pass
+    if len(name) > 253 or not _HOST_NAME.fullmatch(name):
+        raise TypeError(f"{text!r} is not a host name or IP address (no http://, port or path)")
+    return name
+
+
+class _ListOf:
+    """A checker for a list of ``item``s; ``what`` and ``example`` make the message, ``empty`` allows []."""
+
+    def __init__(self, item: Callable[[Any], str], what: str, example: list[str], empty: bool) -> None:
+        self.item, self.what, self.example, self.empty = item, what, example, empty
+
+    def __call__(self, value: Any, *, separator: str | None = None) -> list[str]:
+        """The checked list; TypeError says what to write (as a TOML list, or joined by ``separator``)."""
+        like = ", ".join(f'"{e}"' for e in self.example) if separator is None else separator.join(self.example)
+        usage = (f"a list of {self.what}, like [{like}]" if separator is None
+                 else f"{self.what}, separated by \"{separator}\", like {like}")
+        if not isinstance(value, list):
+            raise TypeError(usage)
+        if not value and not self.empty:
+            raise TypeError(usage + " (at least one)")
+        try:
+            return [self.item(entry) for entry in value]
+        except TypeError as err:
+            raise TypeError(f"{usage}: {err}") from None
+
+
+KIOSK_PEERS = _ListOf(_network, "the IP addresses or networks of the Pi's own screen", ["127.0.0.0/8", "::1"],
+                      empty=False)
+ALLOWED_HOSTS = _ListOf(_host, "extra host names or addresses the Pi answers to", ["dragon.lan"], empty=True)
+WRITE_RATE = _number(0.1, 1000.0)
+WRITE_BURST = _integer(1, 10000)
+
+
 #: section -> key -> checker; the checker returns the value to use or raises TypeError("what is expected").
 SCHEMA: dict[str, dict[str, Callable[[Any], Any]]] = {
     "server": {"host": _string, "port": _integer(1, 65535), "threads": _integer(4, 256), "data": _string},
@@ -99,12 +159,18 @@ SCHEMA: dict[str, dict[str, Callable[[Any], Any]]] = {
     "camera": {"source": _camera, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0),
                "marker_mm": _number(20.0, 70.0), "marble_mm": _number(5.0, 50.0),
                "keep_photos": _boolean, "keep_photos_max": _integer(1, 100000), "mains_hz": _mains},
+    "access": {"kiosk_peers": KIOSK_PEERS, "spectators": _boolean, "allowed_hosts": ALLOWED_HOSTS,
+               "write_rate": WRITE_RATE, "write_burst": WRITE_BURST},
 }
 
 #: [camera] keys that go to app.config as they are (no `serve` option carries them).
 CAMERA_APP_CONFIG = {"fps": "CAMERA_FPS", "settle_s": "CAMERA_SETTLE_S", "marker_mm": "CAMERA_MARKER_MM",
                      "marble_mm": "CAMERA_MARBLE_MM", "keep_photos": "CAMERA_KEEP_PHOTOS",
                      "keep_photos_max": "CAMERA_KEEP_MAX", "mains_hz": "CAMERA_MAINS_HZ"}
+
+#: [access] keys (who may write, web/trust.py) -> their app.config names; `serve` options of the same names win.
+ACCESS_APP_CONFIG = {"kiosk_peers": "KIOSK_PEERS", "spectators": "SPECTATORS", "allowed_hosts": "ALLOWED_HOSTS",
+                     "write_rate": "WRITE_RATE", "write_burst": "WRITE_BURST"}
 
 
 @dataclass(frozen=True)
@@ -118,9 +184,54 @@ class Settings:
         return self.values.get(section, {}).get(key, default)
 
     def app_config(self) -> dict[str, Any]:
-        """The app.config keys the file sets that no `serve` option carries (camera timing, sizes, photos)."""
-        return {name: value for key, name in CAMERA_APP_CONFIG.items()
-                if (value := self.get("camera", key)) is not None}
+        """The app.config keys the file sets beside `serve`'s own options: camera timing, sizes and photos, and who
+        may write ([access]; `serve`'s --kiosk-peers and the like win over these, see access_from_args)."""
+        found = {name: value for key, name in CAMERA_APP_CONFIG.items()
+                 if (value := self.get("camera", key)) is not None}
+        found.update({name: value for key, name in ACCESS_APP_CONFIG.items()
+                      if (value := self.get("access", key)) is not None})
+        return found
+
+
+def option_type(checker: Callable[[Any], Any], *, number: type | None = None) -> Callable[[str], Any]:
+    """An argparse type that checks a `serve` option as the config file's key is checked: comma-separated for a
+    list, converted to ``number`` first for a number; a bad value is one line naming what to use."""
+    def convert(text: str) -> Any:
+        try:
+            if isinstance(checker, _ListOf):
+                return checker([part.strip() for part in text.split(",") if part.strip()], separator=",")
+            if number is not None:
+                try:
+                    return checker(number(text))
+                except ValueError:
+                    checker(None)  # says what is expected
+            return checker(text)
+        except TypeError as err:
+            raise argparse.ArgumentTypeError(f"{text!r} is not valid; use {err}") from None
+    return convert
+
+
+def add_access_arguments(parser: argparse.ArgumentParser) -> None:
+    """`serve`'s options for who may write, the [access] keys of the config file (web/trust.py); each wins over
+    the file's key."""
+    group = parser.add_argument_group("who may write ([access] in the config file)")
+    group.add_argument("--kiosk-peers", metavar="NETS", type=option_type(KIOSK_PEERS), default=None,
+                       help="socket peers that count as the Pi's own screen, comma-separated addresses or networks "
+                            "(default 127.0.0.0/8,::1)")
+    group.add_argument("--spectators", action=argparse.BooleanOptionalAction, default=None,
+                       help="whether unpaired devices may watch, live streams included (default: they may)")
+    group.add_argument("--allowed-hosts", metavar="NAMES", type=option_type(ALLOWED_HOSTS),
+                       default=None, help="host names accepted besides the Pi's own names and addresses, "
+                                          "comma-separated (default none)")
+    group.add_argument("--write-rate", metavar="N", type=option_type(WRITE_RATE, number=float), default=None,
+                       help="writes a second each device may make, sustained (default 20)")
+    group.add_argument("--write-burst", metavar="N", type=option_type(WRITE_BURST, number=int), default=None,
+                       help="writes each device may make at once (default 40)")
+
+
+def access_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The app.config keys of the who-may-write options given on the command line."""
+    return {name: value for key, name in ACCESS_APP_CONFIG.items() if (value := getattr(args, key, None)) is not None}
 
 
 def config_path(option: str | None, environ: Mapping[str, str] = os.environ) -> str | None:
