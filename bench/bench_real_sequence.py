@@ -193,6 +193,28 @@ def motion(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:
             "false_alarms": false_alarms / max(1, still)}
 
 
+def at_rest(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:
+    """The detector on the frames a table would read once its marbles settled: those in which the check for a
+    marble still rolling (``MarbleDetector.moved``, against the frame before) flags no gate. Of them: all six
+    exact, a gate flagged unsure, a gate read wrong and not flagged (what a table owner sees: how often a tap is
+    asked for once the marbles rest, and how often a count is wrong without one)."""
+    from hardware.vision.detect import MarbleDetector
+
+    regions = _gates(seq, edge_radii)
+    detector = MarbleDetector(regions, seq.reference, marble_radius_px=seq.radius)
+    frames = exact = flagged = wrong_sure = 0
+    for i in range(1, len(seq.frames)):
+        if any(detector.moved(seq.frames[i - 1], seq.frames[i])):
+            continue
+        det, truth = detector.detect(seq.frames[i]), _truth(seq.labels[i], regions)
+        frames += 1
+        exact += det.counts == truth
+        flagged += det.is_unsure
+        wrong_sure += _wrong_and_sure(det, truth)
+    n = max(1, frames)
+    return {"frames": frames, "six_exact": exact / n, "unsure": flagged / n, "wrong_sure": wrong_sure / n}
+
+
 class _Replay:
     """A camera service that plays the sequence's frames, one a settled frame asked for, from ``start``."""
 
@@ -266,6 +288,10 @@ def main() -> None:
     print(f"  a marble still rolling, each frame against the one before (inset gates): {m['caught']:.3f} of the "
           f"{m['moving']:.0f} gates where a labelled marble moved half a radius or more flagged as moving, "
           f"{m['false_alarms']:.3f} of the {m['still']:.0f} others")
+    rest = at_rest(seq)
+    print(f"  the {rest['frames']:.0f} frames in which nothing moved since the frame before (as the table reads once "
+          f"the marbles settle): all six exact {rest['six_exact']:.3f}, flagged {rest['unsure']:.3f}, a gate wrong and "
+          f"sure {rest['wrong_sure']:.3f}")
     now, before = confirmations(seq), confirmations(seq, wait_for_still=False)
     print(f"  the hub's confirmation replayed from each of {now['starts']:.0f} frames (the next frame a frame asked "
           f"for): all six exact {now['six_exact']:.3f}, flagged {now['unsure']:.3f}, a gate wrong and sure "
