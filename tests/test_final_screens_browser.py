@@ -9,7 +9,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import in_view, post_events, start_game
+from tests.browser import in_view, post_events, shoot, start_game
 
 ACTIONS = ("#again", "#new-game", "#final-undo")
 
@@ -77,3 +77,42 @@ def test_every_final_screen_offers_what_comes_next_without_scrolling(open_page: 
             hidden = page.evaluate("document.querySelector('#breakdown tbody tr:last-child').getBoundingClientRect()"
                                    ".top > document.querySelector('#breakdown tfoot th').getBoundingClientRect().top")
             assert hidden, "the table scrolls inside itself: its last rounds wait below the Total row"
+
+
+LONG_NAMES = ["Alexandrina", "Maximilian", "Konstantin", "Genevieve"]  # long-ish names, as families write them
+
+
+def played_to_the_end(base: str, app: Flask, game_id: str, players: list[str], seed: int) -> dict[str, Any]:
+    """A game of `players` through the table to its end by random legal play (the rules' own sample)."""
+    session = start_game(base, game_id, players)
+    game, table, rng = GAMES[game_id], app.extensions["table"], random.Random(seed)
+    assert game.sample is not None
+    state = game.setup(tuple(session["players"]), game.resolve_options(session["options"]))
+    for _ in range(5000):
+        if game.view(state)["finished"]:
+            return session
+        event = game.sample(state, rng)
+        state = game.apply(state, event)
+        table.submit(session["id"], event)
+    raise AssertionError(f"{game_id} did not end")
+
+
+def test_the_results_table_fits_a_phone_with_four_long_names(open_page: Callable[..., Any], base: str,
+                                                             app: Flask) -> None:
+    """At 390x844 every game's round-by-round table shows all four players' columns without a sideways swipe."""
+    page = open_page(390, 844)
+    for seed, game_id in enumerate(sorted(GAMES)):
+        session = played_to_the_end(base, app, game_id, LONG_NAMES, seed)
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("#final:not([hidden])")
+        page.wait_for_selector("#live:text-is('live')")
+        expect(page.locator("#breakdown thead th")).to_have_count(5)
+        shoot(page, f"final-phone-{game_id}")
+        widths = page.evaluate("""() => { const box = document.querySelector('.breakdown-box');
+            const last = document.querySelector('#breakdown thead th:last-child').getBoundingClientRect();
+            return {box: box.scrollWidth - box.clientWidth, page: document.documentElement.scrollWidth - innerWidth,
+                    last: last.right - box.getBoundingClientRect().right}; }""")
+        assert widths["box"] <= 0 and widths["page"] <= 0 and widths["last"] <= 0.5, (game_id, widths)
+        names = page.evaluate("[...document.querySelectorAll('#breakdown thead th')].map((th) =>"
+                              " [th.textContent.replaceAll('\\u00ad', ''), th.scrollWidth - th.clientWidth])")
+        assert names[1:] == [[name, 0] for name in LONG_NAMES], game_id  # each in full (wrapped if need be)

@@ -419,6 +419,17 @@ function renderScoreBoard(view) {
       h("span", { class: "score", dataset: { score: view.scores[p] ?? 0 } }, view.scores[p] ?? 0))));
 }
 
+/** A name that may wrap mid-word with a hyphen, where a narrow column needs it (the results table on a phone):
+ * a soft hyphen in the middle of each long word, shown only if the line breaks there. */
+function breakable(name) {
+  return name.split(" ").map((word) => {
+    const letters = [...word];
+    if (letters.length < 7) return word;
+    const middle = Math.ceil(letters.length / 2);
+    return letters.slice(0, middle).join("") + "\u00ad" + letters.slice(middle).join("");
+  }).join(" ");
+}
+
 function renderFinal(view, game) {
   const final = $("final");
   if (!final) return;
@@ -438,7 +449,7 @@ function renderFinal(view, game) {
   table.parentElement.hidden = rows.length === 0;
   table.replaceChildren(
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, view.breakdown_heading),
-      ...view.players.map((p) => h("th", { scope: "col", style: { "--c": colourOf(view, p) } }, p)))),
+      ...view.players.map((p) => h("th", { scope: "col", style: { "--c": colourOf(view, p) } }, breakable(p))))),
     h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, r.label || `Round ${r.round}`),
       ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),
     h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"),
