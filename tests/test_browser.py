@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, start_game, tap_anyway, without_seq
+from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, post_events, shoot, start_game, tap_anyway, without_seq
 from tests.servers import call, serving
 from web.kiosk import plain_ago
 
@@ -397,6 +397,58 @@ def test_options_are_checked_on_the_page_with_a_keypad(open_page: Callable[..., 
     expect(page.locator("#toast")).to_contain_text("seat 2 to 4 players")
 
 
+KEYBOARD_LAYERS = {"letters": ["qwertzuiop", "asdfghjkl", "yxcvbnm"], "digits": ["1234567890"],
+                   "accents": ["äöüßéèáà", "íóúýčřšž", "ěůňťďñçł"]}
+
+#: The on-screen keyboard's rows as drawn: [[text, top, bottom, left, right, width, height] per key] per row.
+KEYBOARD_GEOMETRY = """() => [...document.querySelectorAll('#kb-keys .key-row, #kb-keys ~ .controls')].map((row) =>
+    [...row.querySelectorAll('button')].map((key) => { const r = key.getBoundingClientRect();
+        return [key.textContent, r.top, r.bottom, r.left, r.right, r.width, r.height]; }))"""
+
+
+def keyboard_rows(page: Any) -> list[str]:
+    """The keyboard's rows as a person reads them, each checked to be one row on the screen: its keys side by side
+    on one line, in order, none under 48 px high nor under 30 px wide (a phone's own keys), and no other tap target
+    under 48 px; the rows one under the other, inside the screen."""
+    others = SMALL_TARGETS.replace("!el.closest('[hidden]')", "!el.closest('[hidden]') && !el.closest('.keys')")
+    assert others != SMALL_TARGETS and page.evaluate(others) == []
+    rows = page.evaluate(KEYBOARD_GEOMETRY)
+    viewport = page.viewport_size
+    bottom = 0.0
+    for row in rows:
+        tops = {round(top) for _, top, *_ in row}
+        assert len(tops) == 1, f"the keyboard row {''.join(k[0] for k in row)} wraps onto {len(tops)} lines"
+        assert min(tops) >= bottom, "the keyboard's rows overlap"
+        bottom = max(b for _, _, b, *_ in row)
+        lefts = [left for _, _, _, left, *_ in row]
+        assert lefts == sorted(lefts)
+        for text, _, _, left, right, width, height in row:
+            assert height >= 48 and width >= 30, f"key {text}: {width:.0f}x{height:.0f}"
+            assert 0 <= left and right <= viewport["width"], f"key {text} is off the screen"
+    return ["".join(text for text, *_ in row) for row in rows]
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (360, 740), (800, 480)])
+def test_the_keyboard_keeps_its_qwertz_rows_as_rows(open_page: Callable[..., Any], base: str, width: int,
+                                                   height: int) -> None:
+    """A phone keeps qwertzuiop / asdfghjkl / yxcvbnm each on one line, keys scaled down, as the kiosk does."""
+    page = open_page(width, height)
+    choose_diego(page, base)
+    page.click("#add-player")
+    page.click("[aria-label='capital']")  # lower case: the shift is on for a name's first letter
+    shoot(page, f"keyboard-{width}x{height}")
+    assert keyboard_rows(page) == [*KEYBOARD_LAYERS["letters"], "⇧123áč-'space⌫"]
+    for layer in ("accents", "digits"):
+        page.click(f"[aria-label='{layer}']")
+        assert keyboard_rows(page)[:-1] == KEYBOARD_LAYERS[layer], layer
+        page.click(f"[aria-label='{layer}']")
+    in_view(page, "#kb-ok")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.click("[aria-label='capital']")
+    type_name(page, "Quax")
+    expect(page.locator("#kb-input")).to_have_value("Quax")
+
+
 def test_the_keyboard_types_german_and_czech_names(open_page: Callable[..., Any], base: str) -> None:
     page = open_page(390, 844)
     choose_diego(page, base)
@@ -404,10 +456,10 @@ def test_the_keyboard_types_german_and_czech_names(open_page: Callable[..., Any]
     dialog = page.locator(".keyboard")
     width = page.evaluate("document.querySelector('.keyboard').getBoundingClientRect().right")
     assert width <= 390, "the keyboard is wider than a phone"
-    assert page.evaluate(SMALL_TARGETS) == []
+    assert keyboard_rows(page) == ["QWERTZUIOP", "ASDFGHJKL", "YXCVBNM", "⇧123ÁČ-'space⌫"]  # capitals first
     for layer in ("accents", "digits"):
         page.click(f"[aria-label='{layer}']")
-        assert page.evaluate(SMALL_TARGETS) == [], layer
+        assert [row.lower() for row in keyboard_rows(page)[:-1]] == KEYBOARD_LAYERS[layer], layer
         page.click(f"[aria-label='{layer}']")
     expect(dialog.locator("[aria-label='hyphen']")).to_be_visible()
     expect(dialog.locator("[aria-label='apostrophe']")).to_be_visible()

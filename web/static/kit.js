@@ -199,9 +199,10 @@ export function keypad(label, { value = null, min = 0, max = 999 } = {}) {
   }, { cls: "keypad-panel" });
 }
 
-const LETTERS = [..."qwertzuiopasdfghjklyxcvbnm"];
-const DIGITS = [..."1234567890"];
-const ACCENTS = [..."äöüßéèáàíóúýčřšžěůňťďñçł"];
+// Each layer in rows, drawn as rows at any width: the keys scale down to keep a QWERTZ row one row on a phone.
+const LETTERS = ["qwertzuiop", "asdfghjkl", "yxcvbnm"].map((row) => [...row]);
+const DIGITS = [[..."1234567890"]];
+const ACCENTS = ["äöüßéèáà", "íóúýčřšž", "ěůňťďñçł"].map((row) => [...row]);
 
 function upper(ch) {
   const up = ch.toUpperCase();
@@ -229,10 +230,10 @@ export function keyboard(label, value = "", { maxLength = 24 } = {}) {
     const accentKey = button("áč", { cls: "key ctl", "aria-label": "accents",
                                      onTap: () => { layer = layer === "accents" ? "letters" : "accents"; draw(); } });
     function draw() {
-      keys.replaceChildren(...layers[layer].map((ch) => {
+      keys.replaceChildren(...layers[layer].map((row) => h("div", { class: "key-row" }, ...row.map((ch) => {
         const shown = shift ? upper(ch) : ch;
         return button(shown, { cls: "key", onTap: () => type(shown) });
-      }));
+      }))));
       shiftKey.setAttribute("aria-pressed", String(shift));
       digitsKey.textContent = layer === "digits" ? "abc" : "123";
       accentKey.textContent = layer === "accents" ? "abc" : shift ? "ÁČ" : "áč";
