@@ -166,6 +166,8 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     code = tablet.locator("[data-pair-code]")
     expect(code).to_have_text(re.compile(r"Code \d{4}"), timeout=PATIENCE_S * 1000)
     digits = code.inner_text().split()[-1]
+    status = tablet.locator(".pairing-strip [data-pair-status]")  # beside the code: waiting, no longer "watching"
+    expect(status).to_have_text("Waiting for the table's screen to approve this device's code:")
 
     # the kiosk shows the request with the same code; a tap approves it
     dialog = kiosk.locator("#pair-requests")
@@ -239,7 +241,11 @@ def test_a_refused_tablet_stays_a_spectator_until_approved(two_screens: Callable
     kiosk.goto(base + "/devices")
     tablet.goto(tablet_base + "/devices")
     ask = tablet.locator("[data-devices-page] [data-pair-button]")
+    heading = tablet.locator("[data-devices-page] h2")
+    expect(heading).to_have_text("Watching only")
     ask.click()
+    expect(heading).to_have_text("Waiting for the table's screen to approve")
+    expect(ask).to_have_text("Ask again")
     waiting = kiosk.locator("[data-devices-page] .pair-request")
     expect(waiting).to_have_count(1, timeout=PATIENCE_S * 1000)
     expect(kiosk.locator("#pair-requests")).to_be_hidden()  # on the Devices page the list is enough
@@ -247,6 +253,7 @@ def test_a_refused_tablet_stays_a_spectator_until_approved(two_screens: Callable
     expect(waiting).to_have_count(0, timeout=PATIENCE_S * 1000)
     expect(tablet.locator("[data-devices-page] [data-pair-note]")).to_contain_text("refused",
                                                                                   timeout=PATIENCE_S * 1000)
+    expect(heading).to_have_text("Watching only")  # refused: it only watches again
     assert tablet.evaluate(WRITE, "Tab") == 403
     assert "companion_device" not in {c["name"] for c in tablet.context.cookies()}
 

@@ -29,10 +29,14 @@ function setupSpectator() {
   const buttons = document.querySelectorAll("[data-pair-button]");
   const codes = document.querySelectorAll("[data-pair-code]");
   const notes = document.querySelectorAll("[data-pair-note]");
+  // "Watching only" while the device only watches; while its request waits, that it waits for the kiosk's approval
+  const statuses = document.querySelectorAll("[data-pair-status]");
+  statuses.forEach((el) => { el.dataset.watching = el.textContent; });
   let polling = null;
 
   const show = (request) => {
     const waiting = request && request.status === "pending";
+    statuses.forEach((el) => { el.textContent = waiting ? el.dataset.waiting : el.dataset.watching; });
     codes.forEach((el) => {
       el.hidden = !waiting;
       el.textContent = waiting ? `Code ${request.code}` : "";
