@@ -9,7 +9,18 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import SMALL_TARGETS, WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway
+from tests.browser import (
+    SMALL_TARGETS,
+    WAIT_MS,
+    fits,
+    in_view,
+    keypad,
+    open_game,
+    shoot,
+    start_game,
+    tap_anyway,
+    without_seq,
+)
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 from tests.test_draci_hrad_browser import die
@@ -22,9 +33,11 @@ def hero(page: Any, player: str) -> Any:
 
 
 def deaf_page(open_page: Callable[..., Any], base: str, session: dict[str, Any]) -> Any:
-    """A page that stops hearing the table: what another device does meanwhile reaches it only as a refusal."""
+    """A page that stops hearing the table and sends its taps without the seq it saw: what another device does
+    meanwhile reaches it only as the rules' refusal (with the seq, the tap would be refused as stale)."""
     page = open_page()
     page.route("**/stream", lambda route: route.abort())
+    without_seq(page)
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("body[data-ready='yes']")
     return page
