@@ -121,6 +121,7 @@ from hardware.vision.unexplained import (
     blob_centres,
     disc_mean,
     faint_change,
+    faint_streaks,
     leftover_change,
     smeared_marbles,
     unexplained_blobs,
@@ -645,6 +646,7 @@ class MarbleDetector:
             mean = disc_mean(change, side)  # the change averaged over a marble's disc
             near += faint_change(mean, centres, frame_r)
             smeared = smeared_marbles(mean, centres, frame_r)
+            near += faint_streaks(mean, centres, frame_r)
             near += smeared  # the best guess is a marble there, until a person says
             centres = centres + [(x, y, frame_r, 0.0, 0.0, 0.0) for x, y in smeared]
         frame_xy = self._frame_xy(h, w)
