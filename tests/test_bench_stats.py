@@ -1,4 +1,5 @@
-"""The interval printed beside every measured rate (bench/stats.py)."""
+"""The interval printed beside every measured rate (``hardware.vision.evaluate.wilson``, by ``bench.stats.rate``
+and by ``companion detect --eval``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import random
 
 import pytest
 
-from bench.stats import rate, wilson
+from bench.stats import rate
+from hardware.vision.evaluate import wilson
 
 
 def test_no_hits_reaches_up_to_the_closed_form() -> None:

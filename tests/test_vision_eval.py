@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from hardware.camera.keeping import zipped_samples
 from hardware.vision import detect_cli
 from hardware.vision.detect import MarbleDetector
+from hardware.vision.evaluate import wilson
 from tests.scenes import make_scene
 from tests.waiting import PATIENCE_S
 
@@ -86,6 +88,9 @@ def test_eval_report_counts_exact_and_wrong_samples(folder, capsys) -> None:
     assert worst["20261201T103009Z-s1-r9"]["wrong_gates"] == 1
     assert worst["20261201T103009Z-s1-r9"]["expected"][0] == worst["20261201T103009Z-s1-r9"]["counts"][0] + 2
     assert rep["six_exact"] == pytest.approx((4 + noref_exact) / 6, abs=1e-3)
+    low, high = rep["six_exact_interval"]  # 4 or 5 of 6: a wide interval around the rate
+    assert low < rep["six_exact"] < high and high - low > 0.4
+    assert (low, high) == pytest.approx(wilson(4 + noref_exact, 6), abs=1e-4)
     assert rep["per_gate_exact"][0] <= 5 / 6
     assert rep["gate_exact"] < 1.0
     # the sample without a reference is unsure in every gate
@@ -98,13 +103,14 @@ def test_eval_text_report(folder, capsys) -> None:
     assert _cli(["--eval", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "samples: 6 (2 skipped)" in out and "all six gates exact:" in out
+    assert re.search(r"all six gates exact: 0\.\d{3} \(95 % 0\.\d{3}\.\.[01]\.\d{3} over 6 samples\)", out), out
     assert "20261201T103009Z-s1-r9" in out
 
 
 def test_eval_without_samples_exits_2(tmp_path, capsys) -> None:
     assert _cli(["--eval", str(tmp_path), "--json"]) == 2
     rep = json.loads(capsys.readouterr().out)
-    assert rep["samples"] == 0 and rep["six_exact"] is None
+    assert rep["samples"] == 0 and rep["six_exact"] is None and rep["six_exact_interval"] is None
     assert _cli(["--eval", str(tmp_path / "missing")]) == 2
     assert "not a folder" in capsys.readouterr().err
 
