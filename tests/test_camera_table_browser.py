@@ -187,14 +187,21 @@ def _kept_round(keeper: Any, number: int) -> None:
     assert keeper.flush()
 
 
-def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
-        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+
+def _camera_page_after_two_kept_rounds(open_page: Callable[..., Any], base: str, sim_app: Flask) -> tuple[Any, Any]:
+    """Photo keeping switched on, two rounds kept, and the Camera page opened at 800x480: (page, keeper)."""
     keeper = sim_app.extensions["sensors"].keeper
     keeper.set_enabled(True)
     for number in (1, 2):
         _kept_round(keeper, number)
     page = open_page(800, 480)
     page.goto(f"{base}/camera")
+    return page, keeper
+
+
+def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
+        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+    page, keeper = _camera_page_after_two_kept_rounds(open_page, base, sim_app)
     size = page.locator("#keeping-size")
     expect(size).to_have_text(f"2 rounds kept, {round(keeper.status()['bytes'] / 1e3)} kB", timeout=WAIT_MS)
     page.locator("#keeping").scroll_into_view_if_needed()
@@ -208,12 +215,7 @@ def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
 
 def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable[..., Any], base: str,
                                                              sim_app: Flask) -> None:
-    keeper = sim_app.extensions["sensors"].keeper
-    keeper.set_enabled(True)
-    for number in (1, 2):
-        _kept_round(keeper, number)
-    page = open_page(800, 480)
-    page.goto(f"{base}/camera")
+    page, keeper = _camera_page_after_two_kept_rounds(open_page, base, sim_app)
     delete = page.locator("#photos-delete")
     expect(delete).to_be_visible(timeout=WAIT_MS)
     delete.click()
