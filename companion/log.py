@@ -13,7 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS players (
@@ -482,24 +482,16 @@ def _read_session(db: sqlite3.Connection, session_id: int) -> SessionRecord | No
 def _session(row: sqlite3.Row) -> SessionRecord:
     """The record of a session's row. A damaged row never raises: its record names what is wrong (`damaged`)."""
     problems: list[str] = []
-    players = _json_column(row, "players", problems)
-    sound_players = isinstance(players, list) and all(isinstance(p, str) for p in players)
-    if players is not _UNREADABLE and not sound_players:
-        problems.append("its players are not a list of names")
-    options = _json_column(row, "options", problems)
-    if options is not _UNREADABLE and not isinstance(options, dict):
-        problems.append("its options are not an object")
-    game = row["game"]
-    if not isinstance(game, str):
-        problems.append(f"its game is not a name ({_shown(game)})")
-        game = _shown(game)
+    players = _json_column(row, "players", problems, "a list of names",
+                           lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v))
+    options = _json_column(row, "options", problems, "an object", lambda v: isinstance(v, dict))
+    game = _name_column(row, "game", problems)
     status = row["status"]
     if status not in ("running", "finished", "abandoned"):
         problems.append(f"its status is not running, finished or abandoned ({_shown(status)})")
         status = status if isinstance(status, str) else "running"
     created = _typed(row, "created", (int, float), problems, 0.0)
-    return SessionRecord(row["id"], game, tuple(players) if sound_players else (),
-                         options if isinstance(options, dict) else {}, float(created),
+    return SessionRecord(row["id"], game, tuple(players or ()), options or {}, float(created),
                          _typed(row, "finished", (int, float, type(None)), problems, None),
                          _typed(row, "revision", (int,), problems, 0), status,
                          _typed(row, "rules_version", (int,), problems, 1),
@@ -510,28 +502,34 @@ def _session(row: sqlite3.Row) -> SessionRecord:
 def _event(row: sqlite3.Row) -> EventRecord:
     """The record of an event's row. A damaged row never raises: its record names what is wrong (`damaged`)."""
     problems: list[str] = []
-    payload = _json_column(row, "payload", problems)
-    if payload is not _UNREADABLE and not isinstance(payload, dict):
-        problems.append("its payload is not an object")
-    kind = row["type"]
-    if not isinstance(kind, str):
-        problems.append(f"its type is not a name ({_shown(kind)})")
-        kind = _shown(kind)
-    return EventRecord(row["session_id"], row["seq"], kind, payload if isinstance(payload, dict) else {},
+    payload = _json_column(row, "payload", problems, "an object", lambda v: isinstance(v, dict))
+    return EventRecord(row["session_id"], row["seq"], _name_column(row, "type", problems), payload or {},
                        str(row["source"]), _typed(row, "time", (int, float), problems, 0.0), str(row["status"]),
                        "; ".join(problems) or None)
 
 
-_UNREADABLE = object()
-
-
-def _json_column(row: sqlite3.Row, column: str, problems: list[str]) -> Any:
-    """The JSON in `column`, or _UNREADABLE (with why, in `problems`)."""
+def _json_column(row: sqlite3.Row, column: str, problems: list[str], what: str,
+                 sound: Callable[[Any], bool]) -> Any:
+    """The JSON in `column` when it is `sound` (`what` it should be), else None (with why, in `problems`)."""
+    verb = "are" if column.endswith("s") else "is"
     try:
-        return json.loads(row[column])
+        value = json.loads(row[column])
     except (TypeError, ValueError) as err:
-        problems.append(f"its {column} {'are' if column.endswith('s') else 'is'} not valid JSON ({err})")
-        return _UNREADABLE
+        problems.append(f"its {column} {verb} not valid JSON ({err})")
+        return None
+    if sound(value):
+        return value
+    problems.append(f"its {column} {verb} not {what}")
+    return None
+
+
+def _name_column(row: sqlite3.Row, column: str, problems: list[str]) -> str:
+    """`column`'s value when it is a name (text), else how it is shown (with why, in `problems`)."""
+    value = row[column]
+    if isinstance(value, str):
+        return value
+    problems.append(f"its {column} is not a name ({_shown(value)})")
+    return _shown(value)
 
 
 def _typed(row: sqlite3.Row, column: str, types: tuple[type, ...], problems: list[str], default: Any) -> Any:
