@@ -396,13 +396,13 @@ class Table:
         return loaded
 
     def _session_view(self, loaded: Loaded) -> dict[str, Any]:
-        record, game = loaded.record, loaded.game
+        record = loaded.record
         game_view: dict[str, Any] = loaded.view or {}
         status = "set_aside" if loaded.set_aside else record.status
         view = {
             "id": record.id,
             "game": record.game,
-            "game_name": game.name if game else record.game,
+            "game_name": _game_name(loaded),
             "players": list(record.players),
             "colours": {p: self._colours.get(p) for p in record.players},
             "options": record.options,
