@@ -63,6 +63,9 @@ export function toast(message, kind = "info", rule = null) {
   toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 3500);
 }
 
+/** A count with its noun: "1 card", "3 cards", plural(2, "die", "dice"). */
+export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** The server's message as a sentence: first letter capital, a full stop, no trailing "(rule D5)". */
 export function sentence(text) {
   const clean = String(text || "").replace(/\s*\(rule [^)]*\)\s*$/i, "").trim();

@@ -2,7 +2,7 @@
 // time: the tiles that came up (a 6x6 grid, tap = flip), the W8 removal with 2 players, securing the base tile by
 // tile into hoard rows (the legal rows light up with what each would score), what the dice won (the tile, then
 // the number of matching dice; an egg may have doubled a die), the egg move and the end of the turn.
-import { button, colourOf, explain, h, icon, startGame, who, wire } from "../kit.js";
+import { button, colourOf, explain, h, icon, plural, startGame, who, wire } from "../kit.js";
 
 const SPRITE = "/static/games/drachen-wurf.svg";
 const SIDES = [2, 3, 4, 5, 6];
@@ -64,7 +64,6 @@ const colourName = (t) => st().colour_names[colourIx(t)];
 const landName = (t) => st().landscape_names[landIx(t)];
 const tileName = (t) => `${colourName(t)} dragon on ${landName(t)}`;
 const fields = (t) => ({ colour: colourIx(t) + 1, landscape: landIx(t) + 1 });
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function refreshLook() {
   const key = JSON.stringify([st().colour_names, st().landscape_names]);

@@ -2,7 +2,7 @@
 // head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
 // of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
-import { button, colourOf, dialog, h, keypad, sentence, startGame, toast, who, whoList } from "../kit.js";
+import { button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -31,7 +31,6 @@ const local = { cards: "show", burned: {}, wentOut: false };
 let game = null;
 
 const expects = (s, type) => s.expects?.includes(type);
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const send = (event) => game.send(event);
 
 // ---- the turn line --------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { button, bySeat, colourOf, confirm, dialog, h, keypad, startGame, toast, who, whoList } from "../kit.js";
+import { button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -34,7 +34,6 @@ const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup
 let game = null;
 
 const send = (event) => game.send(event);
-const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 /** An enemy's verb as its name needs it, a plural name too ("the Geeants attack"); its possessive ("the Harpies'
  *  die") comes with the fight, as the rules word it. */
 const verb = (enemy, one, many) => (enemy.plural ? many : one);
