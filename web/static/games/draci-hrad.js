@@ -546,11 +546,10 @@ async function enterDice(s) {
   const f = s.fight;
   const need = f.dice_needed;
   const event = { type: f.next === "initiative" ? "initiative" : "strike" };
-  const ask = askDie;
   if (f.next === "initiative") {
-    const hero = await ask("Initiative: the heroes' die");
+    const hero = await askDie("Initiative: the heroes' die");
     if (hero == null) return null;
-    const enemy = await ask(`Initiative: the ${f.possessive} die`);
+    const enemy = await askDie(`Initiative: the ${f.possessive} die`);
     if (enemy == null) return null;
     return { ...event, hero_die: hero, enemy_die: enemy };
   }
@@ -558,11 +557,11 @@ async function enterDice(s) {
     const attackers = f.members.filter((m) => m.can_attack && f.standing.includes(m.player)).map((m) => m.player);
     event.hero_dice = [];
     for (const p of attackers.slice(0, need.hero_dice)) {
-      const d = await ask(`${p}'s attack die`);
+      const d = await askDie(`${p}'s attack die`);
       if (d == null) return null;
       event.hero_dice.push(d);
     }
-    const d = await ask(`The ${f.possessive} defence die`);
+    const d = await askDie(`The ${f.possessive} defence die`);
     if (d == null) return null;
     event.enemy_defence_die = d;
   }
@@ -573,10 +572,10 @@ async function enterDice(s) {
     for (let i = 0; i < need.enemy_dice; i++) {
       const what = oneDie ? "one die for the charge" : attackLabel(f, i);
       const n = what ? ` (${what})` : "";
-      const a = await ask(`The ${f.possessive} attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
+      const a = await askDie(`The ${f.possessive} attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
       if (a == null) return null;
       const guard = oneDie ? [...new Set(targets)].join(" and ") : targets[i];
-      const d = await ask(`${guard}'s defence die${n}`);
+      const d = await askDie(`${guard}'s defence die${n}`);
       if (d == null) return null;
       event.enemy_dice.push(a); event.defence_dice.push(d);
     }
