@@ -170,16 +170,12 @@ def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
 
 
 def _read(path: str) -> np.ndarray | None:
-    import cv2
-    import numpy as np
+    from hardware.vision.evaluate import read_image
 
     try:
-        data = np.fromfile(path, dtype=np.uint8)
-    except OSError:
+        return read_image(Path(path))
+    except PermissionError:
         return None
-    if data.size == 0:
-        return None
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -82,7 +82,10 @@ def read_image(path: Path) -> np.ndarray | None:
         return None
     if data.size == 0:
         return None
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:  # a header claiming more pixels than OpenCV decodes (2**30): damaged or forged
+        return None
 
 
 def _six_counts(value: object, field: str) -> tuple[int, ...]:

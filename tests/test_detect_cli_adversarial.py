@@ -1,0 +1,80 @@
+"""`companion detect` as a table owner or a tinkerer misuses it: bad photos, gates files, radii, kept-photo folders
+and zips each get one line naming what is wrong and a status a script can test, never a traceback, and nothing
+is written outside the folder it runs in."""
+from __future__ import annotations
+
+import json
+import struct
+import time
+import zlib
+from pathlib import Path
+
+import cv2
+import pytest
+
+from hardware.camera.keeping import Sample, write_sample
+from hardware.camera.simulated import SimulatedCastle
+from hardware.vision.regions import save_regions
+from web.cli import main
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A few bytes whose PNG header claims a ``width`` x ``height`` picture (a damaged or forged file)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(bytes(1000))) + chunk(b"IEND", b""))
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Path:
+    """A folder with round.png (two marbles in gate 2), empty.png and gates.json, as the simulated castle sees it."""
+    castle = SimulatedCastle(seed=3)
+    cv2.imwrite(str(tmp_path / "empty.png"), castle.render())
+    castle.add_marble(2)
+    castle.add_marble(2)
+    cv2.imwrite(str(tmp_path / "round.png"), castle.render())
+    save_regions(castle.regions(), tmp_path / "gates.json")
+    return tmp_path
+
+
+def _kept(folder: Path, round_number: int) -> Path:
+    """One sample as photo keeping writes it: the simulated castle with one marble in gate 2."""
+    castle = SimulatedCastle()
+    castle.add_marble(2)
+    return write_sample(folder, Sample(
+        frame=castle.render(), reference=castle.render_empty(), gates=castle.regions().to_json(),
+        counts=(0, 1, 0, 0, 0, 0), camera_counts=(0, 1, 0, 0, 0, 0), marble_radius=castle.marble_size().radius_px,
+        session=1, round=round_number, confirmed_at=time.time() + round_number))
+
+
+def _detect(table: Path, *args: str) -> list[str]:
+    return ["detect", str(table / "round.png"), "--gates", str(table / "gates.json"),
+            "--reference", str(table / "empty.png"), "--marble-radius", "10", *args]
+
+
+def test_a_picture_claiming_more_pixels_than_can_be_read_is_named_not_a_traceback(
+        table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (table / "huge.png").write_bytes(_png_claiming(40000, 30000))
+    code = main(["detect", str(table / "huge.png"), str(table / "round.png"), "--gates", str(table / "gates.json"),
+                 "--marble-radius", "10"])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 1
+    assert lines[0] == {"image": str(table / "huge.png"), "error": "cannot read image: not a readable image"}
+    assert lines[1]["counts"] == [0, 2, 0, 0, 0, 0]  # the next photo is still read
+    assert main(_detect(table)[:4] + ["--reference", str(table / "huge.png")]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"cannot read reference image {table / 'huge.png'}")
+
+
+def test_a_kept_frame_claiming_more_pixels_than_can_be_read_is_skipped_as_damaged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    forged = _kept(photos, 2)
+    (forged / "frame.png").write_bytes(_png_claiming(40000, 30000))
+    assert main(["detect", "--eval", str(photos), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["samples"] == 1
+    assert report["skipped"] == [{"sample": forged.name,
+                                  "error": "frame.png is not a readable image (damaged or cut short)"}]
