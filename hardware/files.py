@@ -57,5 +57,5 @@ def read_json(path: str | Path, error: type[Exception], what: str, missing: str)
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise error(missing) from None
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: lists nested thousands deep
         raise error(f"cannot read {what} {path}: {exc}") from None

@@ -78,3 +78,56 @@ def test_a_kept_frame_claiming_more_pixels_than_can_be_read_is_skipped_as_damage
     assert report["samples"] == 1
     assert report["skipped"] == [{"sample": forged.name,
                                   "error": "frame.png is not a readable image (damaged or cut short)"}]
+
+
+def _gates_text(table: Path, old: str, new: str) -> None:
+    path = table / "gates.json"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ("{", "[" * 100_000 + "]" * 100_000 + "{", "is not valid JSON"),
+    ("32.0", "1" + "0" * 5000, "is not valid JSON: a number too long"),
+    ("32.0", "1" + "0" * 400, "gate 1: point 0 lies more than a million pixels out, beyond any picture"),
+    ("32.0", "1e308", "gate 1: point 0 lies more than a million pixels out, beyond any picture"),
+])
+def test_a_gates_file_with_absurd_json_says_so_in_one_line(
+        table: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, said: str) -> None:
+    _gates_text(table, old, new)
+    assert main(_detect(table)) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert len(out.err.strip().splitlines()) == 1
+    assert out.err.startswith("companion detect: ") and said in out.err
+
+
+@pytest.mark.parametrize(("old", "new", "said"), [
+    ('"counts": [', '"counts": [' + "[" * 100_000 + "]" * 100_000 + ",", "label.json is not valid JSON"),
+    ('"counts": [\n  0', '"counts": [\n  1' + "0" * 5000, "label.json is not valid JSON"),
+    ("32.0", "1" + "0" * 400, "label.json: gates: gate 1: point 0 lies more than a million pixels out"),
+])
+def test_a_hand_edited_label_with_absurd_json_is_skipped_with_what_is_wrong(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, said: str) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    edited = _kept(photos, 2)
+    text = (edited / "label.json").read_text()
+    assert old in text
+    (edited / "label.json").write_text(text.replace(old, new, 1))
+    assert main(["detect", "--eval", str(photos), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["samples"] == 1 and len(report["skipped"]) == 1
+    assert report["skipped"][0]["sample"] == edited.name and report["skipped"][0]["error"].startswith(said)
+
+
+def test_a_saved_marble_size_nested_too_deep_is_passed_over_with_a_warning(
+        table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (table / "data" / "camera").mkdir(parents=True)
+    (table / "data" / "camera" / "marble.json").write_text("[" * 100_000 + "]" * 100_000)
+    args = _detect(table)[:-2] + ["--data", str(table / "data")]
+    assert main(args) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["counts"] == [0, 2, 0, 0, 0, 0]
+    assert "warning: marble radius guessed from the gate regions (cannot read marble size" in out.err

@@ -106,7 +106,7 @@ def read_sample(folder: Path) -> Sample:
         raise
     except OSError as exc:
         raise SampleError(f"cannot read label.json: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # not UTF-8, not JSON, a number of thousands of digits, nested too deep
         raise SampleError("label.json is not valid JSON") from None
     if not isinstance(label, dict):
         raise SampleError("label.json must hold a JSON object")

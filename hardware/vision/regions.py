@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 GATE_COUNT = 6
+MAX_COORDINATE = 1e6
+"""No picture reaches a million pixels across: a point further out is a typing slip (and overflows areas)."""
 
 
 class RegionsError(ValueError):
@@ -176,8 +178,10 @@ def _parse_polygon(poly: object, where: str) -> tuple[tuple[float, float], ...]:
         if not isinstance(pt, (list, tuple)) or len(pt) != 2:
             raise RegionsError(f"{where}: point {j} must be [x, y], got {pt!r}")
         for v in pt:
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or isinstance(v, float) and not math.isfinite(v):
                 raise RegionsError(f"{where}: point {j} has a non-number coordinate {v!r}")
+            if abs(v) > MAX_COORDINATE:  # compared exactly: a whole number of 400 digits is no float
+                raise RegionsError(f"{where}: point {j} lies more than a million pixels out, beyond any picture")
         points.append((float(pt[0]), float(pt[1])))
     if GateRegion(0, tuple(points)).area() <= 0.0:
         raise RegionsError(f"{where}: polygon has zero area")
@@ -224,6 +228,10 @@ def load_regions(path: str | Path) -> GateRegions:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RegionsError(f"gate regions file {p} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    except ValueError:  # Python reads no whole number of thousands of digits
+        raise RegionsError(f"gate regions file {p} is not valid JSON: a number too long") from None
+    except RecursionError:
+        raise RegionsError(f"gate regions file {p} is not valid JSON: lists nested too deep") from None
     try:
         return GateRegions.from_json(data)
     except RegionsError as exc:
