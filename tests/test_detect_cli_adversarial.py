@@ -131,3 +131,97 @@ def test_a_saved_marble_size_nested_too_deep_is_passed_over_with_a_warning(
     out = capsys.readouterr()
     assert json.loads(out.out)["counts"] == [0, 2, 0, 0, 0, 0]
     assert "warning: marble radius guessed from the gate regions (cannot read marble size" in out.err
+
+
+@pytest.mark.parametrize("radius", ["inf", "-inf", "nan", "0", "-3", "0.5", "1e-9"])
+def test_a_marble_radius_that_is_no_marble_is_refused_in_one_line(
+        table: Path, capsys: pytest.CaptureFixture[str], radius: str) -> None:
+    assert main(_detect(table)[:-2] + [f"--marble-radius={radius}"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "Traceback" not in out.err
+    assert out.err.strip() == (f"companion detect: --marble-radius must be a marble's radius in pixels, at least 2, "
+                               f"got {float(radius):g}")
+
+
+@pytest.mark.parametrize("radius", ["241", "3000", "1e9", "1e300"])
+def test_a_marble_radius_larger_than_the_picture_is_named_per_photo(
+        table: Path, capsys: pytest.CaptureFixture[str], radius: str) -> None:
+    args = ["detect", str(table / "round.png"), "--gates", str(table / "gates.json"), "--marble-radius", radius]
+    assert main(args) == 1
+    line = json.loads(capsys.readouterr().out)
+    assert line == {"image": str(table / "round.png"),
+                    "error": f"a marble of radius {float(radius):g} px does not fit in the 640x480 picture"}
+    assert main(args + ["--reference", str(table / "empty.png")]) == 2  # the reference is read first
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.strip().splitlines()[-1] == (
+        f"companion detect: reference image {table / 'empty.png'}: a marble of radius {float(radius):g} px does not "
+        "fit in the 640x480 picture")
+
+
+def test_a_marble_radius_that_fits_still_counts(table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(_detect(table)[:-2] + ["--marble-radius", "2"]) == 0
+    assert "error" not in json.loads(capsys.readouterr().out)
+    assert main(_detect(table)[:-2] + ["--marble-radius", "240"]) == 0
+    assert "error" not in json.loads(capsys.readouterr().out)
+
+
+def _shifted_gates(table: Path, gates: set[int], dx: float) -> None:
+    data = json.loads((table / "gates.json").read_text())
+    for item in data["gates"]:
+        if item["gate"] in gates:
+            item["polygon"] = [[x + dx, y] for x, y in item["polygon"]]
+    (table / "gates.json").write_text(json.dumps(data))
+
+
+def test_gates_drawn_beyond_the_picture_are_named_not_counted_as_empty(
+        table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Gates drawn on a larger picture: those beyond this one would read a sure 0; the photo is refused instead."""
+    _shifted_gates(table, {6}, 150)  # gate 6 from x 674, the picture ends at 640
+    assert main(_detect(table)) == 1
+    assert json.loads(capsys.readouterr().out) == {
+        "image": str(table / "round.png"),
+        "error": "gate 6 lies outside the 640x480 picture: the gates were drawn on another picture"}
+    _shifted_gates(table, {1, 2, 3, 4, 5}, 100_000)
+    assert main(_detect(table)) == 1
+    assert json.loads(capsys.readouterr().out)["error"] == (
+        "gates 1, 2, 3, 4, 5, 6 lie outside the 640x480 picture: the gates were drawn on another picture")
+
+
+def test_gates_reaching_into_the_picture_are_still_read(table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _shifted_gates(table, {6}, 80)  # gate 6 from x 604 to 686: cut by the picture's edge, not beyond it
+    assert main(_detect(table)) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == [0, 2, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize(("radius", "said"), [
+    ("Infinity", "label.json: marble_radius must be a number of pixels, at least 2, or null"),
+    ("0.01", "label.json: marble_radius must be a number of pixels, at least 2, or null"),
+    ("1e9", "frame.png: a marble of radius 1e+09 px does not fit in the 640x480 picture"),
+])
+def test_a_kept_sample_with_an_absurd_marble_radius_is_skipped_with_what_is_wrong(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], radius: str, said: str) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    edited = _kept(photos, 2)
+    label = json.loads((edited / "label.json").read_text())
+    (edited / "label.json").write_text(json.dumps(label).replace(f'"marble_radius": {label["marble_radius"]}',
+                                                                 f'"marble_radius": {radius}'))
+    assert main(["detect", "--eval", str(photos), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["samples"] == 1 and report["skipped"] == [{"sample": edited.name, "error": said}]
+
+
+def test_a_kept_sample_whose_gates_lie_beyond_its_frame_is_skipped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    edited = _kept(photos, 2)
+    label = json.loads((edited / "label.json").read_text())
+    for item in label["gates"]["gates"]:
+        item["polygon"] = [[x + 5000, y] for x, y in item["polygon"]]
+    (edited / "label.json").write_text(json.dumps(label))
+    assert main(["detect", "--eval", str(photos), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [{
+        "sample": edited.name,
+        "error": "frame.png: gates 1, 2, 3, 4, 5, 6 lie outside the 640x480 picture: the gates were drawn on another "
+                 "picture"}]

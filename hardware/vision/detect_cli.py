@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import math
 import os
 import shlex
 import stat
@@ -151,12 +152,13 @@ def nothing_evaluated(rep: dict, root: Path, as_json: bool = False) -> str:
 def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
     """The marble radius to use and where it comes from: --marble-radius, else the saved calibration, else None
     (the detector guesses it from the gate regions, a last resort). ValueError for a bad --marble-radius."""
-    from hardware.camera.marble_size import MarbleSize, MarbleSizeError
+    from hardware.camera.marble_size import MIN_RADIUS_PX, MarbleSize, MarbleSizeError
 
     radius = getattr(args, "marble_radius", None)
     if radius is not None:
-        if not radius > 0:
-            raise ValueError(f"--marble-radius must be positive, got {radius}")
+        if not MIN_RADIUS_PX <= radius < math.inf:
+            raise ValueError(f"--marble-radius must be a marble's radius in pixels, at least {MIN_RADIUS_PX:g}, "
+                             f"got {radius:g}")
         return radius, f"marble radius {radius:g} px from --marble-radius"
     path = Path(getattr(args, "data", None) or "data") / "camera" / "marble.json"
     try:
@@ -180,7 +182,8 @@ def _read(path: str) -> np.ndarray | None:
 
 def run(args: argparse.Namespace) -> int:
     """Print {"image", "counts", "outside", "unsure"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
-    from hardware.vision.detect import MarbleDetector
+    from hardware.vision.detect import MarbleDetector, estimate_marble_radius
+    from hardware.vision.evaluate import picture_problem
 
     if getattr(args, "eval_dir", None):
         return run_eval(args)
@@ -204,6 +207,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion detect: {exc}", file=sys.stderr)
         return 2
     print(f"companion detect: {radius_note}", file=sys.stderr)
+    used_radius = radius or estimate_marble_radius(regions)
+    problem = None if reference is None else picture_problem(None, used_radius, reference.shape[1], reference.shape[0])
+    if problem:
+        print(f"companion detect: reference image {args.reference}: {problem}", file=sys.stderr)
+        return 2
     try:
         detector = MarbleDetector(regions, reference, marble_radius_px=radius)
     except ValueError as exc:
@@ -216,6 +224,11 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             reason = "file not found" if not Path(path).exists() else "not a readable image"
             print(json.dumps({"image": path, "error": f"cannot read image: {reason}"}), flush=True)
+            continue
+        problem = picture_problem(regions, used_radius, frame.shape[1], frame.shape[0])
+        if problem:
+            failed = True
+            print(json.dumps({"image": path, "error": problem}), flush=True)
             continue
         try:
             det = detector.detect(frame)

@@ -18,10 +18,12 @@ says how much the rate can still move.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hardware.camera.marble_size import MIN_RADIUS_PX
 from hardware.vision.regions import GateRegions, RegionsError
 
 if TYPE_CHECKING:
@@ -118,8 +120,9 @@ def read_sample(folder: Path) -> Sample:
     except RegionsError as exc:
         raise SampleError(f"label.json: gates: {exc}") from None
     radius = label.get("marble_radius")
-    if radius is not None and (isinstance(radius, bool) or not isinstance(radius, (int, float)) or not radius > 0):
-        raise SampleError("label.json: marble_radius must be a positive number of pixels or null")
+    if radius is not None and (isinstance(radius, bool) or not isinstance(radius, (int, float))
+                               or not MIN_RADIUS_PX <= radius < math.inf):
+        raise SampleError(f"label.json: marble_radius must be a number of pixels, at least {MIN_RADIUS_PX:g}, or null")
     if not (folder / "frame.png").exists():
         raise SampleError("frame.png is missing")
     frame = read_image(folder / "frame.png")
@@ -143,10 +146,32 @@ def sample_folders(root: Path) -> list[Path]:
                   if p.is_dir() and not p.name.startswith(".") and any((p / f).exists() for f in SAMPLE_FILES))
 
 
+def picture_problem(regions: GateRegions | None, radius: float, width: int, height: int) -> str | None:
+    """Why a ``width`` x ``height`` picture cannot be read with ``regions`` (None: not checked) and a marble of
+    ``radius`` pixels, or None: a gate wholly outside it (its count would be a sure 0), or a marble too large to fit
+    in it."""
+    off = regions.outside_picture(width, height) if regions is not None else []
+    if off:
+        names = ", ".join(map(str, off))
+        return (f"gate{'s' if len(off) > 1 else ''} {names} lie{'' if len(off) > 1 else 's'} outside the "
+                f"{width}x{height} picture: the gates were drawn on another picture")
+    if radius > min(width, height) / 2:
+        return f"a marble of radius {radius:g} px does not fit in the {width}x{height} picture"
+    return None
+
+
 def detect_sample(sample: Sample) -> Result:
     """Run the detector on one sample with its own gates, reference and radius."""
-    from hardware.vision.detect import MarbleDetector
+    from hardware.vision.detect import MarbleDetector, estimate_marble_radius
 
+    radius = sample.marble_radius or estimate_marble_radius(sample.regions)
+    problem = picture_problem(sample.regions, radius, sample.frame.shape[1], sample.frame.shape[0])
+    if problem:
+        raise SampleError(f"frame.png: {problem}")
+    if sample.reference is not None:
+        problem = picture_problem(None, radius, sample.reference.shape[1], sample.reference.shape[0])
+        if problem:
+            raise SampleError(f"reference.png: {problem}")
     try:
         detector = MarbleDetector(sample.regions, sample.reference, marble_radius_px=sample.marble_radius)
         det = detector.detect(sample.frame)

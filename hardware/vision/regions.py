@@ -109,6 +109,11 @@ class GateRegions:
         leave it), in gate order."""
         return [g.gate for g in self.gates if edge_clearance(*g.bounds, width, height) < reach]
 
+    def outside_picture(self, width: int, height: int) -> list[int]:
+        """The gates wholly outside a ``width`` x ``height`` picture (drawn on another picture), in gate order."""
+        return [g.gate for g in self.gates
+                if g.bounds[0] > width - 0.5 or g.bounds[2] < -0.5 or g.bounds[1] > height - 0.5 or g.bounds[3] < -0.5]
+
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
         boxes = [g.bounds for g in self.gates]
