@@ -48,18 +48,34 @@ function renderCastle(v) {
   $("take-castle").hidden = Boolean(v.castle) || Boolean(v.read_only);
 }
 
+/** The gates the camera is unsure of, by the table's names and symbols, and why, in plain words (ruling D4). */
+function unsureText(gates) {
+  const named = gates.flatMap((gate, i) =>
+    [i ? (i === gates.length - 1 ? " and " : ", ") : "", icon(symbolOf(gate)), gateName(gate)]);
+  return h("p", { class: "unsure" }, h("strong", {}, "Look at ", ...named, ": "),
+    "the camera cannot tell how many marbles are there (one may lie on the line between two gates, or still be " +
+    "rolling).");
+}
+
 function renderFlag(game, cur) {
   const flag = $("flag");
   flag.hidden = !cur.flag;
   if (!cur.flag) return;
   const camera = cur.camera ? cur.camera.counts.flatMap((n, i) => Array(n).fill(i + 1)) : null;
+  const unsure = cur.camera?.unsure || [];
+  // the camera alone filled in the round and sees no more than three: its doubt is the only reason for the flag
+  const onlyUnsure = unsure.length && cur.sources.every((s) => s === "camera")
+    && camera.length + cur.camera.outside <= 3;
+  const inOrder = (marbles) => [...marbles].sort((a, b) => (a ?? 7) - (b ?? 7)).map(gateName).join(", ");
   const confirmMarbles = (marbles) => game.send({ type: "confirm", marbles });
   flag.replaceChildren(
-    h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag)),
-    h("p", {}, `Gates: ${cur.marbles.map(gateName).join(", ") || "none"}` +
-      (camera ? ` · Camera: ${camera.map(gateName).join(", ") || "none"}` : "")),
+    ...(onlyUnsure ? [] : [h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag))]),
+    ...(unsure.length ? [unsureText(unsure)] : []),
+    h("p", {}, `Gates: ${inOrder(cur.marbles) || "none"}` + (camera ? ` · Camera: ${inOrder(camera) || "none"}` : "")),
     h("div", { class: "row" },
-      camera && camera.length <= 3 ? button("Camera is right", { cls: "primary", onTap: () => confirmMarbles(camera) }) : null,
+      // a count the camera is unsure of is no suggested answer (ruling D4)
+      camera && camera.length <= 3
+        ? button("Camera is right", { cls: unsure.length ? "" : "primary", onTap: () => confirmMarbles(camera) }) : null,
       cur.marbles.length <= 3 ? button("Gates are right", { onTap: () => confirmMarbles(cur.marbles) }) : null,
       button("Clear, enter by tap", { onTap: () => confirmMarbles([]) })));
 }

@@ -1,0 +1,114 @@
+"""The moment the camera is unsure or wrong, on the Diego page in headless Chromium, as a family at the table sees
+it on the kiosk (800x480) and on a phone (390x844): which gate needs a look and why, in the table's own gate
+names, and no nudge towards a count the camera is unsure of (ruling D4)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator
+
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+
+from tests.browser import WAIT_MS, fits, open_game, shoot, start_game
+from tests.servers import call, serving
+from tests.waiting import wait_for
+
+NAMES = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]  # the table's names for gates 1..6 (ruling D2)
+KIOSK, PHONE = (800, 480), (390, 844)
+
+
+@pytest.fixture
+def beams() -> bool:
+    """Whether the castle has its break-beams (a test parametrizes False for the camera alone)."""
+    return True
+
+
+@pytest.fixture
+def castle_app(make_app: Callable[..., Flask], beams: bool) -> Flask:
+    return make_app(BEAMS=beams)
+
+
+@pytest.fixture
+def base(castle_app: Flask) -> Iterator[str]:
+    with serving(castle_app) as url:
+        yield url
+
+
+def _current(base: str, session: dict[str, Any]) -> dict[str, Any]:
+    return call(f"{base}/api/sessions/{session['id']}")[1]["state"]["current"]
+
+
+def _on_the_line(app: Flask, base: str) -> None:
+    """The marble resting last in the castle lies on the line between gates 2 and 3, as gates drawn a little off
+    leave it: the line runs 2 px to its right, so the camera counts it in gate 2 and is unsure of both."""
+    sensors = app.extensions["sensors"]
+    marble = sensors.castle.resting()[-1]
+    regions = sensors.camera.current_regions().to_json()
+    x = marble.x + 2
+    gate2, gate3 = regions["gates"][1]["polygon"], regions["gates"][2]["polygon"]
+    regions["gates"][1]["polygon"] = [gate2[0], [x, gate2[1][1]], [x, gate2[2][1]], gate2[3]]
+    regions["gates"][2]["polygon"] = [[x, gate3[0][1]], gate3[1], gate3[2], [x, gate3[3][1]]]
+    assert call(f"{base}/api/camera/regions", regions)[0] == 200
+
+
+def _beams_and_unsure_camera_disagree(app: Flask, base: str) -> dict[str, Any]:
+    """A game whose round is flagged: the beam of gate 3 saw the marble, which rests on the line between gates 2
+    and 3; the camera counts it in gate 2 and is unsure of gates 2 and 3."""
+    session = start_game(base, "diego-drachenzahn", ["Mum", "Lena", "Tom"], gate_names=NAMES)
+    sensors = app.extensions["sensors"]
+    sensors.castle.add_marble(3)
+    _on_the_line(app, base)
+    sensors.simulator.roll(3, width_ms=15)
+    current = wait_for(lambda: (c := _current(base, session))["flag"] and c)
+    assert current["marbles"] == [3] and current["camera"]["counts"] == [0, 1, 0, 0, 0, 0]
+    assert current["camera"]["unsure"] == [2, 3]
+    return session
+
+
+def _camera_alone_unsure(app: Flask, base: str) -> dict[str, Any]:
+    """A game without beams whose round is flagged: the camera filled in two marbles, one on the line between
+    gates 2 and 3 (counted in gate 2) and one in gate 5, and is unsure of gates 2 and 3."""
+    session = start_game(base, "diego-drachenzahn", ["Mum", "Lena", "Tom"], gate_names=NAMES)
+    castle = app.extensions["sensors"].castle
+    castle.add_marble(3)
+    wait_for(lambda: _current(base, session)["marbles"] == [3])
+    _on_the_line(app, base)
+    castle.add_marble(5)
+    current = wait_for(lambda: (c := _current(base, session))["marbles"] == [2, 5] and c["flag"] and c)
+    assert current["camera"]["unsure"] == [2, 3] and current["sources"] == ["camera", "camera"]
+    return session
+
+
+def _says_which_gates_to_check(page: Any) -> None:
+    flag = page.locator("#flag")
+    expect(flag).to_be_visible(timeout=WAIT_MS)
+    expect(flag.locator(".unsure")).to_contain_text("Moon and")  # the table's names, not "gates 2, 3"
+    expect(flag.locator(".unsure")).to_contain_text("Star")
+    expect(flag.locator(".unsure")).to_contain_text("cannot tell")
+    expect(flag.locator(".unsure")).to_contain_text("on the line between two gates")
+    expect(flag).not_to_contain_text("gates 2, 3")
+    expect(flag).not_to_contain_text("null")
+    # a count the camera is unsure of is no suggested answer (ruling D4): no button stands out for it
+    expect(flag.get_by_role("button", name="Camera is right")).not_to_have_class("btn primary")
+
+
+@pytest.mark.parametrize("size", [KIOSK, PHONE], ids=["kiosk", "phone"])
+def test_a_disagreement_names_the_gates_the_camera_is_unsure_of(
+        open_page: Callable[..., Any], base: str, castle_app: Flask, size: tuple[int, int]) -> None:
+    session = _beams_and_unsure_camera_disagree(castle_app, base)
+    page = open_game(open_page, base, session, *size)
+    _says_which_gates_to_check(page)
+    expect(page.locator("#flag")).to_contain_text("Gates: Star · Camera: Moon")
+    fits(page, f"the flagged round at {size[0]}x{size[1]}")
+    shoot(page, f"diego-unsure-disagree-{size[0]}x{size[1]}")
+
+
+@pytest.mark.parametrize("beams", [False])
+@pytest.mark.parametrize("size", [KIOSK, PHONE], ids=["kiosk", "phone"])
+def test_the_camera_alone_unsure_of_a_gate_says_which_to_check(
+        open_page: Callable[..., Any], base: str, castle_app: Flask, size: tuple[int, int]) -> None:
+    session = _camera_alone_unsure(castle_app, base)
+    page = open_game(open_page, base, session, *size)
+    _says_which_gates_to_check(page)
+    fits(page, f"the flagged round at {size[0]}x{size[1]}")
+    shoot(page, f"diego-unsure-camera-alone-{size[0]}x{size[1]}")
