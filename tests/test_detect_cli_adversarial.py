@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import struct
 import time
+import zipfile
 import zlib
 from pathlib import Path
 
@@ -225,3 +226,94 @@ def test_a_kept_sample_whose_gates_lie_beyond_its_frame_is_skipped(
         "sample": edited.name,
         "error": "frame.png: gates 1, 2, 3, 4, 5, 6 lie outside the 640x480 picture: the gates were drawn on another "
                  "picture"}]
+
+
+def _zipped(tmp_path: Path, extra: dict[str, bytes] | None = None) -> Path:
+    """The Camera page's zip of one kept sample (companion-photos/<sample>/...), with ``extra`` members added."""
+    sample = _kept(tmp_path / "photos", 1)
+    zipped = tmp_path / "companion-photos.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        for path in sorted(sample.iterdir()):
+            archive.write(path, f"companion-photos/{sample.name}/{path.name}")
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+    return zipped
+
+
+def _central_entries(data: bytearray, name_end: bytes) -> list[int]:
+    """Offsets of the central directory entries (and local headers) of the members whose names end so."""
+    found = []
+    for signature, name_at, length_at in ((b"PK\x01\x02", 46, 28), (b"PK\x03\x04", 30, 26)):
+        at = data.find(signature)
+        while at != -1:
+            length = int.from_bytes(data[at + length_at:at + length_at + 2], "little")
+            if bytes(data[at + name_at:at + name_at + length]).endswith(name_end):
+                found.append(at)
+            at = data.find(signature, at + 4)
+    return found
+
+
+def _eval_fails(zipped: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["detect", "--eval", str(zipped), "--json"]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.strip().splitlines()) == 1 and "Traceback" not in out.err
+    return out.err.strip()
+
+
+def test_a_zip_cut_short_says_so_rather_than_not_a_zip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    zipped = _zipped(tmp_path)
+    zipped.write_bytes(zipped.read_bytes()[:100_000])
+    assert _eval_fails(zipped, capsys) == (
+        f"companion detect: --eval {zipped}: the zip cannot be read (it is cut short: download it again)")
+
+
+def test_a_zip_with_a_password_or_an_unknown_compression_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    zipped = _zipped(tmp_path)
+    good = zipped.read_bytes()
+    locked = bytearray(good)
+    for at in _central_entries(locked, b"label.json"):
+        locked[at + (8 if locked[at + 2] == 1 else 6)] |= 1  # the flag "encrypted", in both headers
+    zipped.write_bytes(bytes(locked))
+    assert _eval_fails(zipped, capsys).endswith("label.json is locked with a password: zip the photos again without "
+                                                "one)")
+    unknown = bytearray(good)
+    for at in _central_entries(unknown, b"label.json"):
+        unknown[at + (10 if unknown[at + 2] == 1 else 8)] = 99  # AES, as 7-Zip writes it
+    zipped.write_bytes(bytes(unknown))
+    assert "label.json is compressed in a way this companion cannot unpack" in _eval_fails(zipped, capsys)
+
+
+def test_a_zip_member_claiming_gigabytes_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    zipped = _zipped(tmp_path)
+    claimed = bytearray(zipped.read_bytes())
+    for at in _central_entries(claimed, b"frame.png"):
+        if claimed[at + 2] == 1:
+            claimed[at + 24:at + 28] = (0xFFFFFFF0).to_bytes(4, "little")  # its size unpacked: 4 GB
+    zipped.write_bytes(bytes(claimed))
+    written: list[str] = []
+    monkeypatch.setattr(zipfile.ZipFile, "_extract_member",
+                        lambda self, member, *args: written.append(getattr(member, "filename", member)))
+    err = _eval_fails(zipped, capsys)
+    assert err.startswith(f"companion detect: --eval {zipped}: the zip cannot be read (companion-photos/")
+    assert err.endswith("frame.png would unpack to 4096 MB, more than a kept photo)") and written == []
+
+
+def test_only_the_samples_files_of_a_zip_are_unpacked_and_none_outside(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    zipped = _zipped(tmp_path / "in", {"../escaped.txt": b"x", "/absolute.txt": b"x",
+                                       "companion-photos/../../escaped2.txt": b"x",
+                                       "companion-photos/notes.bin": bytes(1_000_000)})
+    unpacked: list[str] = []
+    extract = zipfile.ZipFile._extract_member
+
+    def recording(self: zipfile.ZipFile, member: zipfile.ZipInfo, *args: object) -> str:
+        unpacked.append(member.filename)
+        return extract(self, member, *args)
+
+    monkeypatch.setattr(zipfile.ZipFile, "_extract_member", recording)
+    assert main(["detect", "--eval", str(zipped), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["samples"] == 1
+    assert sorted(Path(name).name for name in unpacked) == ["frame.png", "label.json", "reference.png"]
+    assert not list(tmp_path.glob("**/escaped*")) and not Path("/absolute.txt").exists()

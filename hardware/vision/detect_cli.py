@@ -15,7 +15,8 @@ import stat
 import sys
 import tempfile
 import zipfile
-from pathlib import Path
+import zlib
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from hardware.vision.regions import RegionsError, load_regions
@@ -78,15 +79,45 @@ def _eval(root: Path, as_json: bool) -> int:
                 with tempfile.TemporaryDirectory() as unpacked:
                     try:
                         with zipfile.ZipFile(file) as archive:
-                            archive.extractall(unpacked)  # names stay inside `unpacked` (no absolute paths, no ..)
-                    except (zipfile.BadZipFile, OSError) as err:
+                            _unpack_samples(archive, Path(unpacked))
+                    except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:  # damaged compressed data
                         print(f"companion detect: --eval {root}: the zip cannot be read ({err})", file=sys.stderr)
                         return 2
                     return _report(evaluate(_photo_folder(Path(unpacked))), root, as_json)
+            file.seek(0)
+            if file.read(4) == b"PK\x03\x04":  # a zip's start without its end: a download cut short
+                print(f"companion detect: --eval {root}: the zip cannot be read (it is cut short: download it "
+                      "again)", file=sys.stderr)
+                return 2
     if not stat.S_ISDIR(mode):
         print(f"companion detect: --eval {root}: not a folder or a zip of one", file=sys.stderr)
         return 2
     return _report(evaluate(root), root, as_json)
+
+
+MAX_UNPACKED = 256 * 2**20
+"""The most one file of a kept sample may unpack to: a PNG of a 12-megapixel frame is well under a fifth of it."""
+
+
+def _unpack_samples(archive: zipfile.ZipFile, into: Path) -> None:
+    """Unpack the files of kept samples (label.json, frame.png, reference.png) of ``archive`` into ``into``, and
+    nothing else; names stay inside ``into`` (no absolute paths, no ..). BadZipFile naming a file that would unpack
+    to more than ``MAX_UNPACKED``: nothing that size is written."""
+    from hardware.vision.evaluate import SAMPLE_FILES
+
+    members = [m for m in archive.infolist() if not m.is_dir() and PurePosixPath(m.filename).name in SAMPLE_FILES]
+    for member in members:
+        if member.file_size > MAX_UNPACKED:
+            raise zipfile.BadZipFile(f"{member.filename} would unpack to {member.file_size / 2**20:.0f} MB, more "
+                                     "than a kept photo")
+    for member in members:
+        if member.flag_bits & 0x1:
+            raise zipfile.BadZipFile(f"{member.filename} is locked with a password: zip the photos again without one")
+        try:
+            archive.extract(member, into)
+        except NotImplementedError:
+            raise zipfile.BadZipFile(f"{member.filename} is compressed in a way this companion cannot unpack: zip "
+                                     "the photos again as the Camera page does") from None
 
 
 def no_permission(root: Path, err: PermissionError, as_json: bool = False) -> str:
