@@ -65,7 +65,8 @@ def test_a_picture_claiming_more_pixels_than_can_be_read_is_named_not_a_tracebac
     assert lines[0] == {"image": str(table / "huge.png"), "error": "cannot read image: not a readable image"}
     assert lines[1]["counts"] == [0, 2, 0, 0, 0, 0]  # the next photo is still read
     assert main(_detect(table)[:4] + ["--reference", str(table / "huge.png")]) == 2
-    assert capsys.readouterr().err.strip().endswith(f"cannot read reference image {table / 'huge.png'}")
+    assert capsys.readouterr().err.strip().endswith(
+        f"cannot read reference image {table / 'huge.png'}: not a readable image")
 
 
 def test_a_kept_frame_claiming_more_pixels_than_can_be_read_is_skipped_as_damaged(
@@ -317,3 +318,38 @@ def test_only_the_samples_files_of_a_zip_are_unpacked_and_none_outside(
     assert json.loads(capsys.readouterr().out)["samples"] == 1
     assert sorted(Path(name).name for name in unpacked) == ["frame.png", "label.json", "reference.png"]
     assert not list(tmp_path.glob("**/escaped*")) and not Path("/absolute.txt").exists()
+
+
+def test_a_photo_that_cannot_be_read_says_why(table: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder, a missing file, a file this user may not read (the tests run as root: refused as the kernel
+    would), or a file that is no picture: each named with its reason, and the other photos still read."""
+    import getpass
+
+    import numpy as np
+
+    (table / "photos").mkdir()
+    (table / "notes.png").write_text("not a picture")
+    locked = table / "locked.png"
+    locked.write_bytes((table / "round.png").read_bytes())
+    real = np.fromfile
+
+    def refuse(file: object, *args: object, **kwargs: object) -> object:
+        if str(file) == str(locked):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(np, "fromfile", refuse)
+    monkeypatch.setattr(getpass, "getuser", lambda: "pi")
+    photos = [table / "photos", table / "missing.png", locked, table / "notes.png", table / "round.png"]
+    assert main(["detect", *map(str, photos), "--gates", str(table / "gates.json"), "--marble-radius", "10"]) == 1
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [line.get("error") for line in lines] == [
+        "cannot read image: a folder, not an image", "cannot read image: file not found",
+        "cannot read image: no permission to read it as pi", "cannot read image: not a readable image", None]
+    for reference, reason in ((table / "missing.png", "file not found"), (table / "photos", "a folder, not an image"),
+                              (locked, "no permission to read it as pi")):
+        assert main(_detect(table)[:4] + ["--reference", str(reference)]) == 2
+        out = capsys.readouterr()
+        assert out.out == ""
+        assert out.err.strip() == f"companion detect: cannot read reference image {reference}: {reason}"

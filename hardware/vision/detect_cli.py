@@ -123,10 +123,7 @@ def _unpack_samples(archive: zipfile.ZipFile, into: Path) -> None:
 def no_permission(root: Path, err: PermissionError, as_json: bool = False) -> str:
     """What to say when this user may not read ``root`` (or a file in it), and what to do."""
     kind = "zip" if root.suffix.lower() == ".zip" else "folder"
-    try:
-        user = getpass.getuser()
-    except (KeyError, OSError):
-        user = f"uid {os.getuid()}" if hasattr(os, "getuid") else "this user"
+    user = _user()
     where = f" (no permission to read {err.filename})" if err.filename and str(err.filename) != str(root) else ""
     said = f"companion detect: --eval {root}: this {kind} cannot be read with the permissions of {user}{where}"
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -134,6 +131,14 @@ def no_permission(root: Path, err: PermissionError, as_json: bool = False) -> st
     command = f"sudo companion detect --eval {shlex.quote(str(root))}" + (" --json" if as_json else "")
     return (f"{said}; the kept photos belong to the companion's service user, so run it with sudo: "
             f"{command}")
+
+
+def _user() -> str:
+    """This user's name, for a message."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid {os.getuid()}" if hasattr(os, "getuid") else "this user"
 
 
 def _photo_folder(unpacked: Path) -> Path:
@@ -202,13 +207,20 @@ def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
     return size.radius_px, f"marble radius {size.radius_px:.1f} px from the saved calibration {path} ({how})"
 
 
-def _read(path: str) -> np.ndarray | None:
+def _read(path: str) -> tuple[np.ndarray | None, str]:
+    """The image at ``path``, or None and why it cannot be read."""
     from hardware.vision.evaluate import read_image
 
+    file = Path(path)
     try:
-        return read_image(Path(path))
+        image = read_image(file)
     except PermissionError:
-        return None
+        return None, f"no permission to read it as {_user()}"
+    if image is not None:
+        return image, ""
+    if file.is_dir():
+        return None, "a folder, not an image"
+    return None, "file not found" if not file.exists() else "not a readable image"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -228,9 +240,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     reference = None
     if args.reference:
-        reference = _read(args.reference)
+        reference, reason = _read(args.reference)
         if reference is None:
-            print(f"companion detect: cannot read reference image {args.reference}", file=sys.stderr)
+            print(f"companion detect: cannot read reference image {args.reference}: {reason}", file=sys.stderr)
             return 2
     try:
         radius, radius_note = marble_radius(args)
@@ -250,10 +262,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     failed = False
     for path in args.images:
-        frame = _read(path)
+        frame, reason = _read(path)
         if frame is None:
             failed = True
-            reason = "file not found" if not Path(path).exists() else "not a readable image"
             print(json.dumps({"image": path, "error": f"cannot read image: {reason}"}), flush=True)
             continue
         problem = picture_problem(regions, used_radius, frame.shape[1], frame.shape[0])
