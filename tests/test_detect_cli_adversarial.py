@@ -353,3 +353,33 @@ def test_a_photo_that_cannot_be_read_says_why(table: Path, capsys: pytest.Captur
         out = capsys.readouterr()
         assert out.out == ""
         assert out.err.strip() == f"companion detect: cannot read reference image {reference}: {reason}"
+
+
+def _grey_copy(source: Path, target: Path) -> None:
+    cv2.imwrite(str(target), cv2.cvtColor(cv2.imread(str(source)), cv2.COLOR_BGR2GRAY))
+
+
+def test_a_grey_photo_against_a_colour_reference_is_refused_not_read_as_marbles(
+        table: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _grey_copy(table / "round.png", table / "grey.png")
+    _grey_copy(table / "empty.png", table / "grey-empty.png")
+    gates = ["--gates", str(table / "gates.json"), "--marble-radius", "10"]
+    assert main(["detect", str(table / "grey.png"), *gates, "--reference", str(table / "empty.png")]) == 1
+    assert json.loads(capsys.readouterr().out)["error"] == (
+        "the photo is grey but the reference is in colour: take both with the same camera")
+    assert main(["detect", str(table / "round.png"), *gates, "--reference", str(table / "grey-empty.png")]) == 1
+    assert json.loads(capsys.readouterr().out)["error"] == (
+        "the photo is in colour but the reference is grey: take both with the same camera")
+    assert main(["detect", str(table / "grey.png"), *gates, "--reference", str(table / "grey-empty.png")]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == [0, 2, 0, 0, 0, 0]  # both grey: compared as before
+
+
+def test_a_kept_sample_whose_frame_was_made_grey_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    photos = tmp_path / "photos"
+    _kept(photos, 1)
+    edited = _kept(photos, 2)
+    _grey_copy(edited / "frame.png", edited / "frame.png")
+    assert main(["detect", "--eval", str(photos), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [{
+        "sample": edited.name,
+        "error": "frame.png is grey but reference.png is in colour: take both with the same camera"}]

@@ -226,7 +226,7 @@ def _read(path: str) -> tuple[np.ndarray | None, str]:
 def run(args: argparse.Namespace) -> int:
     """Print {"image", "counts", "outside", "unsure"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
     from hardware.vision.detect import MarbleDetector, estimate_marble_radius
-    from hardware.vision.evaluate import picture_problem
+    from hardware.vision.evaluate import colour_problem, picture_problem
 
     if getattr(args, "eval_dir", None):
         return run_eval(args)
@@ -267,7 +267,8 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             print(json.dumps({"image": path, "error": f"cannot read image: {reason}"}), flush=True)
             continue
-        problem = picture_problem(regions, used_radius, frame.shape[1], frame.shape[0])
+        problem = picture_problem(regions, used_radius, frame.shape[1], frame.shape[0]) \
+            or colour_problem(frame, reference)
         if problem:
             failed = True
             print(json.dumps({"image": path, "error": problem}), flush=True)

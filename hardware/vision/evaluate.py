@@ -160,6 +160,22 @@ def picture_problem(regions: GateRegions | None, radius: float, width: int, heig
     return None
 
 
+def colour_problem(frame: np.ndarray, reference: np.ndarray | None) -> str | None:
+    """Why ``frame`` cannot be compared with ``reference``, or None: one of them grey and the other in colour
+    (every colour would read as a change)."""
+    if reference is None or _grey(frame) == _grey(reference):
+        return None
+    return (f"the photo is {'grey' if _grey(frame) else 'in colour'} but the reference is "
+            f"{'grey' if _grey(reference) else 'in colour'}: take both with the same camera")
+
+
+def _grey(image: np.ndarray) -> bool:
+    """True when every pixel of a BGR picture is grey (a grey picture read in colour)."""
+    import numpy as np
+
+    return bool(np.array_equal(image[..., 0], image[..., 1]) and np.array_equal(image[..., 1], image[..., 2]))
+
+
 def detect_sample(sample: Sample) -> Result:
     """Run the detector on one sample with its own gates, reference and radius."""
     from hardware.vision.detect import MarbleDetector, estimate_marble_radius
@@ -172,6 +188,9 @@ def detect_sample(sample: Sample) -> Result:
         problem = picture_problem(None, radius, sample.reference.shape[1], sample.reference.shape[0])
         if problem:
             raise SampleError(f"reference.png: {problem}")
+    problem = colour_problem(sample.frame, sample.reference)
+    if problem:
+        raise SampleError(problem.replace("the photo", "frame.png").replace("the reference", "reference.png"))
     try:
         detector = MarbleDetector(sample.regions, sample.reference, marble_radius_px=sample.marble_radius)
         det = detector.detect(sample.frame)
