@@ -383,3 +383,15 @@ def test_a_kept_sample_whose_frame_was_made_grey_is_skipped(tmp_path: Path, caps
     assert json.loads(capsys.readouterr().out)["skipped"] == [{
         "sample": edited.name,
         "error": "frame.png is grey but reference.png is in colour: take both with the same camera"}]
+
+
+@pytest.mark.parametrize("extra", [["--reference", "empty.png"], ["--marble-radius", "12"]])
+def test_eval_with_a_reference_or_radius_it_would_not_use_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]) -> None:
+    """Each kept sample's own reference and radius are used: one given on the command line is refused, not ignored."""
+    _kept(tmp_path / "photos", 1)
+    assert main(["detect", "--eval", str(tmp_path / "photos"), *extra]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and out.err.strip() == (
+        "companion detect: --eval reads its images, gates, references and marble radii from DIR; give no IMAGE, "
+        "--gates, --reference or --marble-radius")

@@ -52,9 +52,10 @@ def run_eval(args: argparse.Namespace) -> int:
     """Print the --eval report on a photo folder or its zip; 0 when at least one sample was evaluated, 2 when
     none."""
     root = Path(args.eval_dir)
-    if args.images or args.gates:
-        print("companion detect: --eval reads its images and gates from DIR; give no IMAGE or --gates",
-              file=sys.stderr)
+    given = args.images or args.gates or getattr(args, "reference", None)
+    if given or getattr(args, "marble_radius", None) is not None:
+        print("companion detect: --eval reads its images, gates, references and marble radii from DIR; give no IMAGE, "
+              "--gates, --reference or --marble-radius", file=sys.stderr)
         return 2
     try:
         return _eval(root, args.json)
