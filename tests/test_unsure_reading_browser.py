@@ -112,3 +112,40 @@ def test_the_camera_alone_unsure_of_a_gate_says_which_to_check(
     _says_which_gates_to_check(page)
     fits(page, f"the flagged round at {size[0]}x{size[1]}")
     shoot(page, f"diego-unsure-camera-alone-{size[0]}x{size[1]}")
+
+
+def _flag_buttons(page: Any) -> list[str]:
+    return [b.strip() for b in page.locator("#flag button").all_inner_texts()]
+
+
+@pytest.mark.parametrize("beams", [False])
+def test_the_camera_alone_offers_no_gates_that_saw_nothing(open_page: Callable[..., Any], base: str,
+                                                            castle_app: Flask) -> None:
+    """Without beams the round's marbles are the camera's own: no "Gates" reading to compare or to accept."""
+    session = _camera_alone_unsure(castle_app, base)
+    page = open_game(open_page, base, session, *KIOSK)
+    expect(page.locator("#flag .unsure")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#flag")).to_contain_text("Camera: Moon, Key")
+    expect(page.locator("#flag")).not_to_contain_text("Gates")
+    assert _flag_buttons(page) == ["Camera is right", "Clear, enter by tap"]
+
+
+@pytest.mark.parametrize("beams", [False])
+def test_a_reading_after_a_tap_compares_the_camera_with_the_taps(open_page: Callable[..., Any], base: str,
+                                                                  castle_app: Flask) -> None:
+    """A person confirms the two marbles the camera was unsure of; the third comes to rest and the camera reads
+    the round again: the page compares the camera with what was tapped (there are no gates), and one tap on the
+    camera's reading takes all three."""
+    session = _camera_alone_unsure(castle_app, base)
+    page = open_game(open_page, base, session, *PHONE)
+    page.locator("#flag").get_by_role("button", name="Camera is right").click()
+    expect(page.locator("#flag")).to_be_hidden(timeout=WAIT_MS)
+    castle_app.extensions["sensors"].castle.add_marble(6)
+    flag = page.locator("#flag")
+    expect(flag).to_contain_text("Tapped: Moon, Key · Camera: Moon, Key, Flame", timeout=WAIT_MS)
+    expect(flag).not_to_contain_text("gates disagree")
+    assert _flag_buttons(page) == ["Camera is right", "Taps are right", "Clear, enter by tap"]
+    shoot(page, "diego-unsure-after-a-tap-390x844")
+    flag.get_by_role("button", name="Camera is right").click()
+    expect(flag).to_be_hidden(timeout=WAIT_MS)
+    assert _current(base, session)["marbles"] == [2, 5, 6]

@@ -128,7 +128,8 @@ def _fused(current: Round) -> Round:
         if seen > MARBLES:
             flag = f"the camera sees {seen} marbles, more than {MARBLES}"
         elif current.marbles and _gate_counts(current.marbles) != current.camera:
-            flag = "the camera and the gates disagree about where the marbles rest"
+            entered = "the gates" if "sensor" in current.sources else "the marbles entered by tap"
+            flag = f"the camera and {entered} disagree about where the marbles rest"
         elif current.camera_unsure and all(s == "camera" for s in current.sources):
             # the camera alone filled in the round, and is unsure of a gate: a person taps, nothing is scored
             names = ", ".join(str(g) for g in current.camera_unsure)

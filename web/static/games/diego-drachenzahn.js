@@ -57,6 +57,15 @@ function unsureText(gates) {
     "rolling).");
 }
 
+/** Who entered the round's marbles besides the camera, as the flag names them and their button: null when the
+ *  camera alone filled them in (no beams). */
+function entry(sources) {
+  const by = new Set(sources.filter((s) => s !== "camera"));
+  if (!by.size) return null;
+  if (!by.has("sensor")) return ["Tapped", "Taps are right"];
+  return by.size > 1 ? ["Gates and taps", "Gates and taps are right"] : ["Gates", "Gates are right"];
+}
+
 function renderFlag(game, cur) {
   const flag = $("flag");
   flag.hidden = !cur.flag;
@@ -68,15 +77,19 @@ function renderFlag(game, cur) {
     && camera.length + cur.camera.outside <= 3;
   const inOrder = (marbles) => [...marbles].sort((a, b) => (a ?? 7) - (b ?? 7)).map(gateName).join(", ");
   const confirmMarbles = (marbles) => game.send({ type: "confirm", marbles });
+  // what the camera is compared with: the beams' marbles, the taps', or none when the camera alone filled them in
+  const entered = entry(cur.sources);
+  const readings = [...(entered ? [`${entered[0]}: ${inOrder(cur.marbles) || "none"}`] : []),
+    ...(camera ? [`Camera: ${inOrder(camera) || "none"}`] : [])];
   flag.replaceChildren(
     ...(onlyUnsure ? [] : [h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag))]),
     ...(unsure.length ? [unsureText(unsure)] : []),
-    h("p", {}, `Gates: ${inOrder(cur.marbles) || "none"}` + (camera ? ` · Camera: ${inOrder(camera) || "none"}` : "")),
+    ...(readings.length ? [h("p", {}, readings.join(" · "))] : []),
     h("div", { class: "row" },
       // a count the camera is unsure of is no suggested answer (ruling D4)
       camera && camera.length <= 3
         ? button("Camera is right", { cls: unsure.length ? "" : "primary", onTap: () => confirmMarbles(camera) }) : null,
-      cur.marbles.length <= 3 ? button("Gates are right", { onTap: () => confirmMarbles(cur.marbles) }) : null,
+      entered && cur.marbles.length <= 3 ? button(entered[1], { onTap: () => confirmMarbles(cur.marbles) }) : null,
       button("Clear, enter by tap", { onTap: () => confirmMarbles([]) })));
 }
 
