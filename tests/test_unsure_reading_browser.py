@@ -149,3 +149,17 @@ def test_a_reading_after_a_tap_compares_the_camera_with_the_taps(open_page: Call
     flag.get_by_role("button", name="Camera is right").click()
     expect(flag).to_be_hidden(timeout=WAIT_MS)
     assert _current(base, session)["marbles"] == [2, 5, 6]
+
+
+def test_the_marbles_read_show_their_gates_names_on_a_phone(open_page: Callable[..., Any], base: str) -> None:
+    """On a phone the three marble slots are narrow: each still shows its gate's name, not the symbol alone
+    beside where the reading came from."""
+    session = start_game(base, "diego-drachenzahn", ["Mum", "Lena", "Tom"])
+    for gate in (2, 4, 5):  # one per gate: a beam takes two marbles back to back for one
+        assert call(f"{base}/api/simulation/marble", {"gate": gate, "width_ms": 15})[0] == 202
+    page = open_game(open_page, base, session, *PHONE)
+    expect(page.locator("#slots .slot.filled")).to_have_count(3, timeout=WAIT_MS)
+    names = page.evaluate("""() => [...document.querySelectorAll('#slots .slot.filled span')]
+        .map((el) => [el.textContent, el.clientWidth >= el.scrollWidth && el.clientWidth > 0])""")
+    assert names == [["Gate 2", True], ["Gate 4", True], ["Gate 5", True]]
+    shoot(page, "diego-marbles-390x844")
