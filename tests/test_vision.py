@@ -116,6 +116,21 @@ def test_reference_of_another_aspect_ratio_is_refused() -> None:
         det.detect(sc.image)
 
 
+@pytest.mark.parametrize("radius", [math.inf, math.nan, 0.0, -3.0])
+def test_a_marble_radius_that_is_no_number_of_pixels_is_refused(radius: float) -> None:
+    with pytest.raises(ValueError, match="positive number of pixels"):
+        MarbleDetector(make_scene(4).regions, marble_radius_px=radius)
+
+
+@pytest.mark.parametrize("radius", [300.0, 3000.0, 1e9])
+def test_a_marble_too_large_for_the_gate_area_is_refused_before_reading(radius: float) -> None:
+    sc = make_scene(4)
+    with pytest.raises(ValueError, match="does not fit in the gate area"):
+        MarbleDetector(sc.regions, sc.reference, marble_radius_px=radius)
+    with pytest.raises(ValueError, match="does not fit in the gate area"):
+        MarbleDetector(sc.regions, marble_radius_px=radius).detect(sc.image)
+
+
 def test_generator_is_deterministic() -> None:
     a, b = make_scene(7), make_scene(7)
     assert np.array_equal(a.image, b.image) and np.array_equal(a.reference, b.reference)

@@ -500,8 +500,8 @@ class MarbleDetector:
 
     def __init__(self, regions: GateRegions, reference: np.ndarray | None = None, *,
                  marble_radius_px: float | None = None, roi_margin_radii: float = ROI_MARGIN_RADII) -> None:
-        if marble_radius_px is not None and not marble_radius_px > 0:
-            raise ValueError(f"marble_radius_px must be positive, got {marble_radius_px}")
+        if marble_radius_px is not None and not 0 < marble_radius_px < math.inf:
+            raise ValueError(f"marble_radius_px must be a positive number of pixels, got {marble_radius_px}")
         self.regions = regions
         self.radius_px = float(marble_radius_px) if marble_radius_px else estimate_marble_radius(regions)
         self.scale = min(1.0, WORK_RADIUS / self.radius_px)
@@ -571,6 +571,9 @@ class MarbleDetector:
                    min(w, int(math.ceil(x1 + m))), min(h, int(math.ceil(y1 + m))))
             if box[2] - box[0] < 4 or box[3] - box[1] < 4:
                 raise ValueError(f"gate regions lie outside the {w}x{h} frame")
+            if min(box[2] - box[0], box[3] - box[1]) < 2 * self.radius_px:
+                raise ValueError(f"a marble of radius {self.radius_px:g} px does not fit in the gate area of the "
+                                 f"{w}x{h} frame")
             self._roi_cache[key] = box
         return self._roi_cache[key]
 
