@@ -163,3 +163,19 @@ def test_the_marbles_read_show_their_gates_names_on_a_phone(open_page: Callable[
         .map((el) => [el.textContent, el.clientWidth >= el.scrollWidth && el.clientWidth > 0])""")
     assert names == [["Gate 2", True], ["Gate 4", True], ["Gate 5", True]]
     shoot(page, "diego-marbles-390x844")
+
+
+def test_the_marbles_the_camera_counts_all_show_in_its_reading(open_page: Callable[..., Any], base: str,
+                                                                 castle_app: Flask) -> None:
+    """The camera sees four marbles, two of them outside every gate: its reading lists all four, as the flag
+    counts them, and not only the two in gates."""
+    session = start_game(base, "diego-drachenzahn", ["Mum", "Lena", "Tom"], gate_names=NAMES)
+    sensors = castle_app.extensions["sensors"]
+    for gate in (4, None, None, 2):
+        sensors.castle.add_marble(gate)
+    sensors.simulator.roll(2, width_ms=15)
+    wait_for(lambda: (_current(base, session)["camera"] or {}).get("outside") == 2)
+    page = open_game(open_page, base, session, *KIOSK)
+    flag = page.locator("#flag")
+    expect(flag).to_contain_text("The camera sees 4 marbles, more than 3.", timeout=WAIT_MS)
+    expect(flag).to_contain_text("Gates: Moon · Camera: Moon, Crown, 2 missed")

@@ -80,7 +80,8 @@ function renderFlag(game, cur) {
   // what the camera is compared with: the beams' marbles, the taps', or none when the camera alone filled them in
   const entered = entry(cur.sources);
   const readings = [...(entered ? [`${entered[0]}: ${inOrder(cur.marbles) || "none"}`] : []),
-    ...(camera ? [`Camera: ${inOrder(camera) || "none"}`] : [])];
+    ...(camera ? [`Camera: ${[inOrder(camera), cur.camera.outside ? `${cur.camera.outside} missed` : ""]
+      .filter(Boolean).join(", ") || "none"}`] : [])];
   flag.replaceChildren(
     ...(onlyUnsure ? [] : [h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag))]),
     ...(unsure.length ? [unsureText(unsure)] : []),
