@@ -11,6 +11,7 @@ import zlib
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from hardware.camera.keeping import Sample, write_sample
@@ -395,3 +396,26 @@ def test_eval_with_a_reference_or_radius_it_would_not_use_says_so(
     assert out.out == "" and out.err.strip() == (
         "companion detect: --eval reads its images, gates, references and marble radii from DIR; give no IMAGE, "
         "--gates, --reference or --marble-radius")
+
+
+@pytest.mark.parametrize("ext", [".png", ".jpg"])
+def test_the_pixels_a_header_claims_are_read_without_decoding(ext: str) -> None:
+    from hardware.vision.evaluate import claimed_pixels
+
+    ok, data = cv2.imencode(ext, np.full((48, 64, 3), 120, np.uint8))
+    assert ok and claimed_pixels(data.tobytes()) == 64 * 48
+    assert claimed_pixels(_png_claiming(9000, 9000)) == 81_000_000
+    assert claimed_pixels(b"GIF89a....") is None
+
+
+def test_a_picture_claiming_more_pixels_than_a_camera_gives_is_not_decoded(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from hardware.vision import evaluate
+
+    real = tmp_path / "real.png"
+    cv2.imwrite(str(real), np.full((48, 64, 3), 120, np.uint8))
+    forged = tmp_path / "forged.png"
+    forged.write_bytes(_png_claiming(9000, 9000))  # under OpenCV's own limit: it would decode 243 MB
+    assert evaluate.read_image(real).shape == (48, 64, 3)
+    monkeypatch.setattr(cv2, "imdecode", lambda *a: pytest.fail("a forged header was decoded"))
+    assert evaluate.read_image(forged) is None

@@ -70,9 +70,31 @@ class SampleError(ValueError):
     """A sample that cannot be read; the message says why."""
 
 
+MAX_PIXELS = 64_000_000
+"""The most pixels an image read here may claim: five times a 12-megapixel camera's frame. Decoded, an image
+takes three bytes a pixel, so a damaged or forged header claiming 20000x20000 would take 1.2 GB of a Pi's memory
+before anything could look at it."""
+
+
+def claimed_pixels(data: bytes) -> int | None:
+    """The pixels a PNG's or JPEG's header claims (width times height), read before any decoding; None for other
+    formats or a header too short to say."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR" and len(data) >= 24:
+        return int.from_bytes(data[16:20], "big") * int.from_bytes(data[20:24], "big")
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 <= len(data) and data[i] == 0xFF:  # the JPEG's segments up to its frame header (SOFn)
+        marker, length = data[i + 1], int.from_bytes(data[i + 2:i + 4], "big")
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return int.from_bytes(data[i + 5:i + 7], "big") * int.from_bytes(data[i + 7:i + 9], "big")
+        i += 2 + length
+    return None
+
+
 def read_image(path: Path) -> np.ndarray | None:
-    """The image at ``path`` as BGR uint8, or None when it is missing or unreadable; PermissionError when this
-    user may not read it."""
+    """The image at ``path`` as BGR uint8, or None when it is missing or unreadable, or claims more than
+    ``MAX_PIXELS``; PermissionError when this user may not read it."""
     import cv2
     import numpy as np
 
@@ -82,7 +104,7 @@ def read_image(path: Path) -> np.ndarray | None:
         raise
     except OSError:
         return None
-    if data.size == 0:
+    if data.size == 0 or (claimed_pixels(data[:65536].tobytes()) or 0) > MAX_PIXELS:
         return None
     try:
         return cv2.imdecode(data, cv2.IMREAD_COLOR)
