@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import struct
-import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -14,9 +13,9 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.camera.keeping import Sample, write_sample
 from hardware.camera.simulated import SimulatedCastle
 from hardware.vision.regions import save_regions
+from tests.test_photo_eval import kept_sample
 from web.cli import main
 
 
@@ -41,16 +40,6 @@ def table(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _kept(folder: Path, round_number: int) -> Path:
-    """One sample as photo keeping writes it: the simulated castle with one marble in gate 2."""
-    castle = SimulatedCastle()
-    castle.add_marble(2)
-    return write_sample(folder, Sample(
-        frame=castle.render(), reference=castle.render_empty(), gates=castle.regions().to_json(),
-        counts=(0, 1, 0, 0, 0, 0), camera_counts=(0, 1, 0, 0, 0, 0), marble_radius=castle.marble_size().radius_px,
-        session=1, round=round_number, confirmed_at=time.time() + round_number))
-
-
 def _detect(table: Path, *args: str) -> list[str]:
     return ["detect", str(table / "round.png"), "--gates", str(table / "gates.json"),
             "--reference", str(table / "empty.png"), "--marble-radius", "10", *args]
@@ -73,8 +62,8 @@ def test_a_picture_claiming_more_pixels_than_can_be_read_is_named_not_a_tracebac
 def test_a_kept_frame_claiming_more_pixels_than_can_be_read_is_skipped_as_damaged(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
-    forged = _kept(photos, 2)
+    kept_sample(photos, 1)
+    forged = kept_sample(photos, 2)
     (forged / "frame.png").write_bytes(_png_claiming(40000, 30000))
     assert main(["detect", "--eval", str(photos), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -114,8 +103,8 @@ def test_a_gates_file_with_absurd_json_says_so_in_one_line(
 def test_a_hand_edited_label_with_absurd_json_is_skipped_with_what_is_wrong(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], old: str, new: str, said: str) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
-    edited = _kept(photos, 2)
+    kept_sample(photos, 1)
+    edited = kept_sample(photos, 2)
     text = (edited / "label.json").read_text()
     assert old in text
     (edited / "label.json").write_text(text.replace(old, new, 1))
@@ -204,8 +193,8 @@ def test_gates_reaching_into_the_picture_are_still_read(table: Path, capsys: pyt
 def test_a_kept_sample_with_an_absurd_marble_radius_is_skipped_with_what_is_wrong(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], radius: str, said: str) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
-    edited = _kept(photos, 2)
+    kept_sample(photos, 1)
+    edited = kept_sample(photos, 2)
     label = json.loads((edited / "label.json").read_text())
     (edited / "label.json").write_text(json.dumps(label).replace(f'"marble_radius": {label["marble_radius"]}',
                                                                  f'"marble_radius": {radius}'))
@@ -217,8 +206,8 @@ def test_a_kept_sample_with_an_absurd_marble_radius_is_skipped_with_what_is_wron
 def test_a_kept_sample_whose_gates_lie_beyond_its_frame_is_skipped(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
-    edited = _kept(photos, 2)
+    kept_sample(photos, 1)
+    edited = kept_sample(photos, 2)
     label = json.loads((edited / "label.json").read_text())
     for item in label["gates"]["gates"]:
         item["polygon"] = [[x + 5000, y] for x, y in item["polygon"]]
@@ -232,7 +221,7 @@ def test_a_kept_sample_whose_gates_lie_beyond_its_frame_is_skipped(
 
 def _zipped(tmp_path: Path, extra: dict[str, bytes] | None = None) -> Path:
     """The Camera page's zip of one kept sample (companion-photos/<sample>/...), with ``extra`` members added."""
-    sample = _kept(tmp_path / "photos", 1)
+    sample = kept_sample(tmp_path / "photos", 1)
     zipped = tmp_path / "companion-photos.zip"
     with zipfile.ZipFile(zipped, "w") as archive:
         for path in sorted(sample.iterdir()):
@@ -377,8 +366,8 @@ def test_a_grey_photo_against_a_colour_reference_is_refused_not_read_as_marbles(
 
 def test_a_kept_sample_whose_frame_was_made_grey_is_skipped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
-    edited = _kept(photos, 2)
+    kept_sample(photos, 1)
+    edited = kept_sample(photos, 2)
     _grey_copy(edited / "frame.png", edited / "frame.png")
     assert main(["detect", "--eval", str(photos), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["skipped"] == [{
@@ -390,7 +379,7 @@ def test_a_kept_sample_whose_frame_was_made_grey_is_skipped(tmp_path: Path, caps
 def test_eval_with_a_reference_or_radius_it_would_not_use_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str]) -> None:
     """Each kept sample's own reference and radius are used: one given on the command line is refused, not ignored."""
-    _kept(tmp_path / "photos", 1)
+    kept_sample(tmp_path / "photos", 1)
     assert main(["detect", "--eval", str(tmp_path / "photos"), *extra]) == 2
     out = capsys.readouterr()
     assert out.out == "" and out.err.strip() == (

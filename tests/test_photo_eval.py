@@ -17,7 +17,7 @@ from hardware.camera.simulated import SimulatedCastle
 from web.cli import main
 
 
-def _kept(folder: Path, round_number: int) -> Path:
+def kept_sample(folder: Path, round_number: int) -> Path:
     """One sample as photo keeping writes it: the simulated castle with one marble in gate 2."""
     castle = SimulatedCastle()
     castle.add_marble(2)
@@ -29,7 +29,7 @@ def _kept(folder: Path, round_number: int) -> Path:
 
 def test_every_damaged_sample_is_named_with_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    good, no_label, no_frame, cut, bad_reference = (_kept(photos, n) for n in range(1, 6))
+    good, no_label, no_frame, cut, bad_reference = (kept_sample(photos, n) for n in range(1, 6))
     (no_label / "label.json").unlink()
     (no_frame / "frame.png").unlink()
     (cut / "frame.png").write_bytes((cut / "frame.png").read_bytes()[:1000])
@@ -53,7 +53,7 @@ def test_every_damaged_sample_is_named_with_what_is_wrong(tmp_path: Path, capsys
 
 def test_the_data_folder_named_instead_of_its_photos_says_where_they_are(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _kept(tmp_path / "photos", 1)
+    kept_sample(tmp_path / "photos", 1)
     (tmp_path / "camera").mkdir()
     (tmp_path / "camera" / "empty-reference.png").write_bytes(b"")
     assert main(["detect", "--eval", str(tmp_path)]) == 2
@@ -79,7 +79,7 @@ def _denied(monkeypatch: pytest.MonkeyPatch, method: str, denied: Path) -> None:
 def test_a_folder_this_user_may_not_list_says_so_and_suggests_sudo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
+    kept_sample(photos, 1)
     _denied(monkeypatch, "iterdir", photos)
     assert main(["detect", "--eval", str(photos)]) == 2
     out = capsys.readouterr()
@@ -93,7 +93,7 @@ def test_a_folder_this_user_may_not_even_look_into_says_so_and_suggests_sudo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """/var/lib/dragon-table is 0750: its photos folder cannot even be looked at (stat fails)."""
     photos = tmp_path / "photos"
-    _kept(photos, 1)
+    kept_sample(photos, 1)
     _denied(monkeypatch, "stat", photos)
     assert main(["detect", "--eval", str(photos), "--json"]) == 2
     out = capsys.readouterr()
@@ -106,7 +106,7 @@ def test_a_sample_this_user_may_not_read_says_so_and_suggests_sudo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """The folder can be listed, but a sample's label cannot be opened: said once, not as a damaged sample."""
     photos = tmp_path / "photos"
-    label = _kept(photos, 1) / "label.json"
+    label = kept_sample(photos, 1) / "label.json"
     _denied(monkeypatch, "read_text", label)
     assert main(["detect", "--eval", str(photos)]) == 2
     err = capsys.readouterr().err
@@ -116,7 +116,7 @@ def test_a_sample_this_user_may_not_read_says_so_and_suggests_sudo(
 
 def test_a_zip_this_user_may_not_read_says_so_and_suggests_sudo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    sample = _kept(tmp_path / "photos", 1)
+    sample = kept_sample(tmp_path / "photos", 1)
     zipped = tmp_path / "companion-photos.zip"
     zipped.write_bytes(b"".join(zipped_samples([sample], "companion-photos")))
     assert main(["detect", "--eval", str(zipped), "--json"]) == 0  # readable: read
@@ -133,7 +133,7 @@ def test_a_zip_this_user_may_not_read_says_so_and_suggests_sudo(
 def test_as_root_a_folder_it_may_not_read_is_not_answered_with_sudo(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    _kept(photos, 1)
+    kept_sample(photos, 1)
     _denied(monkeypatch, "iterdir", photos)
     monkeypatch.setattr(os, "geteuid", lambda: 0)
     assert main(["detect", "--eval", str(photos)]) == 2
@@ -157,7 +157,7 @@ def test_a_folder_without_samples_says_what_was_looked_for_where_and_what_to_do(
 def test_a_folder_whose_samples_are_all_skipped_names_them_and_says_what_to_do(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     photos = tmp_path / "photos"
-    no_label, no_frame = _kept(photos, 1), _kept(photos, 2)
+    no_label, no_frame = kept_sample(photos, 1), kept_sample(photos, 2)
     (no_label / "label.json").unlink()
     (no_frame / "frame.png").unlink()
     assert main(["detect", "--eval", str(photos)]) == 2
