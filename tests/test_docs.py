@@ -138,7 +138,7 @@ def test_readme_says_where_photos_are_kept_what_they_cost_and_how_they_go() -> N
     pi_data = re.search(r"^DATA=(\S+)", (ROOT / "systemd" / "install.sh").read_text(), re.M)
     assert pi_data is not None and f"{pi_data.group(1)}/photos" in keeping
     assert f"`keep_photos_max` ({DEFAULT_LIMIT})" in keeping and " MB" in keeping
-    assert "Download the kept photos" in keeping and "Delete the kept photos" in keeping
+    assert "kept photos (zip)\" button" in keeping and "Delete the kept photos" in keeping
     assert "DELETE /api/camera/photos" in keeping
 
 
@@ -181,3 +181,77 @@ def test_every_setting_the_readme_names_can_be_set() -> None:
         assert tomllib.loads(f"v = {default}")["v"] == DEFAULTS[ACCESS_APP_CONFIG[key]], key
     assert not re.search(r"\b(KIOSK_PEERS|SPECTATORS|ALLOWED_HOSTS|WRITE_RATE|WRITE_BURST)\b", readme), \
         "the README names app.config keys no one can set; name the [access] keys and the options"
+
+
+def _subparser(name: str):
+    import argparse
+
+    from web.cli import build_parser
+
+    actions = build_parser()._actions
+    return next(a for a in actions if isinstance(a, argparse._SubParsersAction)).choices[name]
+
+
+def _camera_bullets(readme: str) -> str:
+    return readme[readme.index("- **Camera.**"):readme.index("- **Together**")]
+
+
+def test_the_camera_steps_name_the_pages_own_controls() -> None:
+    """Every button, switch or heading the README's camera steps name in italics is on the page they are on (the
+    Camera page, the Diego sensor panel, the kiosk's header), word for word; the page's download button reads as
+    the README quotes it."""
+    readme = (ROOT / "README.md").read_text()
+    camera = _camera_bullets(readme)
+    pages = "\n".join((ROOT / "web" / path).read_text() for path in (
+        "templates/camera.html", "static/camera.js", "templates/base.html", "templates/games/diego-drachenzahn.html"))
+    named = set(re.findall(r"(?<![*\w])\*([^*\n]+(?:\n\s*[^*\n]+)?)\*(?![*\w])", camera))
+    assert {"Tap the gate corners", "Save regions", "Anchor to the 4 markers", "Gates empty: take reference",
+            "Tap one resting marble", "Keep confirmed rounds' photos"} <= {" ".join(n.split()) for n in named}
+    for name in named:
+        name = " ".join(name.split())
+        if re.fullmatch(r"Gate [1-6]", name):  # the page numbers its gate buttons itself
+            assert "`Gate ${g}`" in pages
+        elif name == "Photo keeping" or name == "Marble size":
+            assert f"<h3>{name}</h3>" in pages
+        else:
+            assert name.replace("'", "&#39;") in pages or name in pages, f"the README names *{name}*; no page shows it"
+    download = re.search(r'"Download the (\d+) kept photos \(zip\)"', camera)
+    assert download is not None, "the README quotes the download button as the page words it"
+    assert "`Download the ${keeping.count} kept photo${keeping.count === 1 ? \"\" : \"s\"} (zip)`" in pages
+
+
+def test_the_camera_steps_name_real_options_defaults_and_files() -> None:
+    """The options of `companion serve --camera`, `companion markers` and `companion detect` the camera steps use
+    exist; the marker and marble sizes they give are the code's defaults; the files they name are the ones the
+    companion writes."""
+    from hardware.camera.marble_size import DEFAULT_MARBLE_MM
+    from hardware.camera.markers import DEFAULT_MARKER_MM
+
+    readme = (ROOT / "README.md").read_text()
+    camera = _camera_bullets(readme)
+    serve_camera = next(a for a in _subparser("serve")._actions if "--camera" in a.option_strings).help or ""
+    for spec in re.search(r"`companion serve --camera`: (.*?)\)\. ", camera, re.S).group(1).split("`")[1::2]:
+        assert spec in serve_camera, f"`--camera {spec}` is not in `companion serve --help`"
+    markers = {o for a in _subparser("markers")._actions for o in a.option_strings}
+    assert {"-o", "--size-mm"} <= markers and "`-o markers.pdf`" in camera and "`--size-mm`, 50)" in camera
+    assert DEFAULT_MARKER_MM == 50 and f"`[camera] marker_mm`, {DEFAULT_MARKER_MM:g} mm" in camera
+    assert f"`[camera] marble_mm`, {DEFAULT_MARBLE_MM:g} mm" in camera
+    assert "`markers.png`" in camera and _subparser("markers").get_default("output") == "markers.png"
+    detect = {o for a in _subparser("detect")._actions for o in a.option_strings}
+    check = " ".join(camera.split()).split("Check a set-up", 1)[1].split("- **Photo keeping**", 1)[0]
+    assert "`companion detect " in check
+    for span in re.findall(r"`([^`]*)`", check):
+        for option in re.findall(r"(?<![\w-])--[a-z][a-z-]*", span):
+            assert option in detect, f"`companion detect` has no {option}"
+    hub = (ROOT / "hardware" / "camera" / "hub.py").read_text()
+    for name in ("gates.json", "marble.json"):
+        assert f'data_dir / "{name}"' in hub and f"camera/{name}" in readme, name
+
+
+def test_the_command_table_gives_companion_markers_options_as_they_are() -> None:
+    readme = (ROOT / "README.md").read_text()
+    row = re.search(r"^\| `companion markers ([^`]*)` \| ([^|]*)\|", readme, re.M)
+    assert row is not None
+    options = {o for a in _subparser("markers")._actions for o in a.option_strings}
+    assert set(re.findall(r"(?<![\w-])-{1,2}[a-z][a-z-]*", row.group(1))) <= options
+    assert f"({_subparser('markers').get_default('size_mm'):g}) on a side" in row.group(2)
