@@ -118,8 +118,11 @@ def serve(args: argparse.Namespace) -> int:
         shutdown(app)
         print(f"companion: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
         return LISTEN_FAILED
-    mode = app.extensions["sensors"].mode
-    note = " (no Raspberry Pi hardware: mock pins and a simulated castle camera)" if mode == "simulation" else ""
+    sensors = app.extensions["sensors"]
+    mode = sensors.mode
+    camera = sensors.camera.service.status().get("source") if sensors.camera is not None else "off"
+    camera = "a simulated castle camera" if camera == "simulation" else f"camera {camera}"
+    note = f" (no Raspberry Pi hardware: mock pins and {camera})" if mode == "simulation" else ""
     log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
              args.host, sock.getsockname()[1], mode, note, app.config["DATA_DIR"])
 
