@@ -173,3 +173,12 @@ def test_a_folder_whose_samples_are_all_skipped_names_them_and_says_what_to_do(
     assert main(["detect", "--eval", str(photos), "--json"]) == 2  # --json: the report still, for a script
     out = capsys.readouterr()
     assert json.loads(out.out)["samples"] == 0 and "named with what is wrong in the report" in out.err
+
+
+def test_detect_reads_a_kept_round_with_the_gates_of_its_label(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    folder = kept_sample(tmp_path, 1)
+    radius = json.loads((folder / "label.json").read_text())["marble_radius"]
+    assert main(["detect", str(folder / "frame.png"), "--gates", str(folder / "label.json"), "--reference",
+                 str(folder / "reference.png"), "--marble-radius", str(radius)]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"] == [0, 1, 0, 0, 0, 0]

@@ -117,3 +117,15 @@ def test_scaled_and_shifted_move_every_point() -> None:
     assert regions.scaled(2.0, 0.5).gates[0].polygon[2] == (360.0, 45.0)
     moved = regions.shifted(3.5, -2.0)
     assert moved.gates[5].polygon[0] == (603.5, -2.0) and [g.gate for g in moved.gates] == list(range(1, 7))
+
+
+def test_a_kept_rounds_label_gives_its_gates(tmp_path) -> None:
+    from tests.test_photo_eval import kept_sample
+
+    folder = kept_sample(tmp_path, 1)
+    label = json.loads((folder / "label.json").read_text())
+    assert load_regions(folder / "label.json") == GateRegions.from_json(label["gates"])
+    label["gates"] = {"gates": label["gates"]["gates"][:5]}
+    (folder / "label.json").write_text(json.dumps(label))
+    with pytest.raises(RegionsError, match="missing gate 6"):
+        load_regions(folder / "label.json")

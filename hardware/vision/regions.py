@@ -221,7 +221,8 @@ def _point_in_polygon(x: float, y: float, poly: tuple[tuple[float, float], ...])
 
 
 def load_regions(path: str | Path) -> GateRegions:
-    """Read and validate a gate regions JSON file; raises RegionsError naming the problem."""
+    """Read and validate a gate regions JSON file, or the gates of a kept round's label.json; raises RegionsError
+    naming the problem."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -237,6 +238,8 @@ def load_regions(path: str | Path) -> GateRegions:
         raise RegionsError(f"gate regions file {p} is not valid JSON: a number too long") from None
     except RecursionError:
         raise RegionsError(f"gate regions file {p} is not valid JSON: lists nested too deep") from None
+    if isinstance(data, dict) and isinstance(data.get("gates"), dict):  # a kept round's label.json holds its gates
+        data = data["gates"]
     try:
         return GateRegions.from_json(data)
     except RegionsError as exc:
