@@ -13,6 +13,8 @@ import pytest
 
 from hardware.camera.markers import (
     MARKER_IDS,
+    MAX_MARKER_MM,
+    MIN_MARKER_MM,
     MarkerAnchor,
     MarkerError,
     add_arguments,
@@ -281,3 +283,23 @@ def test_reference_damaged_file_and_bad_input_are_reported(tmp_path: Path) -> No
         ReferenceStore(tmp_path / "empty.gif")
     with pytest.raises(ValueError, match="BGR uint8 frame"):
         store.offer(np.zeros((4, 4), np.float32), True, True, now=0.0)
+
+
+@pytest.mark.parametrize("marker_mm", [MIN_MARKER_MM, 40.0, MAX_MARKER_MM])
+def test_the_sheet_names_the_pages_steps_and_its_marker_size_above_the_pages_margin(
+        monkeypatch: pytest.MonkeyPatch, marker_mm: float) -> None:
+    import hardware.camera.markers as markers
+
+    said: list[tuple[str, int]] = []
+    real = markers._text
+    monkeypatch.setattr(markers, "_text", lambda sheet, text, x, y, *a, **k: (said.append((text, y)),
+                                                                              real(sheet, text, x, y, *a, **k)))
+    sheet = render_sheet(marker_mm=marker_mm, dpi=100)
+    assert sheet.shape == (1169, 827)
+    text = " ".join(" ".join(t for t, _ in said).split())
+    page = (Path(__file__).parents[1] / "web" / "templates" / "camera.html").read_text()
+    for control in ("Save regions", "Anchor to the 4 markers"):
+        assert control in text and control in page
+    assert f"[camera] marker_mm must say {marker_mm:g}" in text
+    assert max(y for _, y in said) < sheet.shape[0] - 10 / 25.4 * 100  # 10 mm clear of the page's bottom edge
+    assert sorted(detect_markers(cv2.cvtColor(sheet, cv2.COLOR_GRAY2BGR))) == list(MARKER_IDS)

@@ -348,7 +348,7 @@ def render_sheet(*, marker_mm: float = DEFAULT_MARKER_MM, dpi: int = 300) -> np.
     side = max(6, round(_px(marker_mm, dpi) / 6) * 6)  # 4x4 bits + 1-bit border = 6 modules
     cut_margin = _px(8, dpi)
     label_h = _px(4, dpi)
-    cell_w, cell_h = width // 2, _px(110, dpi)
+    cell_w, cell_h = width // 2, _px(marker_mm + 30, dpi)  # the marker, its cut margins and its label
     top = _px(38, dpi)
     for index, marker_id in enumerate(MARKER_IDS):
         row, col = divmod(index, 2)
@@ -376,7 +376,9 @@ def render_sheet(*, marker_mm: float = DEFAULT_MARKER_MM, dpi: int = 300) -> np.
         "2. Cut along the dashed lines; keep the white edge around each marker.",
         "3. Stick them flat on the castle around the six gates, as labelled, spread wide,",
         "   where the camera sees all four and no marble can cover them.",
-        "4. Calibrate the gate regions on the kiosk.",
+        "4. On the kiosk's Camera page: tap the gate corners, Save regions,",
+        "   then Anchor to the 4 markers.",
+        f"5. Markers {marker_mm:g} mm on a side: the companion's [camera] marker_mm must say {marker_mm:g}.",
     ]
     for number, text in enumerate(lines):
         _text(sheet, text, x, y + _px(11 + 5.5 * number, dpi), _px(3, dpi))
