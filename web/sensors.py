@@ -175,9 +175,17 @@ class Sensors:
             self.camera.marble_seen(self._round_marbles)
 
     def on_camera_reading(self, detection: Any, photo: bytes) -> None:
-        """Where the camera sees the marbles rest: a "camera" event in the running round (rulings D3, D4)."""
-        event = {"type": "camera", "counts": list(detection.counts), "outside": detection.outside,
-                 "unsure": list(detection.unsure)}
+        """Where the camera sees the marbles rest: a "camera" event in the running round (rulings D3, D4).
+
+        A picture gone wrong (a camera knocked aside, against its empty reference) can show far more "marbles" than
+        a camera event may hold: each number is given as the most it may hold, its gate unsure, so that the round is
+        flagged for a tap (more than 3 marbles, D4) instead of the reading being refused and lost."""
+        from companion.games.diego import MAX_CAMERA_COUNT
+
+        counts = [min(c, MAX_CAMERA_COUNT) for c in detection.counts]
+        unsure = [bool(u) or c > MAX_CAMERA_COUNT for u, c in zip(detection.unsure, detection.counts)]
+        event = {"type": "camera", "counts": counts, "outside": min(detection.outside, MAX_CAMERA_COUNT),
+                 "unsure": unsure}
         session_id = self.castle_owner.holder
         if session_id is not None and photo:
             self.photos[session_id] = photo  # before the event, so the page finds it when it asks
