@@ -342,15 +342,15 @@ class CameraHub:
         return moved
 
     def _follow_the_picture(self, frame: np.ndarray, regions: GateRegions) -> GateRegions:
-        """Without markers: when the picture moved against the empty reference by more than
-        ``CAMERA_MOVED_PX`` (a nudged camera), the tapped gates are moved with it and saved, and the reference
-        is taken again (``hardware.camera.drift``)."""
+        """Without markers (gates tapped, or the simulated castle's): when the picture moved against the empty
+        reference by more than ``CAMERA_MOVED_PX`` (a nudged camera), the gates are moved with it and saved, and the
+        reference is taken again (``hardware.camera.drift``)."""
         from hardware.camera.drift import picture_shift
         from hardware.vision.detect import estimate_marble_radius
 
         reference = self.reference.get()
-        if reference is None or self._regions_source != "tap":
-            return regions
+        if reference is None or self._regions_source not in ("tap", "simulation"):  # the simulated castle's gates
+            return regions  # stand for tapped ones
         shift = picture_shift(reference, frame, regions.bounds(), self.marble_radius or estimate_marble_radius(regions))
         if shift is None:
             return regions
@@ -543,6 +543,11 @@ class CameraHub:
         has_reference = self.reference.get() is not None
         looks_empty = detection is not None and detection.total == 0 and detection.outside == 0
         if not (looks_empty or not has_reference) or now - last_check <= (5 if has_reference else 0.5):
+            return None
+        if self.camera_only and detection is not None and not looks_empty:
+            # The camera alone: the round holds no marble until the camera has read it at rest, so marbles that
+            # rest in a picture read without a reference (a nudge dropped it as they landed) would vanish into
+            # the new one. Taken only once the gates are seen empty.
             return None
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
             self._reference_regions = moved
