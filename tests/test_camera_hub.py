@@ -460,3 +460,29 @@ def test_the_preview_is_drawn_when_a_page_asks_for_it_not_for_every_frame(
         assert hub.preview_jpeg() is again and len(drawn) == count + 1  # drawn once per frame
     finally:
         hub.close()
+
+
+def test_the_camera_alone_takes_its_first_reference_at_once_and_after_a_move_only_from_an_empty_picture(
+        tmp_path: Path) -> None:
+    """Before any reference, a picture read without one is unsure anyway (the castle's own shapes may read as
+    marbles): the first is taken as early as it may be. Once a move dropped it, marbles may rest unseen in the
+    gates of a camera-alone round, so the next is taken only from a picture that reads empty."""
+    from hardware.vision.detect import Detection
+
+    empty = Detection(counts=(0, 0, 0, 0, 0, 0), outside=0, marbles=())
+    shapes = Detection(counts=(0, 0, 1, 1, 0, 0), outside=0, marbles=(), unsure=(True,) * 6, with_reference=False)
+    service = FakeService(marker_scene())
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, camera_only=True)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.anchor_to_markers()
+    assert hub._refresh_reference(marker_scene(), shapes, last_check=0.0) is not None
+    assert hub.reference.get() is not None  # the first one, though the picture read marbles without it
+    bumped = cv2.warpAffine(marker_scene(), np.float32([[1, 0, 15], [0, 1, 0]]), (640, 480),
+                            borderValue=(200, 200, 200))
+    hub.current_regions(bumped)
+    hub._refresh_reference(bumped, shapes, last_check=0.0)
+    assert hub.reference.get() is None  # dropped by the move, and not taken with marbles in the picture
+    hub._refresh_reference(bumped, shapes, last_check=0.0)
+    assert hub.reference.get() is None
+    hub._refresh_reference(bumped, empty, last_check=0.0)
+    assert hub.reference.get() is not None  # taken again once the gates read empty

@@ -158,6 +158,9 @@ class CameraHub:
         self._anchor: MarkerAnchor | None = None
         self._marker_check: dict[str, Any] | None = None
         self._moved: GateRegions | None = None  # the regions moved by the last marker check
+        # a move dropped the empty reference: with the camera alone, marbles may rest unseen in the gates, so the
+        # new one is taken only from a picture that reads empty (the first one, at set-up, as early as it may be)
+        self._retake_when_empty = False
         self._reference_regions: GateRegions | None = None  # where they were when the reference was taken
         self._detector: MarbleDetector | None = None
         self._detector_inputs: tuple[Any, Any, Any] = (None, None, None)  # regions, reference, radius
@@ -363,6 +366,7 @@ class CameraHub:
             self._regions = moved
         save_regions(moved, self.regions_path)
         self.reference.clear()
+        self._retake_when_empty = True
         self._moved_note = (f"The camera moved by {shift[0]:+.0f}, {shift[1]:+.0f} px (right, down) at "
                             f"{time.strftime('%H:%M')}: the gates were moved with it; the empty reference is taken "
                             "again once the gates are empty. Check the gates on the picture.")
@@ -538,19 +542,21 @@ class CameraHub:
                 and _shift_px(moved, self._reference_regions) > CAMERA_MOVED_PX:
             log.info("the camera moved: the empty reference will be taken again")
             self.reference.clear()
+            self._retake_when_empty = True
             self._reference_regions = None
             self._changed()
         has_reference = self.reference.get() is not None
         looks_empty = detection is not None and detection.total == 0 and detection.outside == 0
         if not (looks_empty or not has_reference) or now - last_check <= (5 if has_reference else 0.5):
             return None
-        if self.camera_only and detection is not None and not looks_empty:
+        if self.camera_only and self._retake_when_empty and not looks_empty:
             # The camera alone: the round holds no marble until the camera has read it at rest, so marbles that
             # rest in a picture read without a reference (a nudge dropped it as they landed) would vanish into
-            # the new one. Taken only once the gates are seen empty.
+            # the new one. Taken again only once the gates are seen empty.
             return None
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
             self._reference_regions = moved
+            self._retake_when_empty = False
             log.info("empty reference %s", "refreshed" if has_reference else "taken")
             self._moved_note = None
             if not has_reference:
