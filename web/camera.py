@@ -4,9 +4,9 @@ confirmation photos shown beside a Diego round."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
-from flask import Blueprint, Response, abort, current_app, jsonify, render_template
+from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request
 
 from hardware.camera.hub import NoMarble, NoPicture
 from hardware.camera.keeping import KeptPhotosBusy, kept_samples, zipped_samples
@@ -16,6 +16,7 @@ from hardware.vision.regions import RegionsError
 
 from .api import checked_body, json_body
 from .errors import ApiError, error_response
+from .trust import SAFE_METHODS
 
 bp = Blueprint("camera", __name__)
 
@@ -23,6 +24,41 @@ bp = Blueprint("camera", __name__)
 MARBLE_TAP = {"x": {"type": "number", "minimum": 0, "maximum": 10000},
               "y": {"type": "number", "minimum": 0, "maximum": 10000}}
 KEEPING = {"enabled": {"type": "boolean"}}
+REGION_FIELDS = ("gate", "polygon")
+
+
+def _regions_body() -> dict[str, Any]:
+    """{"gates": [{"gate": 1, "polygon": [[x, y], ...]}, ...]} with no other field; GateRegions checks the rest and
+    names what is wrong (the points are nested deeper than checked_body's schema goes)."""
+    data = json_body()
+    gates = data.get("gates")
+    unknown = [(key, "the request") for key in data if key != "gates"]
+    unknown += [(key, f"gates[{index}]") for index, gate in enumerate(gates if isinstance(gates, list) else ())
+                if isinstance(gate, dict) for key in gate if key not in REGION_FIELDS]
+    if unknown:
+        raise ApiError(400, "malformed", f"{unknown[0][1]} has no field {unknown[0][0]!r}")
+    return data
+
+
+#: Each camera write's body, checked before the camera is asked anything; a write not named here takes no field.
+BODIES: dict[str, Callable[[], dict[str, Any]]] = {
+    "camera.regions": _regions_body,
+    "camera.marble": lambda: checked_body(MARBLE_TAP, ("x", "y")),
+    "camera.keeping": lambda: checked_body(KEEPING, ("enabled",)),
+}
+
+
+@bp.before_request
+def _check_body() -> None:
+    """Every camera write's body: JSON (400), at most 64 KiB (413), no field its write does not take, each of its
+    type (400); so a refused body changes nothing. The handlers read it from body()."""
+    if request.method not in SAFE_METHODS:
+        g.camera_body = BODIES.get(request.endpoint or "", lambda: checked_body({}, empty_ok=True))()
+
+
+def body() -> dict[str, Any]:
+    """The current camera write's checked body."""
+    return g.camera_body
 
 
 def _hub() -> Any:
@@ -84,7 +120,7 @@ def status():
 
 @bp.post("/api/camera/regions")
 def regions():
-    return jsonify({"regions": _hub().set_regions(json_body()).to_json()})
+    return jsonify({"regions": _hub().set_regions(body()).to_json()})
 
 
 @bp.post("/api/camera/reference")
@@ -101,7 +137,7 @@ def anchor():
 def marble():
     """A tap on one resting marble in the picture (image pixels): its radius is measured and saved."""
     hub = _hub()
-    tap = checked_body(MARBLE_TAP, ("x", "y"))
+    tap = body()
     try:
         return jsonify({"marble": hub.measure_marble(float(tap["x"]), float(tap["y"]))})
     except ValueError as err:
@@ -114,7 +150,7 @@ def marble():
 def keeping():
     """Switch photo keeping on or off (the table's consent); the choice is saved."""
     _hub()
-    enabled = checked_body(KEEPING, ("enabled",))["enabled"]
+    enabled = body()["enabled"]
     return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(enabled)})
 
 
