@@ -18,6 +18,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from hardware.camera.simulated import SimulatedCastle
+from tests.test_photo_eval import kept_sample
 from tests.test_trust import pair, snapshot, tablet
 
 WRITE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
@@ -264,6 +265,32 @@ def test_with_the_camera_off_every_camera_write_says_so(make_app: Callable[..., 
 
 
 # ---- the pictures and the kept photos ---------------------------------------------------------------------------
+
+def test_the_pictures_and_the_kept_photos_go_only_to_the_kiosk_and_paired_devices_own_pages(
+        make_app: Callable[..., Flask]) -> None:
+    app = make_app()
+    kiosk = app.test_client()
+    paired = tablet(app, "192.168.1.30")
+    pair(app, paired, kiosk)
+    keeper = app.extensions["sensors"].keeper
+    for number in (1, 2):
+        kept_sample(keeper.folder, number)
+    refused = refusals(app, kiosk, paired)
+    for path in camera_pictures(app):
+        for who, client, headers, status, codes in refused:
+            response = client.get(path, headers=headers)
+            assert_error(response, status, codes, (path, who))
+            assert b"PK" not in response.data[:4] and b"JFIF" not in response.data[:16], (path, who)
+    for who, client, headers in (("the kiosk", kiosk, {}), ("the kiosk's own page", kiosk,
+                                                              {"Sec-Fetch-Site": "same-origin"}),
+                                 ("the kiosk's address bar", kiosk, {"Sec-Fetch-Site": "none"}),
+                                 ("a paired device", paired, {"Origin": "http://localhost"})):
+        download = client.get("/camera/photos.zip", headers=headers)
+        assert download.status_code == 200 and download.data[:2] == b"PK", who
+        download.close()  # the download ended: the next may start
+        assert client.get("/camera/snapshot.jpg", headers=headers).mimetype == "image/jpeg", who
+    assert len(list(Path(keeper.folder).iterdir())) == 2  # downloading deletes nothing
+
 
 def test_the_camera_page_and_status_stay_readable_by_spectators(make_app: Callable[..., Flask]) -> None:
     app = make_app()

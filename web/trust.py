@@ -8,8 +8,8 @@
   Sec-Fetch-Site, when sent, is same-origin) and JSON (Content-Type application/json, or no body and
   no Content-Type at all): a cross-site form post changes nothing. Then it is rate-limited per device
   (429), and needs the kiosk or a pairing (403 that says how to pair).
-- Camera pictures (under /camera/) need the kiosk or a pairing; other reads are open unless SPECTATORS
-  is false.
+- Camera pictures and the kept photos (under /camera/) need the kiosk or a pairing, and a same-origin request
+  (the kiosk is a socket peer, whatever page its browser shows); other reads are open unless SPECTATORS is false.
 - Security headers on every response.
 """
 from __future__ import annotations
@@ -232,6 +232,9 @@ def _check() -> ResponseReturnValue | None:
         return _check_write(trust, who, view)
     if getattr(view, "trust_kiosk_only", False) and not who.kiosk:
         return error_response(403, "kiosk_only", "only the table's own screen may see this")
+    if request.path.startswith("/camera/") and _from_another_site():
+        return error_response(403, "cross_origin", "the camera's pictures and the kept photos are shown only on "
+                                                   "this companion's own pages")
     if request.path.startswith("/camera/") and not who.trusted:
         return error_response(403, "pairing_required", "the camera picture is shown only on the table's "
                                                        "screen and on paired tablets. " + HOW_TO_PAIR)
@@ -265,13 +268,18 @@ def _check_write(trust: Trust, who: Client, view: Any) -> tuple[Response, int] |
                           pairing={"page": "/devices", "request": "/api/pairing/requests"})
 
 
-def _cross_site_refusal() -> tuple[Response, int] | None:
-    """A refusal for a write that is not a same-origin JSON request, else None."""
+def _from_another_site() -> bool:
+    """Whether the request comes from another site's page: its Origin or Sec-Fetch-Site, when sent, says so."""
     origin = request.headers.get("Origin")
     if origin is not None and origin.lower() != f"{request.scheme}://{request.host}".lower():
-        return error_response(403, "cross_origin", "changes are accepted only from this companion's own pages")
+        return True
     fetch_site = request.headers.get("Sec-Fetch-Site")
-    if fetch_site is not None and fetch_site not in ("same-origin", "none"):
+    return fetch_site is not None and fetch_site not in ("same-origin", "none")
+
+
+def _cross_site_refusal() -> tuple[Response, int] | None:
+    """A refusal for a write that is not a same-origin JSON request, else None."""
+    if _from_another_site():
         return error_response(403, "cross_origin", "changes are accepted only from this companion's own pages")
     has_body = bool(request.content_length) or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
     if request.mimetype != "application/json" and (has_body or "Content-Type" in request.headers):
