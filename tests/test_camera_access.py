@@ -254,7 +254,7 @@ def test_with_the_camera_off_every_camera_write_says_so(make_app: Callable[..., 
     kiosk = app.test_client()
     for method, path, endpoint in camera_writes(app):
         response = kiosk.open(path, method=method, json=good_body(app, endpoint))
-        if endpoint == "api.castle_attach":
+        if endpoint in ("api.castle_attach", "camera.keeping", "camera.delete_photos"):  # kept photos: see below
             assert response.status_code == 200, response.get_json()
         elif endpoint == "api.simulate_marble":
             assert_error(response, 404, {"not_found"}, path)
@@ -298,3 +298,23 @@ def test_the_camera_page_and_status_stay_readable_by_spectators(make_app: Callab
     assert spectator.get("/camera").status_code == 200
     status = spectator.get("/api/camera")
     assert status.status_code == 200 and status.get_json()["ok"] is True
+
+
+@pytest.mark.parametrize("off", [{"SENSORS": "off"}, {"CAMERA": "off"}], ids=["sensors-off", "camera-off"])
+def test_photos_kept_before_can_be_downloaded_and_deleted_with_the_camera_off(
+        make_app: Callable[..., Flask], app_config: dict[str, Any], off: dict[str, str]) -> None:
+    """A family may take its photos, or delete them, whether or not the camera runs (unplugged, switched off)."""
+    kept_sample(Path(app_config["DATA_DIR"]) / "photos", 1)
+    app = make_app(**off)
+    assert app.extensions["sensors"].camera is None
+    kiosk = app.test_client()
+    state = kiosk.get("/api/camera").get_json()
+    assert state["ok"] is False and state["keeping"]["count"] == 1
+    page = kiosk.get("/camera")
+    assert page.status_code == 200 and b'"count": 1' in page.data and b"Download the kept photos" in page.data
+    download = kiosk.get("/camera/photos.zip")
+    assert download.status_code == 200 and download.mimetype == "application/zip" and download.data[:2] == b"PK"
+    download.close()  # the download has ended: the photos may be deleted
+    assert kiosk.post("/api/camera/keeping", json={"enabled": False}).get_json()["keeping"]["enabled"] is False
+    assert kiosk.delete("/api/camera/photos", json={}).get_json()["keeping"]["count"] == 0
+    assert not list((Path(app_config["DATA_DIR"]) / "photos").iterdir())

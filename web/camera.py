@@ -77,13 +77,23 @@ def _jpeg(data: bytes | None, missing: str) -> Response:
 @bp.get("/camera")
 def page():
     sensors = current_app.extensions["sensors"]
-    status = _status(sensors) if sensors.camera else None
-    return render_template("camera.html", status=status, error=sensors.camera_error)
+    return render_template("camera.html", status=_status(sensors), error=sensors.camera_error)
 
 
 def _status(sensors: Any) -> dict[str, Any]:
+    """The camera's state and photo keeping's; with the camera off, why, and photo keeping's (the photos kept
+    before can still be downloaded or deleted)."""
     keeper = sensors.keeper
-    return {**sensors.camera.status(), "keeping": keeper.status() if keeper is not None else None}
+    camera = {"ok": True, **sensors.camera.status()} if sensors.camera is not None else \
+        {"ok": False, "error": sensors.camera_error or "the camera is off"}
+    return {**camera, "keeping": keeper.status() if keeper is not None else None}
+
+
+def _keeper() -> Any:
+    keeper = current_app.extensions["sensors"].keeper
+    if keeper is None:
+        raise ApiError(503, "camera_off", "photo keeping is not running")
+    return keeper
 
 
 @bp.get("/camera/preview.jpg")
@@ -112,10 +122,7 @@ def confirmation(session_id: int):
 
 @bp.get("/api/camera")
 def status():
-    sensors = current_app.extensions["sensors"]
-    if sensors.camera is None:
-        return jsonify({"ok": False, "error": sensors.camera_error or "the camera is off"})
-    return jsonify({"ok": True, **_status(sensors)})
+    return jsonify(_status(current_app.extensions["sensors"]))
 
 
 @bp.post("/api/camera/regions")
@@ -149,17 +156,14 @@ def marble():
 @bp.post("/api/camera/keeping")
 def keeping():
     """Switch photo keeping on or off (the table's consent); the choice is saved."""
-    _hub()
-    enabled = body()["enabled"]
-    return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(enabled)})
+    return jsonify({"keeping": _keeper().set_enabled(body()["enabled"])})
 
 
 @bp.delete("/api/camera/photos")
 def delete_photos():
     """Delete every kept photo (the kiosk or a paired device); keeping stays on or off as it was. One that cannot
     be deleted is named in the status's error."""
-    _hub()
-    return jsonify({"keeping": current_app.extensions["sensors"].keeper.delete_all()})
+    return jsonify({"keeping": _keeper().delete_all()})
 
 
 @bp.get("/camera/photos.zip")

@@ -228,6 +228,7 @@ def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
     setting = app.config["SENSORS"]
     mode = detect_mode() if setting in ("auto", "off") else setting
     sensors = Sensors(mode, table, castle)
+    sensors.keeper = _photo_keeper(app)
     table.watch(sensors.on_view)
     if setting == "off":
         sensors.gates_error = sensors.camera_error = "sensors are switched off"
@@ -276,9 +277,19 @@ def _start_gates(app: Flask, sensors: Sensors) -> None:
     log.info("gates on pins %s (%s)", ", ".join(map(str, config.pins)), sensors.mode)
 
 
+def _photo_keeper(app: Flask) -> Any:
+    """The keeper of the confirmed rounds' photos, made whether or not a camera runs: photos kept before can be
+    downloaded and deleted with the camera off or unplugged, and keeping switched off."""
+    from hardware.camera.keeping import DEFAULT_LIMIT, PhotoKeeper
+
+    data = Path(app.config["DATA_DIR"])
+    return PhotoKeeper(data / "photos", data / "camera" / "photo-keeping.json",
+                       enabled=bool(app.config.get("CAMERA_KEEP_PHOTOS", False)),
+                       limit=int(app.config.get("CAMERA_KEEP_MAX", DEFAULT_LIMIT)))
+
+
 def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) -> None:
     from hardware.camera.hub import CameraHub
-    from hardware.camera.keeping import DEFAULT_LIMIT, PhotoKeeper
     from hardware.camera.marble_size import DEFAULT_MARBLE_MM
     from hardware.camera.markers import DEFAULT_MARKER_MM
     from hardware.camera.service import CameraService
@@ -303,9 +314,6 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
                     marker_mm=float(app.config.get("CAMERA_MARKER_MM", DEFAULT_MARKER_MM)),
                     marble_mm=float(app.config.get("CAMERA_MARBLE_MM", DEFAULT_MARBLE_MM)),
                     on_change=sensors.publish_status)
-    sensors.keeper = PhotoKeeper(Path(app.config["DATA_DIR"]) / "photos", data_dir / "photo-keeping.json",
-                                 enabled=bool(app.config.get("CAMERA_KEEP_PHOTOS", False)),
-                                 limit=int(app.config.get("CAMERA_KEEP_MAX", DEFAULT_LIMIT)))
     hub.start()
     sensors.camera = hub
     log.info("camera %s started (%s)", source.name, "alone" if camera_only else "confirming the beams")
