@@ -255,3 +255,15 @@ def test_the_command_table_gives_companion_markers_options_as_they_are() -> None
     options = {o for a in _subparser("markers")._actions for o in a.option_strings}
     assert set(re.findall(r"(?<![\w-])-{1,2}[a-z][a-z-]*", row.group(1))) <= options
     assert f"({_subparser('markers').get_default('size_mm'):g}) on a side" in row.group(2)
+
+
+def test_the_error_table_names_the_cameras_refusals_under_their_status() -> None:
+    from web.camera import REFUSALS
+
+    readme = (ROOT / "README.md").read_text()
+    rows = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\| (\d{3}) \w+ \| ([^|]*)\|", readme, re.M)}
+    camera = {*REFUSALS.values(), (503, "camera_off"), (503, "no_picture")}
+    source = (ROOT / "web" / "camera.py").read_text()
+    assert 'ApiError(503, "camera_off"' in source and 'ApiError(503, "no_picture"' in source
+    for status, code in camera:
+        assert f"`{code}`" in rows[status], f"README's error table has no {code} under {status}"
