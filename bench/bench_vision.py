@@ -211,6 +211,11 @@ def main() -> None:
                       + f", the rest (in detect itself) {1.0 - sum(s for _, s in shares):.0%}")
                 print(f"vision: 640x480, a check for a marble still rolling between two frames (as a "
                       f"confirmation makes it): median {motion_ms(scenes):.2f} ms")
+                alone = statistics.median(_median_ms(MarbleDetector(sc.regions, sc.reference, square_check=True),
+                                                     [sc.image])[0] for sc in scenes)
+                print(f"vision: 640x480 with reference, read for the camera alone (each marble's outline checked "
+                      f"for a die's, hardware.vision.shapes): median {alone:.2f} ms/frame against "
+                      f"{statistics.median(med):.2f}")
                 print("vision: 640x480 with reference, by the image worked on: " + "; ".join(
                     f"{label} {pixels / 1000:.0f}k working pixels, {ms:.2f} ms" for label, pixels, ms in
                     area_costs(scenes)))

@@ -390,7 +390,9 @@ class CameraHub:
                     self._guess_warned = True
                     log.warning("the marble's size is not measured: guessed from the gate regions, which is often "
                                 "far off; anchor to the markers or tap a resting marble on the Camera page")
-                self._detector = MarbleDetector(regions, reference, marble_radius_px=radius)
+                # the camera alone: no beam contradicts a die counted as a marble, so its gate waits for a tap
+                self._detector = MarbleDetector(regions, reference, marble_radius_px=radius,
+                                                square_check=self.camera_only)
                 self._detector_inputs = inputs
             return self._detector, reference, radius
 

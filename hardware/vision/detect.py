@@ -77,7 +77,8 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
    ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
-   are unsure), or a marble cut by the picture's edge in a gate that reaches it. Without a reference
+   are unsure), or a marble cut by the picture's edge in a gate that reaches it, or (``square_check``, for the
+   camera alone) a marble whose outline is square (a die: ``hardware.vision.shapes``). Without a reference
    every gate is unsure.
 9. With a reference, faint change far from every marble with the size and shape of one marble smeared
    along its way, standing out of the change around it (``hardware.vision.unexplained.smeared_marbles``:
@@ -499,7 +500,8 @@ class MarbleDetector:
     """Reusable detector for one camera set-up (regions, optional empty reference)."""
 
     def __init__(self, regions: GateRegions, reference: np.ndarray | None = None, *,
-                 marble_radius_px: float | None = None, roi_margin_radii: float = ROI_MARGIN_RADII) -> None:
+                 marble_radius_px: float | None = None, roi_margin_radii: float = ROI_MARGIN_RADII,
+                 square_check: bool = False) -> None:
         if marble_radius_px is not None and not 0 < marble_radius_px < math.inf:
             raise ValueError(f"marble_radius_px must be a positive number of pixels, got {marble_radius_px}")
         self.regions = regions
@@ -507,6 +509,9 @@ class MarbleDetector:
         self.scale = min(1.0, WORK_RADIUS / self.radius_px)
         self._step = max(1, int(1.0 / self.scale + 1e-6))  # the integer part of the scaling (area average)
         self.roi_margin_radii = roi_margin_radii
+        # with a reference, a marble found in a sure gate whose outline is square (a die) makes it unsure
+        # (``hardware.vision.shapes``): for the camera alone, which no beam contradicts; 0.4 ms a marble
+        self.square_check = square_check
         self._work_r = self.radius_px * self.scale
         self._radius_given = bool(marble_radius_px)
         self._fill_side = max(3, int(round(0.9 * self._work_r * math.sqrt(math.pi))) | 1)  # disc's area
@@ -678,6 +683,8 @@ class MarbleDetector:
                         unsure[gate - 1] = True
             for g in self.regions.borders_within(fx, fy, reach):  # its own, and the gate across
                 unsure[g - 1] = True
+            if gate is not None and not unsure[gate - 1] and self._square(frame_bgr, fx, fy):
+                unsure[gate - 1] = True
             marbles.append(Marble(fx, fy, r / self.scale, gate))
             if gate is None:
                 outside += 1
@@ -685,6 +692,15 @@ class MarbleDetector:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
                          self._reference is not None, noisy)
+
+    def _square(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
+        """With ``square_check`` and a reference of the frame's size: the marble found at (fx, fy) looks like a die."""
+        reference = self._reference
+        if not self.square_check or reference is None or reference.shape != frame_bgr.shape:
+            return False
+        from hardware.vision.shapes import looks_square
+
+        return looks_square(frame_bgr, reference, fx, fy, self.radius_px)
 
     def moved(self, earlier: np.ndarray, later: np.ndarray) -> tuple[bool, bool, bool, bool, bool, bool]:
         """Per gate (gate 1 first): the picture changed there from ``earlier`` to ``later`` (two frames of this
