@@ -9,6 +9,7 @@ import json
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,14 +18,16 @@ from hardware.camera.simulated import SimulatedCastle
 from web.cli import main
 
 
-def kept_sample(folder: Path, round_number: int) -> Path:
-    """One sample as photo keeping writes it: the simulated castle with one marble in gate 2."""
+def kept_sample(folder: Path, round_number: int, **label: Any) -> Path:
+    """One sample as photo keeping writes it: the simulated castle with one marble in gate 2 (``label``: other
+    values of its Sample, such as what the camera read at the time)."""
     castle = SimulatedCastle()
     castle.add_marble(2)
-    return write_sample(folder, Sample(
-        frame=castle.render(), reference=castle.render_empty(), gates=castle.regions().to_json(),
-        counts=(0, 1, 0, 0, 0, 0), camera_counts=(0, 1, 0, 0, 0, 0), marble_radius=castle.marble_size().radius_px,
-        session=1, round=round_number, confirmed_at=time.time() + round_number))
+    return write_sample(folder, Sample(**{
+        "frame": castle.render(), "reference": castle.render_empty(), "gates": castle.regions().to_json(),
+        "counts": (0, 1, 0, 0, 0, 0), "camera_counts": (0, 1, 0, 0, 0, 0), "camera_unsure": (False,) * 6,
+        "marble_radius": castle.marble_size().radius_px, "session": 1, "round": round_number,
+        "confirmed_at": time.time() + round_number, **label}))
 
 
 def test_every_damaged_sample_is_named_with_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,3 +185,26 @@ def test_detect_reads_a_kept_round_with_the_gates_of_its_label(tmp_path: Path,
     assert main(["detect", str(folder / "frame.png"), "--gates", str(folder / "label.json"), "--reference",
                  str(folder / "reference.png"), "--marble-radius", str(radius)]) == 0
     assert json.loads(capsys.readouterr().out)["counts"] == [0, 1, 0, 0, 0, 0]
+
+
+def test_eval_counts_the_rounds_the_camera_read_wrong_without_a_flag_at_the_time(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ruling D4's promise on a table's own photos: a round the camera read wrong at the time and flagged was
+    asked of a person; one it read wrong and did not flag was scored wrong until a tap corrected it."""
+    kept_sample(tmp_path, 1)  # read right, sure
+    kept_sample(tmp_path, 2, camera_counts=(0, 0, 1, 0, 0, 0), camera_unsure=(False, True, True, False, False, False))
+    kept_sample(tmp_path, 3, camera_counts=(0, 0, 1, 0, 0, 0), camera_unsure=(False,) * 6)  # wrong and sure
+    kept_sample(tmp_path, 4, camera_counts=(0, 0, 1, 0, 0, 0), camera_unsure=None)  # kept before flags were
+    assert main(["detect", "--eval", str(tmp_path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["camera_wrong_sure"] == 1 and report["camera_flags_recorded"] == 3
+    assert main(["detect", "--eval", str(tmp_path)]) == 0
+    assert "the camera then read a gate wrong without flagging it (ruling D4): 1 of 3 rounds" in capsys.readouterr().out
+    label = json.loads((tmp_path / sorted(p.name for p in tmp_path.iterdir())[0] / "label.json").read_text())
+    label["camera_unsure"] = [True, "no"]
+    edited = tmp_path / sorted(p.name for p in tmp_path.iterdir())[0]
+    (edited / "label.json").write_text(json.dumps(label))
+    assert main(["detect", "--eval", str(tmp_path), "--json"]) == 0
+    skipped = json.loads(capsys.readouterr().out)["skipped"]
+    said = "label.json: camera_unsure must be a list of 6 true/false or null"
+    assert skipped == [{"sample": edited.name, "error": said}]

@@ -23,7 +23,7 @@ from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples, zipped_sa
 from tests.servers import serving
 from tests.waiting import PATIENCE_S, wait_for
 
-LABEL_KEYS = {"counts", "camera_counts", "gates", "marble_radius", "confirmed_at", "session", "round"}
+LABEL_KEYS = {"counts", "camera_counts", "camera_unsure", "gates", "marble_radius", "confirmed_at", "session", "round"}
 
 
 @pytest.fixture
@@ -81,6 +81,7 @@ def test_on_a_confirmed_round_is_kept_in_the_eval_format(make_app: Callable[...,
     label = json.loads((sample / "label.json").read_text())
     assert set(label) == LABEL_KEYS
     assert label["counts"] == label["camera_counts"] == [0, 1, 0, 1, 1, 0]
+    assert label["camera_unsure"] == [False] * 6  # what the camera flagged then: nothing
     assert label["session"] == session["id"] and label["round"] == 1 and label["confirmed_at"].endswith("Z")
     assert [g["gate"] for g in label["gates"]["gates"]] == [1, 2, 3, 4, 5, 6]
     frame = cv2.imread(str(sample / "frame.png"), cv2.IMREAD_COLOR)
@@ -110,6 +111,7 @@ def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Calla
     [sample] = kept_samples(Path(app.config["DATA_DIR"]) / "photos")  # once, not again when scored
     label = json.loads((sample / "label.json").read_text())
     assert label["counts"] == [0, 0, 1, 0, 0, 0] and label["camera_counts"] == [0, 0, 0, 1, 0, 0]
+    assert len(label["camera_unsure"]) == 6 and not label["camera_unsure"][3]  # the camera was sure of gate 4
     assert client.get("/api/camera").get_json()["keeping"]["camera"] == {"rounds": 1, "right": 0}
 
 

@@ -146,12 +146,15 @@ class Sensors:
 
         self._kept.add(round_key)
         gates = accepted["marbles"]
+        unsure = camera.get("unsure")  # the gates the camera was unsure of, by number
+        flags = tuple(gate in unsure for gate in range(1, 7)) if isinstance(unsure, list) else None
         try:
             keeper.keep(Sample(
                 frame=reading.frame, reference=reading.reference, gates=reading.regions.to_json(),
                 counts=tuple(sum(1 for g in gates if g == gate) for gate in range(1, 7)),
                 camera_counts=tuple(camera["counts"]), marble_radius=reading.marble_radius,
-                session=session_id, round=accepted["number"], confirmed_at=time.time()))
+                session=session_id, round=accepted["number"], confirmed_at=time.time(),
+                camera_unsure=flags))
         except Exception:  # keeping a photo never breaks the tap that revealed the round
             log.exception("photo keeping failed for game %s round %s", *round_key)
 

@@ -47,6 +47,7 @@ class Sample:
     session: int | None
     round: int | None
     confirmed_at: float
+    camera_unsure: tuple[bool, ...] | None = None  # the gates the camera was unsure of (ruling D4), when it read
 
     def name(self) -> str:
         stamp = datetime.fromtimestamp(self.confirmed_at, UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -57,6 +58,7 @@ class Sample:
         return {
             "counts": [int(c) for c in self.counts],
             "camera_counts": None if self.camera_counts is None else [int(c) for c in self.camera_counts],
+            "camera_unsure": None if self.camera_unsure is None else [bool(u) for u in self.camera_unsure],
             "gates": self.gates,
             "marble_radius": None if self.marble_radius is None else round(float(self.marble_radius), 2),
             "confirmed_at": datetime.fromtimestamp(self.confirmed_at, UTC).isoformat(timespec="seconds")

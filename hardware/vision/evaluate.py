@@ -5,12 +5,14 @@ The folder format (written by the table's opt-in photo keeping):
     DIR/<sample>/frame.png        the frame the round's count was read from
     DIR/<sample>/reference.png    the empty scene of that round (absent when there was none)
     DIR/<sample>/label.json       {"counts": [6 ints], "camera_counts": [6 ints] | null,
+                                   "camera_unsure": [6 booleans] | null (absent from older samples),
                                    "gates": <GateRegions JSON>, "marble_radius": px | null, ...}
 
 Each sample is detected with its own gates, reference and marble radius. The report: samples read,
 the samples skipped (and why), the exact rate per gate and over all gates, the rate of samples
 with all six counts exact, how many were flagged unsure (and the exact rate of the others), the
-exact rate of what the camera read at the time (``camera_counts``, when recorded), and the worst
+exact rate of what the camera read at the time (``camera_counts``, when recorded) and in how many of those rounds
+it read a gate wrong without flagging it (``camera_unsure``, when recorded: ruling D4's promise), and the worst
 samples by name. The all-six rate comes with its 95 % interval (``wilson``): on a table's few dozen rounds it
 says how much the rate can still move.
 """
@@ -44,6 +46,7 @@ class Sample:
     marble_radius: float | None
     counts: tuple[int, ...]
     camera_counts: tuple[int, ...] | None
+    camera_unsure: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,14 @@ class Result:
     counts: tuple[int, ...]
     unsure: tuple[bool, ...]
     camera_counts: tuple[int, ...] | None
+    camera_unsure: tuple[bool, ...] | None = None
+
+    @property
+    def camera_wrong_sure(self) -> bool | None:
+        """The camera, at the time, read a gate wrong without flagging it; None when that is not recorded."""
+        if self.camera_counts is None or self.camera_unsure is None:
+            return None
+        return any(c != e and not u for c, e, u in zip(self.camera_counts, self.expected, self.camera_unsure))
 
     @property
     def wrong_gates(self) -> int:
@@ -137,6 +148,10 @@ def read_sample(folder: Path) -> Sample:
     counts = _six_counts(label.get("counts"), "counts")
     camera = label.get("camera_counts")
     camera_counts = None if camera is None else _six_counts(camera, "camera_counts")
+    flags = label.get("camera_unsure")
+    if flags is not None and (not isinstance(flags, list) or len(flags) != 6 or
+                              not all(isinstance(f, bool) for f in flags)):
+        raise SampleError("label.json: camera_unsure must be a list of 6 true/false or null")
     try:
         regions = GateRegions.from_json(label.get("gates"))
     except RegionsError as exc:
@@ -155,7 +170,8 @@ def read_sample(folder: Path) -> Sample:
         reference = read_image(folder / "reference.png")
         if reference is None:
             raise SampleError("reference.png is not a readable image (damaged or cut short)")
-    return Sample(folder.name, frame, reference, regions, float(radius) if radius else None, counts, camera_counts)
+    return Sample(folder.name, frame, reference, regions, float(radius) if radius else None, counts, camera_counts,
+                  None if flags is None else tuple(flags))
 
 
 SAMPLE_FILES = ("label.json", "frame.png", "reference.png")
@@ -218,7 +234,7 @@ def detect_sample(sample: Sample) -> Result:
         det = detector.detect(sample.frame)
     except ValueError as exc:
         raise SampleError(str(exc)) from None
-    return Result(sample.name, sample.counts, det.counts, det.unsure, sample.camera_counts)
+    return Result(sample.name, sample.counts, det.counts, det.unsure, sample.camera_counts, sample.camera_unsure)
 
 
 def evaluate(root: Path) -> dict[str, Any]:
@@ -266,6 +282,8 @@ def report(results: list[Result], skipped: list[dict[str, str]]) -> dict[str, An
         "sure_six_exact": _rate(sum(r.wrong_gates == 0 for r in sure), len(sure)),
         "unsure_wrong": sum(1 for r in results if r.wrong_gates and any(r.unsure)),
         "camera_six_exact": _rate(sum(r.camera_counts == r.expected for r in recorded), len(recorded)),
+        "camera_wrong_sure": sum(bool(r.camera_wrong_sure) for r in results),
+        "camera_flags_recorded": sum(r.camera_wrong_sure is not None for r in results),
         "worst": [{"sample": r.name, "counts": list(r.counts), "expected": list(r.expected),
                    "unsure": [g + 1 for g in range(6) if r.unsure[g]], "wrong_gates": r.wrong_gates}
                   for r in worst[:WORST_SHOWN]],
@@ -288,6 +306,9 @@ def format_report(rep: dict[str, Any]) -> str:
                  f"all six exact when sure: {pct(rep['sure_six_exact'])}")
     if rep["camera_six_exact"] is not None:
         lines.append(f"all six exact as the camera read them then: {pct(rep['camera_six_exact'])}")
+    if rep["camera_flags_recorded"]:
+        lines.append("the camera then read a gate wrong without flagging it (ruling D4): "
+                     f"{rep['camera_wrong_sure']} of {rep['camera_flags_recorded']} rounds")
     if rep["worst"]:
         lines.append("worst samples:")
         lines += [f"  {w['sample']}: read {w['counts']}, confirmed {w['expected']}"
