@@ -158,25 +158,28 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
     expect(toggle).to_contain_text("on")
     keeper = sim_app.extensions["sensors"].keeper
     assert keeper.enabled is True
-    # two confirmed rounds kept, the camera right in one: the owner sees how it does on this castle and light
+    # three confirmed rounds kept, the camera right in one, wrong and sure of itself in one (ruling D4): the owner
+    # sees how it does on this castle and light
     frame = np.full((48, 64, 3), 90, np.uint8)
-    for number, camera in ((1, (1, 0, 0, 0, 0, 0)), (2, (0, 0, 0, 0, 0, 0))):
+    for number, camera, flags in ((1, (1, 0, 0, 0, 0, 0), (False,) * 6), (2, (0, 0, 0, 0, 0, 0), (False,) * 6),
+                                  (3, (0, 1, 0, 0, 0, 0), (True, True, False, False, False, False))):
         assert keeper.keep(Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
                                   camera_counts=camera, marble_radius=None, session=1, round=number,
-                                  confirmed_at=time.time() + number))
+                                  confirmed_at=time.time() + number, camera_unsure=flags))
     assert keeper.flush()
     page.reload()
-    expect(page.locator("#keeping-state")).to_contain_text("2 of at most 500 kept in", timeout=WAIT_MS)
+    expect(page.locator("#keeping-state")).to_contain_text("3 of at most 500 kept in", timeout=WAIT_MS)
     expect(page.locator("#keeping-state")).to_contain_text(
-        "The camera read all six gates right in 1 of 2 kept rounds (50%).")
+        "The camera read all six gates right in 1 of 3 kept rounds (33%). It read a gate wrong without flagging it "
+        "for a tap in 1 of 3.")
     # and sends them on: one zip of both rounds' folders
     link = page.locator("#photos-download")
-    expect(link).to_have_text("Download the 2 kept photos (zip)")
+    expect(link).to_have_text("Download the 3 kept photos (zip)")
     with page.expect_download() as download:
         link.click()
     with zipfile.ZipFile(download.value.path()) as archive:
         names = archive.namelist()
-    assert len(names) == 6 and sum(name.endswith("/label.json") for name in names) == 2
+    assert len(names) == 9 and sum(name.endswith("/label.json") for name in names) == 3
 
 
 def _kept_round(keeper: Any, number: int) -> None:

@@ -23,6 +23,7 @@ from hardware.camera.keeping import PhotoKeeper, Sample, kept_samples, zipped_sa
 from tests.servers import serving
 from tests.waiting import PATIENCE_S, wait_for
 
+NO_FLAGS = {"flags": 0, "wrong_sure": 0}  # kept rounds that record no flags of the camera's (older ones)
 LABEL_KEYS = {"counts", "camera_counts", "camera_unsure", "gates", "marble_radius", "confirmed_at", "session", "round"}
 
 
@@ -90,7 +91,7 @@ def test_on_a_confirmed_round_is_kept_in_the_eval_format(make_app: Callable[...,
     assert np.abs(frame.astype(int) - reference.astype(int)).max() > 60  # the marbles are in the frame
     status = client.get("/api/camera").get_json()["keeping"]
     assert status["count"] == 1 and status["folder"].endswith("photos") and status["error"] is None
-    assert status["camera"] == {"rounds": 1, "right": 1}
+    assert status["camera"] == {"rounds": 1, "right": 1, "flags": 1, "wrong_sure": 0}
 
 
 def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Callable[..., Flask]) -> None:
@@ -112,7 +113,9 @@ def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Calla
     label = json.loads((sample / "label.json").read_text())
     assert label["counts"] == [0, 0, 1, 0, 0, 0] and label["camera_counts"] == [0, 0, 0, 1, 0, 0]
     assert len(label["camera_unsure"]) == 6 and not label["camera_unsure"][3]  # the camera was sure of gate 4
-    assert client.get("/api/camera").get_json()["keeping"]["camera"] == {"rounds": 1, "right": 0}
+    wrong_sure = int(not label["camera_unsure"][3])
+    assert client.get("/api/camera").get_json()["keeping"]["camera"] == {"rounds": 1, "right": 0, "flags": 1,
+                                                                        "wrong_sure": wrong_sure}
 
 
 def _flagged_round(app: Flask, client: FlaskClient) -> dict[str, Any]:
@@ -252,18 +255,19 @@ def test_the_camera_record_of_the_kept_rounds(tmp_path: Path) -> None:
     label is not in it, and a keeper started again reads the record from the labels."""
     right, wrong = (1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 1)
     keeper = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json", enabled=True, limit=3)
-    assert keeper.status()["camera"] == {"rounds": 0, "right": 0}
+    assert keeper.status()["camera"] == {"rounds": 0, "right": 0, **NO_FLAGS}
     start = time.time()
     for number, camera in enumerate((wrong, right, None, right), 1):
         assert keeper.keep(_sample(start + number, round_number=number, camera=camera))
     assert keeper.flush()
     status = keeper.status()
-    assert status["count"] == 3 and status["camera"] == {"rounds": 2, "right": 2}  # the wrong one was oldest
+    # the wrong one was oldest
+    assert status["count"] == 3 and status["camera"] == {"rounds": 2, "right": 2, **NO_FLAGS}
     keeper.close()
     samples = kept_samples(tmp_path / "photos")
     (samples[-1] / "label.json").write_text("{ not json")
     again = PhotoKeeper(tmp_path / "photos", tmp_path / "choice.json")
-    assert again.status()["count"] == 3 and again.status()["camera"] == {"rounds": 1, "right": 1}
+    assert again.status()["count"] == 3 and again.status()["camera"] == {"rounds": 1, "right": 1, **NO_FLAGS}
 
 
 
@@ -406,7 +410,8 @@ def test_the_kept_photos_are_deleted_from_the_camera_page(make_app: Callable[...
     deleted = client.delete("/api/camera/photos")
     assert deleted.status_code == 200, deleted.get_json()
     status = deleted.get_json()["keeping"]
-    assert status["count"] == 0 and status["enabled"] is True and status["camera"] == {"rounds": 0, "right": 0}
+    assert status["count"] == 0 and status["enabled"] is True
+    assert status["camera"] == {"rounds": 0, "right": 0, **NO_FLAGS}
     assert list(photos.iterdir()) == []
     assert client.get("/camera/photos.zip").status_code == 404
     keeper.keep(_sample(time.time() + 3, round_number=3))  # still on: the next round is kept

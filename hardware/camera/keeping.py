@@ -105,15 +105,19 @@ def write_sample(folder: Path, sample: Sample) -> Path:
     return target
 
 
-def camera_right(sample: Path) -> bool | None:
-    """Whether the camera read all six gates of a kept sample as the table confirmed them; None when its
-    label records no camera reading or cannot be read."""
+def camera_record(sample: Path) -> tuple[bool | None, bool | None]:
+    """Whether the camera read all six gates of a kept sample as the table confirmed them, and whether it read a gate
+    wrong without flagging it (ruling D4); each None when its label does not record it or cannot be read."""
     try:
         label = json.loads((sample / LABEL).read_text(encoding="utf-8"))
-        camera, counts = label.get("camera_counts"), label.get("counts")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return camera == counts if isinstance(camera, list) and isinstance(counts, list) else None
+        camera, counts, flags = label.get("camera_counts"), label.get("counts"), label.get("camera_unsure")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None, None
+    if not (isinstance(camera, list) and isinstance(counts, list) and len(camera) == len(counts) == 6):
+        return None, None
+    if not (isinstance(flags, list) and len(flags) == 6):
+        return camera == counts, None
+    return camera == counts, any(c != n and not f for c, n, f in zip(camera, counts, flags))
 
 
 def sample_bytes(sample: Path) -> int:
@@ -136,8 +140,9 @@ def sample_bytes(sample: Path) -> int:
 class Kept(NamedTuple):
     """What the Camera page shows of one kept sample, read once when it is first listed."""
 
-    right: bool | None  # the camera read all six gates as the table confirmed them (camera_right)
+    right: bool | None  # the camera read all six gates as the table confirmed them (camera_record)
     size: int  # the bytes its files take on the disk (sample_bytes)
+    wrong_sure: bool | None = None  # the camera read a gate wrong without flagging it (camera_record)
 
 
 def kept_samples(folder: Path) -> list[Path]:
@@ -145,6 +150,11 @@ def kept_samples(folder: Path) -> list[Path]:
     if not folder.is_dir():
         return []
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / LABEL).exists())
+
+
+def _kept(sample: Path) -> Kept:
+    right, wrong_sure = camera_record(sample)
+    return Kept(right, sample_bytes(sample), wrong_sure)
 
 
 class KeptPhotosBusy(RuntimeError):
@@ -345,14 +355,16 @@ class PhotoKeeper:
         """The kept ``samples``, whether the camera read each right and their size; a sample is read once (the one
         named ``fresh`` again: it was just written, perhaps over one of the same name)."""
         known = {name: kept for name, kept in (self._kept or {}).items() if name != fresh}
-        self._kept = {p.name: known.get(p.name) or Kept(camera_right(p), sample_bytes(p)) for p in samples}
+        self._kept = {p.name: known.get(p.name) or _kept(p) for p in samples}
         return self._kept
 
     def status(self) -> dict[str, Any]:
         """``{"enabled", "count", "bytes", "limit", "folder", "last", "error", "camera"}`` for the Camera page;
         ``bytes`` is the disk the kept samples' files take; ``camera`` says in how many of the kept rounds with a
         camera reading (``rounds``) it read all six gates as the table confirmed them (``right``): how well the
-        camera does on this castle and light. Cheap: each sample is read once, when written or first listed."""
+        camera does on this castle and light; and in how many of those that record its flags (``flags``) it read a
+        gate wrong without flagging it (``wrong_sure``, ruling D4). Cheap: each sample is read once, when written or
+        first listed."""
         kept = self._kept
         if kept is None:
             with self._writing:  # no sample is written meanwhile: a tally of an older listing never wins
@@ -364,6 +376,8 @@ class PhotoKeeper:
                         self._error = f"cannot list {self.folder}: {err}"
                         kept = self._kept = {}
         read = [k.right for k in kept.values() if k.right is not None]
+        flagged = [k.wrong_sure for k in kept.values() if k.wrong_sure is not None]
         return {"enabled": self.enabled, "count": len(kept), "bytes": sum(k.size for k in kept.values()),
                 "limit": self.limit, "folder": str(self.folder), "last": self._last, "error": self._error,
-                "camera": {"rounds": len(read), "right": sum(read)}}
+                "camera": {"rounds": len(read), "right": sum(read), "flags": len(flagged),
+                           "wrong_sure": sum(flagged)}}

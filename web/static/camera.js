@@ -73,8 +73,10 @@ function renderMarble(s) {
 function cameraRecord(camera) {
   if (!camera?.rounds) return "";
   const share = Math.round((100 * camera.right) / camera.rounds);
+  const unflagged = camera.flags ? ` It read a gate wrong without flagging it for a tap in ${camera.wrong_sure} of ` +
+    `${camera.flags}.` : "";
   return ` The camera read all six gates right in ${camera.right} of ${camera.rounds} kept ` +
-    `round${camera.rounds === 1 ? "" : "s"} (${share}%).`;
+    `round${camera.rounds === 1 ? "" : "s"} (${share}%).${unflagged}`;
 }
 
 /** The disk the kept photos take, as the table reads it: "23 rounds kept, 21 MB". */
