@@ -141,13 +141,11 @@ def test_a_marble_radius_larger_than_the_picture_is_named_per_photo(
     args = ["detect", str(table / "round.png"), "--gates", str(table / "gates.json"), "--marble-radius", radius]
     assert main(args) == 1
     line = json.loads(capsys.readouterr().out)
-    assert line == {"image": str(table / "round.png"),
-                    "error": f"a marble of radius {float(radius):g} px does not fit in the 640x480 picture"}
+    said = f"a marble of radius {float(radius):g} px does not fit in the gate area of the 640x480 frame"
+    assert line == {"image": str(table / "round.png"), "error": said}
     assert main(args + ["--reference", str(table / "empty.png")]) == 2  # the reference is read first
     out = capsys.readouterr()
-    assert out.out == "" and out.err.strip().splitlines()[-1] == (
-        f"companion detect: reference image {table / 'empty.png'}: a marble of radius {float(radius):g} px does not "
-        "fit in the 640x480 picture")
+    assert out.out == "" and out.err.strip().splitlines()[-1] == f"companion detect: {said}"
 
 
 def test_a_marble_radius_that_fits_still_counts(table: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -188,7 +186,7 @@ def test_gates_reaching_into_the_picture_are_still_read(table: Path, capsys: pyt
 @pytest.mark.parametrize(("radius", "said"), [
     ("Infinity", "label.json: marble_radius must be a number of pixels, at least 2, or null"),
     ("0.01", "label.json: marble_radius must be a number of pixels, at least 2, or null"),
-    ("1e9", "frame.png: a marble of radius 1e+09 px does not fit in the 640x480 picture"),
+    ("1e9", "a marble of radius 1e+09 px does not fit in the gate area of the 640x480 frame"),
 ])
 def test_a_kept_sample_with_an_absurd_marble_radius_is_skipped_with_what_is_wrong(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], radius: str, said: str) -> None:

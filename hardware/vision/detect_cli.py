@@ -226,8 +226,8 @@ def _read(path: str) -> tuple[np.ndarray | None, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print {"image", "counts", "outside", "unsure"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
-    from hardware.vision.detect import MarbleDetector, estimate_marble_radius
-    from hardware.vision.evaluate import colour_problem, picture_problem
+    from hardware.vision.detect import MarbleDetector
+    from hardware.vision.evaluate import colour_problem, gates_beyond
 
     if getattr(args, "eval_dir", None):
         return run_eval(args)
@@ -251,11 +251,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion detect: {exc}", file=sys.stderr)
         return 2
     print(f"companion detect: {radius_note}", file=sys.stderr)
-    used_radius = radius or estimate_marble_radius(regions)
-    problem = None if reference is None else picture_problem(None, used_radius, reference.shape[1], reference.shape[0])
-    if problem:
-        print(f"companion detect: reference image {args.reference}: {problem}", file=sys.stderr)
-        return 2
     try:
         detector = MarbleDetector(regions, reference, marble_radius_px=radius)
     except ValueError as exc:
@@ -268,8 +263,7 @@ def run(args: argparse.Namespace) -> int:
             failed = True
             print(json.dumps({"image": path, "error": f"cannot read image: {reason}"}), flush=True)
             continue
-        problem = picture_problem(regions, used_radius, frame.shape[1], frame.shape[0]) \
-            or colour_problem(frame, reference)
+        problem = gates_beyond(regions, frame.shape[1], frame.shape[0]) or colour_problem(frame, reference)
         if problem:
             failed = True
             print(json.dumps({"image": path, "error": problem}), flush=True)

@@ -184,18 +184,15 @@ def sample_folders(root: Path) -> list[Path]:
                   if p.is_dir() and not p.name.startswith(".") and any((p / f).exists() for f in SAMPLE_FILES))
 
 
-def picture_problem(regions: GateRegions | None, radius: float, width: int, height: int) -> str | None:
-    """Why a ``width`` x ``height`` picture cannot be read with ``regions`` (None: not checked) and a marble of
-    ``radius`` pixels, or None: a gate wholly outside it (its count would be a sure 0), or a marble too large to fit
-    in it."""
-    off = regions.outside_picture(width, height) if regions is not None else []
-    if off:
-        names = ", ".join(map(str, off))
-        return (f"gate{'s' if len(off) > 1 else ''} {names} lie{'' if len(off) > 1 else 's'} outside the "
-                f"{width}x{height} picture: the gates were drawn on another picture")
-    if radius > min(width, height) / 2:
-        return f"a marble of radius {radius:g} px does not fit in the {width}x{height} picture"
-    return None
+def gates_beyond(regions: GateRegions, width: int, height: int) -> str | None:
+    """Why a ``width`` x ``height`` picture cannot be read with ``regions``, or None: a gate wholly outside it (drawn
+    on another picture), whose count would be a sure 0. (A marble too large for the picture the detector refuses
+    itself.)"""
+    off = regions.outside_picture(width, height)
+    if not off:
+        return None
+    return (f"gate{'s' if len(off) > 1 else ''} {', '.join(map(str, off))} lie{'' if len(off) > 1 else 's'} outside "
+            f"the {width}x{height} picture: the gates were drawn on another picture")
 
 
 def colour_problem(frame: np.ndarray, reference: np.ndarray | None) -> str | None:
@@ -216,16 +213,11 @@ def _grey(image: np.ndarray) -> bool:
 
 def detect_sample(sample: Sample) -> Result:
     """Run the detector on one sample with its own gates, reference and radius."""
-    from hardware.vision.detect import MarbleDetector, estimate_marble_radius
+    from hardware.vision.detect import MarbleDetector
 
-    radius = sample.marble_radius or estimate_marble_radius(sample.regions)
-    problem = picture_problem(sample.regions, radius, sample.frame.shape[1], sample.frame.shape[0])
+    problem = gates_beyond(sample.regions, sample.frame.shape[1], sample.frame.shape[0])
     if problem:
         raise SampleError(f"frame.png: {problem}")
-    if sample.reference is not None:
-        problem = picture_problem(None, radius, sample.reference.shape[1], sample.reference.shape[0])
-        if problem:
-            raise SampleError(f"reference.png: {problem}")
     problem = colour_problem(sample.frame, sample.reference)
     if problem:
         raise SampleError(problem.replace("the photo", "frame.png").replace("the reference", "reference.png"))
