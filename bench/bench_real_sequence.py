@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from bench.bench_real_photos import grid
 from bench.stats import rate
+from hardware.vision.evaluate import wrong_and_sure
 
 if TYPE_CHECKING:
     import numpy as np
@@ -131,7 +132,7 @@ def _truth(labels: tuple[tuple[float, float], ...], regions: GateRegions) -> tup
 
 def _wrong_and_sure(detection: Detection, truth: tuple[int, ...]) -> bool:
     """True when a gate's count is wrong and not flagged unsure."""
-    return any(a != b and not u for a, b, u in zip(detection.counts, truth, detection.unsure))
+    return wrong_and_sure(detection.counts, truth, detection.unsure)
 
 
 def evaluate(seq: Sequence, edge_radii: float = EDGE_RADII) -> dict[str, float]:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from hardware.vision.detect import Detection, MarbleDetector, _verdict
+from hardware.vision.evaluate import wrong_and_sure
 from tests import vision_fit
 from tests.conditions import banded, noisier, shaded, through_srgb
 from tests.scenes import (
@@ -213,7 +214,7 @@ def hard_results() -> dict[str, list[tuple[bool, bool, bool, bool]]]:
             if case == "clutter":
                 noref = MarbleDetector(sc.regions, marble_radius_px=sc.marble_radius_px).detect(sc.image)
                 assert noref.unsure == (True,) * 6 and not noref.with_reference  # never certain without one
-            wrong_sure = any(c != t and not u for c, t, u in zip(det.counts, sc.counts, det.unsure))
+            wrong_sure = wrong_and_sure(det.counts, sc.counts, det.unsure)
             rows.append((det.counts == sc.counts, det.is_unsure, noref is not None and noref.counts == sc.counts,
                          wrong_sure))
         out[case] = rows
@@ -264,7 +265,7 @@ def test_a_large_shade_over_the_castle_changes_no_reading(depth) -> None:
         centre, edge = (0.5 * (x0 + x1), 0.5 * (y0 + y1)), 4 * sc.marble_radius_px
         picture = lit_again(sc, partial(shaded, through=centre, angle=math.atan2(0.6, 0.8), edge=edge, depth=depth))
         det = read(sc, picture)
-        assert not any(c != t and not u for c, t, u in zip(det.counts, sc.counts, det.unsure)), sc.seed
+        assert not wrong_and_sure(det.counts, sc.counts, det.unsure), sc.seed
         plain = read(sc)
         same += det.counts == plain.counts
         flagged += sum(det.unsure) - sum(plain.unsure)
@@ -288,7 +289,7 @@ def test_a_noisier_picture_than_the_reference_counts_no_marble_of_its_noise(monk
 
     noisy = readings()
     assert sum(d.counts == sc.counts for d, sc in zip(noisy, scenes)) >= 21
-    assert not any(c != t and not u for d, sc in zip(noisy, scenes) for c, t, u in zip(d.counts, sc.counts, d.unsure))
+    assert not any(wrong_and_sure(d.counts, sc.counts, d.unsure) for d, sc in zip(noisy, scenes))
     assert sum(sum(d.counts) - sum(sc.counts) for d, sc in zip(noisy, scenes)) <= 3
     monkeypatch.setattr(detect, "NOISE_EDGE", 0.0)
     monkeypatch.setattr(detect, "NOISE_GLARE", 0.0)
@@ -305,17 +306,16 @@ def test_a_picture_far_noisier_than_its_reference_waits_for_a_tap_in_every_gate(
     scenes = [make_scene(seed, case="clear") for seed in range(FIRST_SEED, FIRST_SEED + 24)]
     pictures = [lit_again(sc, partial(noisier, seed=sc.seed, sigma=12.0, smoothed=1.0)) for sc in scenes]
 
-    def wrong_and_sure(readings: list[Detection]) -> int:
-        return sum(any(c != t and not u for c, t, u in zip(d.counts, sc.counts, d.unsure))
-                   for d, sc in zip(readings, scenes))
+    def scenes_wrong_and_sure(readings: list[Detection]) -> int:
+        return sum(wrong_and_sure(d.counts, sc.counts, d.unsure) for d, sc in zip(readings, scenes))
 
     noisy = [read(sc, picture) for sc, picture in zip(scenes, pictures)]
     assert sum(d.noisy for d in noisy) >= 8
     assert all(all(d.unsure) for d in noisy if d.noisy)
-    assert wrong_and_sure(noisy) <= 1
+    assert scenes_wrong_and_sure(noisy) <= 1
     assert not any(read(sc).noisy for sc in scenes)
     monkeypatch.setattr(detect, "NOISE_UNSURE", math.inf)
-    assert wrong_and_sure([read(sc, picture) for sc, picture in zip(scenes, pictures)]) >= 3
+    assert scenes_wrong_and_sure([read(sc, picture) for sc, picture in zip(scenes, pictures)]) >= 3
 
 
 def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from hardware.vision import detect
 from hardware.vision.detect import BORDER_RADII, MarbleDetector, _subpixel, reach_inward
+from hardware.vision.evaluate import wrong_and_sure
 from hardware.vision.regions import GateRegion, GateRegions
 from tests.conditions import SIDES, Cut, cut_at, cut_by_edge
 from tests.scenes import Scene, make_scene, make_scenes
@@ -188,7 +189,7 @@ def _read_cut(cuts: list[tuple[Cut, float]]) -> dict[str, tuple[int, int]]:
         band = "far" if abs(cut.inside) >= 0.5 else "beyond" if cut.inside < 0 else "inside"
         tally[band][0] += det.counts == cut.counts
         tally[band][1] += 1
-        tally["wrong and sure"][0] += any(a != b and not u for a, b, u in zip(det.counts, cut.counts, det.unsure))
+        tally["wrong and sure"][0] += wrong_and_sure(det.counts, cut.counts, det.unsure)
         tally["wrong and sure"][1] += 1
     return {k: (v[0], v[1]) for k, v in tally.items()}
 

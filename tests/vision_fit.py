@@ -30,6 +30,7 @@ from bench.stats import rate
 from hardware.vision import candidates
 from hardware.vision.consensus import CONFIRM_FRAMES, consensus
 from hardware.vision.detect import Detection, MarbleDetector
+from hardware.vision.evaluate import wrong_and_sure
 from tests.conditions import banded, defocused, noisier, nudged, shaded, through_srgb
 from tests.scenes import CASES, HELD_OUT_SEEDS, TRAINING_SEEDS, Scene, make_scene, seeds
 
@@ -110,7 +111,7 @@ def _judged(detection: Detection, truth: tuple[int, ...]) -> tuple[bool, bool, b
     not flagged)."""
     exact = detection.counts == truth
     return (exact, detection.is_unsure, not exact and not detection.is_unsure,
-            any(c != t and not u for c, t, u in zip(detection.counts, truth, detection.unsure)))
+            wrong_and_sure(detection.counts, truth, detection.unsure))
 
 
 def measure_one(job: tuple[int, str | None]) -> tuple[str | None, bool, bool, tuple[bool, ...], tuple[bool, ...]]:

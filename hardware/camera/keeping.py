@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from hardware.files import sync_folder, write_bytes, write_json
+from hardware.vision.evaluate import wrong_and_sure
 
 if TYPE_CHECKING:
     import numpy as np
@@ -117,7 +118,7 @@ def camera_record(sample: Path) -> tuple[bool | None, bool | None]:
         return None, None
     if not (isinstance(flags, list) and len(flags) == 6):
         return camera == counts, None
-    return camera == counts, any(c != n and not f for c, n, f in zip(camera, counts, flags))
+    return camera == counts, wrong_and_sure(camera, counts, flags)
 
 
 def sample_bytes(sample: Path) -> int:

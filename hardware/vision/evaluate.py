@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -65,7 +66,7 @@ class Result:
         """The camera, at the time, read a gate wrong without flagging it; None when that is not recorded."""
         if self.camera_counts is None or self.camera_unsure is None:
             return None
-        return any(c != e and not u for c, e, u in zip(self.camera_counts, self.expected, self.camera_unsure))
+        return wrong_and_sure(self.camera_counts, self.expected, self.camera_unsure)
 
     @property
     def wrong_gates(self) -> int:
@@ -75,6 +76,11 @@ class Result:
     def error(self) -> int:
         """Marbles miscounted over the six gates (sum of absolute differences)."""
         return sum(abs(a - b) for a, b in zip(self.counts, self.expected))
+
+
+def wrong_and_sure(counts: Sequence[int], truth: Sequence[int], unsure: Sequence[bool]) -> bool:
+    """A gate read wrong and not flagged unsure: what ruling D4 promises never to score."""
+    return any(c != t and not u for c, t, u in zip(counts, truth, unsure))
 
 
 class SampleError(ValueError):
