@@ -83,17 +83,9 @@ def page():
 def _status(sensors: Any) -> dict[str, Any]:
     """The camera's state and photo keeping's; with the camera off, why, and photo keeping's (the photos kept
     before can still be downloaded or deleted)."""
-    keeper = sensors.keeper
     camera = {"ok": True, **sensors.camera.status()} if sensors.camera is not None else \
         {"ok": False, "error": sensors.camera_error or "the camera is off"}
-    return {**camera, "keeping": keeper.status() if keeper is not None else None}
-
-
-def _keeper() -> Any:
-    keeper = current_app.extensions["sensors"].keeper
-    if keeper is None:
-        raise ApiError(503, "camera_off", "photo keeping is not running")
-    return keeper
+    return {**camera, "keeping": sensors.keeper.status()}
 
 
 @bp.get("/camera/preview.jpg")
@@ -156,14 +148,14 @@ def marble():
 @bp.post("/api/camera/keeping")
 def keeping():
     """Switch photo keeping on or off (the table's consent); the choice is saved."""
-    return jsonify({"keeping": _keeper().set_enabled(body()["enabled"])})
+    return jsonify({"keeping": current_app.extensions["sensors"].keeper.set_enabled(body()["enabled"])})
 
 
 @bp.delete("/api/camera/photos")
 def delete_photos():
     """Delete every kept photo (the kiosk or a paired device); keeping stays on or off as it was. One that cannot
     be deleted is named in the status's error."""
-    return jsonify({"keeping": _keeper().delete_all()})
+    return jsonify({"keeping": current_app.extensions["sensors"].keeper.delete_all()})
 
 
 @bp.get("/camera/photos.zip")
@@ -172,7 +164,7 @@ def photos():
     kiosk's or a paired device's). One download at a time: a second is refused until the first ends."""
     keeper = current_app.extensions["sensors"].keeper
     try:
-        samples = kept_samples(keeper.folder) if keeper is not None else []
+        samples = kept_samples(keeper.folder)
     except OSError as err:
         abort(404, description=f"The kept photos cannot be read: {err}")
     if not samples:

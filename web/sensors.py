@@ -19,6 +19,7 @@ from flask import Flask
 
 from companion.castle import Castle
 from companion.table import Table
+from hardware.camera.keeping import PhotoKeeper
 
 from .stream import SENSORS_TOPIC
 
@@ -39,7 +40,7 @@ def detect_mode(model_file: Path = PI_MODEL) -> str:
 class Sensors:
     """The running sensors and what the kiosk and /api/health show about them."""
 
-    def __init__(self, mode: str, table: Table, castle: Castle) -> None:
+    def __init__(self, mode: str, table: Table, castle: Castle, keeper: PhotoKeeper) -> None:
         self.mode = mode
         self.table = table
         self.castle_owner = castle
@@ -52,7 +53,7 @@ class Sensors:
         self.last_marble: dict[str, Any] | None = None
         self.last_marble_at = 0.0
         self.photos: dict[int, bytes] = {}
-        self.keeper: Any = None  # hardware.camera.keeping.PhotoKeeper, with the camera
+        self.keeper = keeper  # with or without a camera: photos kept before can be downloaded and deleted
         self._readings: dict[int, Any] = {}  # session -> the ReadingFrame of its last camera reading
         self._round_seen: tuple[Any, dict[str, Any]] | None = None  # (key, round) as seen before its reveal
         self._photo_seen: tuple[Any, dict[str, Any]] | None = None  # (key, camera reading) its marbles are judged by
@@ -138,7 +139,7 @@ class Sensors:
         keeper, reading = self.keeper, self._readings.get(session_id)
         camera = accepted.get("camera") or photo
         round_key = (session_id, accepted["number"])
-        if keeper is None or not keeper.enabled or reading is None or camera is None or round_key in self._kept:
+        if not keeper.enabled or reading is None or camera is None or round_key in self._kept:
             return
         if list(reading.detection.counts) != camera["counts"]:
             return  # the reading in the round is not the last frame seen (another session's): no label for it
@@ -213,8 +214,7 @@ class Sensors:
     def close(self) -> None:
         if self.camera is not None:
             self.camera.close()
-        if self.keeper is not None:
-            self.keeper.close()
+        self.keeper.close()
         if self.gates is not None:
             self.gates.close()
 
@@ -230,8 +230,7 @@ def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
     """
     setting = app.config["SENSORS"]
     mode = detect_mode() if setting in ("auto", "off") else setting
-    sensors = Sensors(mode, table, castle)
-    sensors.keeper = _photo_keeper(app)
+    sensors = Sensors(mode, table, castle, _photo_keeper(app))
     table.watch(sensors.on_view)
     if setting == "off":
         sensors.gates_error = sensors.camera_error = "sensors are switched off"
@@ -280,10 +279,10 @@ def _start_gates(app: Flask, sensors: Sensors) -> None:
     log.info("gates on pins %s (%s)", ", ".join(map(str, config.pins)), sensors.mode)
 
 
-def _photo_keeper(app: Flask) -> Any:
+def _photo_keeper(app: Flask) -> PhotoKeeper:
     """The keeper of the confirmed rounds' photos, made whether or not a camera runs: photos kept before can be
     downloaded and deleted with the camera off or unplugged, and keeping switched off."""
-    from hardware.camera.keeping import DEFAULT_LIMIT, PhotoKeeper
+    from hardware.camera.keeping import DEFAULT_LIMIT
 
     data = Path(app.config["DATA_DIR"])
     return PhotoKeeper(data / "photos", data / "camera" / "photo-keeping.json",
