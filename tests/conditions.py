@@ -76,6 +76,14 @@ def nudged(image: np.ndarray, dx: float, dy: float) -> np.ndarray:
     return cv2.warpAffine(image, np.float32([[1, 0, dx], [0, 1, dy]]), (w, h), borderMode=cv2.BORDER_REFLECT)
 
 
+def sleeved(frame: np.ndarray) -> np.ndarray:
+    """A camera's picture of the simulated castle with a sleeve reaching in from the front over gates 1 and 2 (the
+    marbles there hidden), held still."""
+    out = frame.copy()
+    cv2.ellipse(out, (160, 440), (110, 190), 15.0, 0, 360, (120, 150, 200), -1, cv2.LINE_AA)
+    return out
+
+
 def defocused(image: np.ndarray, sigma: float) -> np.ndarray:
     """``image`` blurred further by a Gaussian of ``sigma`` pixels: a camera out of focus."""
     return cv2.GaussianBlur(image, (0, 0), sigma)

@@ -368,6 +368,37 @@ def test_a_moved_camera_drops_the_empty_reference(tmp_path: Path) -> None:
     assert hub.reference.get() is not None  # taken again once the gates are empty
 
 
+def test_a_sleeve_over_the_empty_gates_becomes_the_empty_reference_only_once_held_still(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Between rounds a sleeve over the simulated castle's front gates can read as no marble with those gates unsure:
+    the empty reference is not refreshed from it (the gates would be blind beneath it), while the castle read empty
+    and sure refreshes it at once. Held still for ``UNSURE_EMPTY_HOLD_S`` (a lamp switched on stays), it is."""
+    from hardware.camera import hub as hub_module
+    from hardware.camera.simulated import SimulatedCastle
+    from hardware.vision.detect import Detection
+    from tests.conditions import sleeved
+
+    empty = Detection(counts=(0, 0, 0, 0, 0, 0), outside=0, marbles=())
+    unsure = Detection(counts=(0, 0, 0, 0, 0, 0), outside=0, marbles=(), unsure=(False, True, True) + (False,) * 3)
+    castle = SimulatedCastle()
+    hub = CameraHub(FakeService(castle.render_empty()), tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    default_regions=castle.regions(), default_marble=castle.marble_size())
+    hub.reference.min_interval = 0.0
+    hub.capture_reference()
+
+    def taken(frame: np.ndarray, detection: Detection) -> bool:
+        before = hub.reference.get()
+        hub._refresh_reference(frame, detection, last_check=0.0)
+        return hub.reference.get() is not before
+
+    assert not any(taken(sleeved(castle.render_empty()), unsure) for _ in range(3))
+    assert taken(castle.render_empty(), empty)  # the empty castle, read sure
+    monkeypatch.setattr(hub_module, "UNSURE_EMPTY_HOLD_S", 0.0)
+    assert not taken(sleeved(castle.render_empty()), unsure)  # the first of a still run
+    assert not taken(castle.render_empty(), unsure)  # the sleeve moved away: the run starts again
+    assert taken(castle.render_empty(), unsure)  # still since: taken
+
+
 def test_empty_references_saved_from_several_threads_take_turns(tmp_path: Path) -> None:
     """A person's tap and the vision loop may save the reference at the same moment: neither fails, and the
     file ends with the reference the store holds."""

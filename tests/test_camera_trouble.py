@@ -17,7 +17,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from hardware.camera.simulated import SimulatedCameraSource, gate_centre_x
-from tests.conditions import defocused, nudged, shaded
+from tests.conditions import defocused, nudged, shaded, sleeved
 from tests.waiting import PATIENCE_S, wait_for
 
 Change = Callable[[np.ndarray], np.ndarray]
@@ -223,13 +223,6 @@ def test_a_camera_nudged_by_8_px_as_the_marbles_land_follows_the_gates_and_loses
     _settle_round(client, session, truth, 4)
 
 
-def _sleeve(frame: np.ndarray) -> np.ndarray:
-    """A sleeve reaching in from the front over gates 1 and 2 (the marbles there hidden), held still."""
-    out = frame.copy()
-    cv2.ellipse(out, (160, 440), (110, 190), 15.0, 0, 360, (120, 150, 200), -1, cv2.LINE_AA)
-    return out
-
-
 @pytest.mark.parametrize("beams", [True, False], ids=["beams", "camera-alone"])
 def test_a_sleeve_over_the_gates_while_the_round_is_read_is_never_scored_as_sure(
         make_app: Callable[..., Flask], trouble: Trouble, beams: bool) -> None:
@@ -239,7 +232,7 @@ def test_a_sleeve_over_the_gates_while_the_round_is_read_is_never_scored_as_sure
     client = app.test_client()
     session = _start(client)
     wait_for(lambda: trouble.source is not None)
-    trouble.change = _sleeve
+    trouble.change = sleeved
     truth = (1, 2, 5)
     _roll(app, *truth)
     current = wait_for(lambda: (c := _current(client, session))["camera"] is not None

@@ -13,6 +13,7 @@ load with the first hub.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -98,6 +99,38 @@ def _flag_moving(reading: ReadingFrame, moving: tuple[bool, ...]) -> ReadingFram
 MARKER_CHECK_S = 5.0  # how often the preview looks for the markers again
 CAMERA_MOVED_PX = 3.0  # a shift (|dx| + |dy|) of the picture beyond this makes the empty reference stale
 
+UNSURE_EMPTY_HOLD_S = 120.0
+"""A picture that reads no marble but leaves a gate unsure refreshes the empty reference only once it has held
+still this long (no gate's picture changed, ``MarbleDetector.moved``). Between rounds a hand or a sleeve over the
+castle reads as no marble with its gates unsure (the simulated castle: a sleeve over gates 1 and 2 did so), and
+taken as the reference it would blind those gates until the next refresh; a hand moves on, while a lamp switched
+on stays and is followed."""
+
+
+STILL_LEVELS = 12
+"""Grey levels (of 255) a pixel of the gates' picture, shrunk four times, changes by between two checks of a still
+picture at most: the sensor's noise, shrunk, and a slow change of light stay well under it."""
+
+STILL_SHARE = 0.01
+"""The share of those pixels that may change by more: a hand moving over the castle changes far more."""
+
+
+def _same_picture(a: np.ndarray, b: np.ndarray, bounds: tuple[float, float, float, float]) -> bool:
+    """True when the picture within ``bounds`` (x0, y0, x1, y1) is the same in ``a`` and ``b`` but for noise."""
+    import cv2
+    import numpy as np
+
+    if a.shape != b.shape:
+        return False
+    h, w = a.shape[:2]
+    x0, y0 = max(0, int(bounds[0])), max(0, int(bounds[1]))
+    x1, y1 = min(w, int(math.ceil(bounds[2])) + 1), min(h, int(math.ceil(bounds[3])) + 1)
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return True
+    small = [cv2.resize(cv2.cvtColor(f[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY), ((x1 - x0) // 4, (y1 - y0) // 4),
+                        interpolation=cv2.INTER_AREA) for f in (a, b)]
+    return float(np.mean(cv2.absdiff(*small) > STILL_LEVELS)) <= STILL_SHARE
+
 
 def _shift_px(a: GateRegions, b: GateRegions) -> float:
     """The largest displacement (|dx| + |dy|, pixels) between corresponding corners of two region sets."""
@@ -162,6 +195,7 @@ class CameraHub:
         # new one is taken only from a picture that reads empty (the first one, at set-up, as early as it may be)
         self._retake_when_empty = False
         self._reference_regions: GateRegions | None = None  # where they were when the reference was taken
+        self._unsure_empty: tuple[np.ndarray, float] | None = None  # the first picture of a still, unsure, empty run
         self._detector: MarbleDetector | None = None
         self._detector_inputs: tuple[Any, Any, Any] = (None, None, None)  # regions, reference, radius
         self._marble: MarbleSize | None = None
@@ -534,7 +568,8 @@ class CameraHub:
 
         Taken as early as it may be: the first moment the beams are idle and the round has no marbles, from
         the first picture on, before the gates are calibrated too (`detection` None); refreshed only when the
-        picture agrees it is empty. Without one the game state alone decides, since detection without a
+        picture agrees it is empty: every gate sure, or, with a gate unsure (a hand over the gates reads no marble),
+        held still for ``UNSURE_EMPTY_HOLD_S``. Without one the game state alone decides, since detection without a
         reference is less sure. When the markers show that the camera moved, the old reference no longer
         lines up with the picture: it is dropped and taken again.
         """
@@ -556,6 +591,11 @@ class CameraHub:
             # rest in a picture read without a reference (a nudge dropped it as they landed) would vanish into
             # the new one. Taken again only once the gates are seen empty.
             return None
+        if has_reference and detection is not None and detection.is_unsure:
+            if not self._held_still(frame, now):
+                return now  # a hand over the gates, maybe: not the empty castle yet
+        else:
+            self._unsure_empty = None
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
             self._reference_regions = moved
             self._retake_when_empty = False
@@ -564,6 +604,16 @@ class CameraHub:
             if not has_reference:
                 self._changed()  # the counts are no longer unsure
         return now
+
+    def _held_still(self, frame: np.ndarray, now: float) -> bool:
+        """The gates' picture has not changed from one check to the next (``_same_picture``) since the first of
+        this run of empty, unsure pictures, and that one is ``UNSURE_EMPTY_HOLD_S`` or more old."""
+        held, regions = self._unsure_empty, self.current_regions(frame, recheck=False)
+        if held is None or regions is None or not _same_picture(held[0], frame, regions.bounds()):
+            self._unsure_empty = (frame, now)
+            return False
+        self._unsure_empty = (frame, held[1])
+        return now - held[1] >= UNSURE_EMPTY_HOLD_S
 
     # what the page shows
     def preview_jpeg(self) -> bytes | None:
