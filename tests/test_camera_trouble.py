@@ -16,6 +16,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from hardware.camera.hub import MISSED_WHILE_DOWN
 from hardware.camera.simulated import SimulatedCameraSource, gate_centre_x
 from tests.conditions import defocused, nudged, shaded, sleeved
 from tests.waiting import PATIENCE_S, wait_for
@@ -256,7 +257,8 @@ def _health_camera(client: FlaskClient) -> dict[str, Any]:
 def test_an_unplugged_camera_scores_nothing_by_itself_and_reads_the_round_once_back(
         make_app: Callable[..., Flask], trouble: Trouble, beams: bool) -> None:
     """The camera unplugged mid-game: the pages say so, the beams go on (ruling D3) and nothing is read from its
-    last picture. Plugged back, the camera alone reads the marbles that came to rest meanwhile."""
+    last picture. Plugged back, the camera reads the marbles that came to rest meanwhile: alone, as it does every
+    round; with beams, the round they saw (where both are available, the camera decides: D3)."""
     app = make_app(BEAMS=beams)
     client = app.test_client()
     session = _start(client)
@@ -269,12 +271,13 @@ def test_an_unplugged_camera_scores_nothing_by_itself_and_reads_the_round_once_b
     if beams:
         current = wait_for(lambda: (c := _current(client, session))["marbles"] == list(truth) and c)
         assert current["camera"] is None and current["flag"] is None  # the beams alone: their count stands (D3)
+        wait_for(lambda: _health_camera(client)["waiting"] == MISSED_WHILE_DOWN)  # its confirmation found it down
     _pages_answer(client, session)
     trouble.unplugged = False
     wait_for(lambda: _health_camera(client)["ok"])
-    if not beams:
-        current = _wait_read(client, session, truth, beams)
-        _never_wrong_and_sure(current, truth)
+    current = _wait_read(client, session, truth, beams)
+    _never_wrong_and_sure(current, truth)
+    assert _health_camera(client)["waiting"] is None
     _settle_round(client, session, truth, 3)
 
 

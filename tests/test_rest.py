@@ -160,3 +160,26 @@ def test_a_picture_that_moved_starts_the_wait_again_with_the_same_counts() -> No
     assert w.update(ONE_IN_2, 0, 102.2, moving=True) is None  # a nudge of the resting reading reports nothing
     assert w.update(ONE_IN_2, 0, 103.4) is None  # and it is no new rest
     assert w.resting == (ONE_IN_2, 0)
+
+
+def test_it_says_when_it_waits_for_marbles_to_rest() -> None:
+    """Marbles seen and not yet at rest: waiting (the page says the camera scores them once they rest); at rest,
+    with the board empty, or back to the resting reading after a flicker: not."""
+    w = RestWatcher(settle_s=1.0, min_frames=3)
+    assert not w.waiting  # nothing seen yet
+    w.update(EMPTY, 0, 0.0)
+    assert not w.waiting
+    w.update(ONE_IN_2, 0, 0.2)
+    assert w.waiting
+    feed(w, [(ONE_IN_2, 0)] * 3, 0.4, 0.2)
+    assert w.waiting  # 0.6 s: still rolling, maybe
+    assert w.update(ONE_IN_2, 0, 1.2) == (ONE_IN_2, 0)
+    assert not w.waiting
+    w.update(TWO, 0, 1.4)
+    assert w.waiting  # a second marble lands
+    w.update(ONE_IN_2, 0, 1.6)
+    assert not w.waiting  # a flicker, back to what rested
+    w.update(EMPTY, 0, 1.8)
+    assert not w.waiting  # the marbles taken back
+    w.update(ONE_IN_2, 1, 2.0, moving=True)
+    assert w.waiting

@@ -57,6 +57,11 @@ UNSURE_WITHOUT_REFERENCE = (
     "It is taken by itself once the gates are empty and no marble rolls; or clear the gates and tap "
     "\u201cGates empty: take reference\u201d.")
 
+WAITING_FOR_REST = "marbles seen: the camera scores them once they come to rest"
+
+MISSED_WHILE_DOWN = ("the camera was down when the marbles came to rest: it reads them once it gives pictures "
+                     "again (until then the gates' count stands)")
+
 NOISY_PICTURE = (
     "The picture is far noisier than the empty reference (a room gone dim, the camera's gain turned up): every "
     "gate waits for a tap. More light on the castle helps.")
@@ -211,6 +216,7 @@ class CameraHub:
         self._error: str | None = None
         self._timer: threading.Timer | None = None
         self._marbles_seen = 0  # marbles the gates saw: a confirmation reads for the last of them only
+        self._missed = False  # the last confirmation found the camera down
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._stop = threading.Event()
@@ -445,14 +451,17 @@ class CameraHub:
 
     def marble_seen(self, marbles_in_round: int) -> None:
         """A gate saw a marble: take a confirmation frame once the marbles have settled."""
-        delay = self.last_marble_settle_s if marbles_in_round >= 3 else self.settle_s
         with self._lock:
             self._marbles_seen += 1  # a confirmation under way now reads too early: the new one will read
-            if self._timer is not None:
-                self._timer.cancel()
-            self._timer = threading.Timer(delay, self.confirm_now)
-            self._timer.daemon = True
-            self._timer.start()
+            self._confirm_in(self.last_marble_settle_s if marbles_in_round >= 3 else self.settle_s)
+
+    def _confirm_in(self, delay: float) -> None:
+        """Read a confirmation ``delay`` seconds from now, instead of any due before (caller holds the lock)."""
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = threading.Timer(delay, self.confirm_now)
+        self._timer.daemon = True
+        self._timer.start()
 
     def confirm_now(self) -> Detection | None:
         """Take ``CONFIRM_FRAMES`` settled frames ``confirm_gap_s`` apart, count the marbles in each and report
@@ -460,7 +469,9 @@ class CameraHub:
         from the first frame to the last (a marble still rolling), wait ``still_wait_s`` and read again, at most
         ``still_tries`` times in all; a gate still moving then is unsure (ruling D4). A camera that stops after
         the first frame leaves the reading to the frames it gave. A marble seen by a gate meanwhile ends it with
-        None: the confirmation that marble schedules reads instead."""
+        None: the confirmation that marble schedules reads instead. A camera down gives None too, and once it is
+        back, while the round still holds marbles, it reads where they rest (ruling D3: where both are available,
+        the camera decides)."""
         seen_before = self._marbles_seen
         readings: list[ReadingFrame] = []
         moving = NOTHING_MOVED
@@ -476,10 +487,19 @@ class CameraHub:
             if not any(moving):
                 break
         if not readings or self._marbles_seen != seen_before:
+            if not readings and self._marbles_seen == seen_before:  # the camera is down: it reads the round once back
+                self._set_missed(True)
             return None  # the beams stay the live signal (ruling D3)
+        self._set_missed(False)
         reading = _flag_moving(_agreed(readings), moving)
         self._report(reading)
         return reading.detection
+
+    def _set_missed(self, missed: bool) -> None:
+        """Note whether the round's marbles wait for the camera to be back (the pages are told)."""
+        if missed != self._missed:
+            self._missed = missed
+            self._changed()
 
     def _confirmation_frames(self) -> list[ReadingFrame] | None:
         """Up to ``CONFIRM_FRAMES`` settled frames ``confirm_gap_s`` apart, read; fewer if the camera stops;
@@ -515,12 +535,17 @@ class CameraHub:
         reference_checked = markers_checked = 0.0
         working = True
         while not self._stop.wait(self._interval):
+            if self._missed and self._round_empty():
+                self._set_missed(False)  # the round was scored by its gates meanwhile
             # The last picture of a camera that is down or hangs is not read again: it would look like marbles at
             # rest, or like empty gates. The pages are told when the camera stops or starts giving pictures (a
             # camera that hangs says nothing itself).
             if self.service.status()["ok"] != working:
                 working = not working
                 self._changed()
+                if working and self._missed and not self._round_empty():
+                    with self._lock:  # the marbles the gates saw while it was down: the camera reads where they rest
+                        self._confirm_in(self.settle_s)
             frame = self.service.latest()
             if frame is None or not working:
                 continue
@@ -543,8 +568,13 @@ class CameraHub:
                 self._seen, self._preview = result, None
             if now_checked := self._refresh_reference(frame, detection, reference_checked):
                 reference_checked = now_checked
-            if self.camera_only and (rested := self._follow_rest(result, time.monotonic())) is not None:
-                self._report(rested)
+            if self.camera_only:
+                was_waiting = self._rest.waiting
+                rested = self._follow_rest(result, time.monotonic())
+                if rested is not None:
+                    self._report(rested)
+                if self._rest.waiting != was_waiting:
+                    self._changed()
 
     def _follow_rest(self, result: ReadingFrame, now: float) -> ReadingFrame | None:
         """Camera alone: the reading to report when the marbles have just come to rest (``RestWatcher``; a frame
@@ -659,6 +689,8 @@ class CameraHub:
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,
+                "waiting": WAITING_FOR_REST if self.camera_only and self._rest.waiting
+                else MISSED_WHILE_DOWN if self._missed else None,
                 "marble": self.marble_status(),
                 "camera_only": self.camera_only,
                 "last_detection": last,

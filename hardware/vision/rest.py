@@ -55,6 +55,11 @@ class RestWatcher:
         """The last reading that came to rest (empty ones included), or None."""
         return self._resting
 
+    @property
+    def waiting(self) -> bool:
+        """True while the last reading has marbles and has not come to rest (still rolling, or not yet settled)."""
+        return self._candidate is not None and not _is_empty(self._candidate) and self._candidate != self._resting
+
     def update(self, counts: tuple[int, ...], outside: int, now: float, moving: bool = False) -> Reading | None:
         """Feed one detection taken at ``now`` (seconds, monotonic); returns the reading when it
         has just come to rest, is non-empty and differs from the previous resting reading. ``moving``: the

@@ -238,7 +238,8 @@ function renderSensors(status) {
   const camera = status.camera || {};
   const cameraLine = h("li", { class: camera.ok && !camera.unsure ? "" : "warn", id: "camera-state" },
     camera.ok ? "Camera: watching" : `Camera: ${camera.camera?.error || camera.error || "starting"}`,
-    camera.ok && camera.unsure ? h("span", { id: "camera-unsure" }, ` · counts unsure: ${camera.unsure}`) : null);
+    camera.ok && camera.unsure ? h("span", { id: "camera-unsure" }, ` · counts unsure: ${camera.unsure}`) : null,
+    camera.waiting ? h("span", { id: "camera-waiting" }, ` · ${camera.waiting}`) : null);
   const list = $("gate-status");
   if (!gates.gates || gates.gates.length === 0) {
     list.replaceChildren(h("li", { class: "warn" }, gates.error || "no gates"), cameraLine);
