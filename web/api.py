@@ -167,13 +167,20 @@ def events(session_id: int):
 
 @bp.post("/simulation/marble")
 def simulate_marble():
+    """A marble through simulated beams, or, without beams (the camera alone), into the simulated castle for the
+    camera to find once it rests (ruling D3). 404 only where there is nothing simulated to roll it into."""
     sensors = current_app.extensions["sensors"]
-    if sensors.mode != "simulation" or sensors.gates is None or sensors.simulator is None:
+    if sensors.mode != "simulation":
         raise ApiError(404, "not_found", "marble simulation exists only in simulation mode")
+    beams = sensors.gates is not None and sensors.simulator is not None
+    if not beams and sensors.castle is None:
+        raise ApiError(404, "not_found", "no simulated beams and no simulated castle to roll a marble into: this "
+                                         "server runs without beams and without the simulated camera")
     data = checked_body(SIMULATED_MARBLE, ("gate",))  # gate null: a marble that misses every gate
     gate, width, chatter = data["gate"], data.get("width_ms", 15), bool(data.get("chatter", False))
     sensors.roll(gate, float(width), chatter)
-    return jsonify({"rolled": {"gate": gate, "width_ms": width, "chatter": chatter},
+    return jsonify({"rolled": {"gate": gate, "width_ms": width, "chatter": chatter if beams else False,
+                               "into": "beams" if beams else "castle"},
                     "gates": sensors.status().get("gates")}), 202
 
 
