@@ -137,7 +137,38 @@ def test_a_camera_that_hangs_is_reported_and_its_old_picture_is_never_the_refere
         hang.clear()
         release.set()
     wait_for(lambda: client.get("/api/health").get_json()["parts"]["camera"]["state"] == "ok")
-    assert client.post("/api/camera/reference", json={}).status_code == 200
+    refused = client.post("/api/camera/reference", json={})  # the round holds the marbles 4 and 5
+    assert refused.status_code == 409 and refused.get_json()["error"]["code"] == "not_empty"
+    assert client.post("/api/camera/reference", json={"anyway": True}).status_code == 200
+
+
+def test_the_empty_reference_is_refused_with_marbles_in_the_gates_unless_a_person_says_they_are_empty(
+        make_app: Callable[..., Flask]) -> None:
+    """Taken with marbles in the gates, the reference would hide them from the readings, and once they are taken
+    out, show marbles where there are none (ruling D4). Refused, with the reason and nothing changed, while the
+    camera sees a marble in a gate or the running round holds marbles; taken when the person says the gates are
+    empty ("anyway": the camera's old reference is what is wrong)."""
+    app = make_app(BEAMS=False)
+    client = app.test_client()
+    sensors = app.extensions["sensors"]
+    wait_for(lambda: sensors.camera.service.latest() is not None)
+    assert client.post("/api/camera/reference", json={}).status_code == 200  # the castle is empty
+    for bad in ({"anyway": "yes"}, {"anyway": True, "other": 1}):
+        assert client.post("/api/camera/reference", json=bad).status_code == 400
+    sensors.castle.add_marble(3)  # a marble comes to rest: the camera sees it before the round records it
+    wait_for(lambda: (client.get("/api/camera").get_json()["last_detection"] or {}).get("counts", [0] * 6)[2] == 1)
+    before = sensors.camera.reference.get()
+    refused = client.post("/api/camera/reference", json={})
+    assert refused.status_code == 409 and refused.get_json()["error"] == {
+        "code": "not_empty", "message": "The camera sees 1 marble in the gates: take it out of the castle first "
+        "(or, if the gates are empty and the camera is wrong, take it anyway)."}
+    session = _start(client)
+    wait_for(lambda: _current(client, session)["marbles"] == [3])  # the camera alone records it
+    refused = client.post("/api/camera/reference", json={})
+    assert refused.status_code == 409 and "running round holds marbles" in refused.get_json()["error"]["message"]
+    assert sensors.camera.reference.get() is before  # nothing changed
+    taken = client.post("/api/camera/reference", json={"anyway": True})
+    assert taken.status_code == 200 and sensors.camera.reference.get() is not before
 
 
 def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask], tmp_path: Any) -> None:

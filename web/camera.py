@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request
 
-from hardware.camera.hub import NoMarble, NoPicture
+from hardware.camera.hub import NoMarble, NoPicture, NotEmpty
 from hardware.camera.keeping import KeptPhotosBusy, kept_samples, zipped_samples
 from hardware.camera.marble_size import MarbleSizeError
 from hardware.camera.markers import MarkerError
@@ -24,6 +24,7 @@ bp = Blueprint("camera", __name__)
 MARBLE_TAP = {"x": {"type": "number", "minimum": 0, "maximum": 10000},
               "y": {"type": "number", "minimum": 0, "maximum": 10000}}
 KEEPING = {"enabled": {"type": "boolean"}}
+REFERENCE = {"anyway": {"type": "boolean"}}
 REGION_FIELDS = ("gate", "polygon")
 
 
@@ -45,6 +46,7 @@ BODIES: dict[str, Callable[[], dict[str, Any]]] = {
     "camera.regions": _regions_body,
     "camera.marble": lambda: checked_body(MARBLE_TAP, ("x", "y")),
     "camera.keeping": lambda: checked_body(KEEPING, ("enabled",)),
+    "camera.reference": lambda: checked_body(REFERENCE, empty_ok=True),
 }
 
 
@@ -124,7 +126,7 @@ def regions():
 
 @bp.post("/api/camera/reference")
 def reference():
-    return jsonify({"reference": _hub().capture_reference()})
+    return jsonify({"reference": _hub().capture_reference(anyway=body().get("anyway", False))})
 
 
 @bp.post("/api/camera/anchor")
@@ -186,6 +188,7 @@ REFUSALS: dict[type[Exception], tuple[int, str]] = {
     NoMarble: (422, "no_marble"),
     MarbleSizeError: (409, "no_reference"),
     NoPicture: (409, "no_picture"),
+    NotEmpty: (409, "not_empty"),
     KeptPhotosBusy: (409, "conflict"),
 }
 

@@ -48,6 +48,10 @@ class NoPicture(RuntimeError):
     """The camera has not delivered a picture yet (starting, or down)."""
 
 
+class NotEmpty(RuntimeError):
+    """The empty reference was asked for while marbles lie in the gates: the round's, or those the camera sees."""
+
+
 class NoMarble(RuntimeError):
     """A tap meant to measure a marble found none there."""
 
@@ -352,9 +356,23 @@ class CameraHub:
         return {"radius_px": None, "source": "guess", "measured_at": None, "px_per_mm": None,
                 "error": self._marble_error}
 
-    def capture_reference(self) -> dict[str, Any]:
-        """Take the current picture as the empty reference (a person says the gates are empty)."""
+    def capture_reference(self, *, anyway: bool = False) -> dict[str, Any]:
+        """Take the current picture as the empty reference (a person says the gates are empty). Unless ``anyway``,
+        refused (``NotEmpty``) while the running round holds marbles, or the camera sees marbles in the gates against
+        the reference it has: taken with marbles in it, they would vanish from the readings, and once taken out read
+        as marbles where there are none (ruling D4). ``anyway``: the person has looked, the gates are empty (the
+        camera's old reference is what is wrong)."""
         frame = self._picture_now()
+        if not anyway:
+            if not self._round_empty():
+                raise NotEmpty("The running round holds marbles: take the empty reference between rounds, once the "
+                               "marbles are out of the castle (or, if its gates are empty now, take it anyway).")
+            reading = self.detect(frame, recheck_markers=False)
+            seen = reading.detection.total if reading is not None and reading.detection.with_reference else 0
+            if seen:
+                raise NotEmpty(f"The camera sees {seen} marble{'s' if seen > 1 else ''} in the gates: take "
+                               f"{'them' if seen > 1 else 'it'} out of the castle first (or, if the gates are empty "
+                               "and the camera is wrong, take it anyway).")
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions, self._moved_note = self._moved, None

@@ -278,7 +278,12 @@ $("anchor").addEventListener("click", async () => {
 });
 $("reference").addEventListener("click", async () => {
   calibrationStep();
-  const result = await api("/api/camera/reference", {});
+  let result = await api("/api/camera/reference", {}, "POST", { quiet: ["not_empty"] });
+  // marbles in the gates (the round's, or seen by the camera): taken only once a person says the gates are empty
+  if (!result.ok && result.data?.error?.code === "not_empty"
+      && await confirm(result.data.error.message, "The gates are empty: take it", "Cancel")) {
+    result = await api("/api/camera/reference", { anyway: true });
+  }
   if (result.ok) { toast("Empty reference taken."); refreshStatus(); }
 });
 

@@ -85,8 +85,9 @@ function plainError(status, data) {
   return sentence(data?.error?.message) || `The companion answered ${status}; nothing was changed.`;
 }
 
-/** GET or POST JSON. Resolves to {ok, status, data}; shows a plain message for errors, never throws. */
-export async function api(path, body = undefined, method = body === undefined ? "GET" : "POST") {
+/** GET or POST JSON. Resolves to {ok, status, data}; shows a plain message for errors (but those whose code is one
+ *  of `quiet`: the caller answers them itself), never throws. */
+export async function api(path, body = undefined, method = body === undefined ? "GET" : "POST", { quiet = [] } = {}) {
   let status = 0;
   let data = null;
   try {
@@ -99,7 +100,9 @@ export async function api(path, body = undefined, method = body === undefined ? 
     try { data = await response.json(); } catch { data = null; }
     if (response.ok) return { ok: true, status, data };
   } catch { /* not reachable: status 0 */ }
-  toast(plainError(status, data), status === 409 && data?.session ? "info" : "error", data?.rule || null);
+  if (!quiet.includes(data?.error?.code)) {
+    toast(plainError(status, data), status === 409 && data?.session ? "info" : "error", data?.rule || null);
+  }
   return { ok: false, status, data };
 }
 
