@@ -517,3 +517,36 @@ def test_the_camera_alone_takes_its_first_reference_at_once_and_after_a_move_onl
     assert hub.reference.get() is None
     hub._refresh_reference(bumped, empty, last_check=0.0)
     assert hub.reference.get() is not None  # taken again once the gates read empty
+
+
+def test_the_camera_alone_reads_resting_marbles_again_once_a_gate_in_doubt_is_sure(tmp_path: Path) -> None:
+    """A marble reported while it still crept on leaves its gate in doubt, and the round flagged. Once it rests and
+    every frame reads that gate sure, the same marbles are reported again without the doubt (the flag goes); never
+    again with as much doubt or more, nor once the round holds no marbles (the next round's)."""
+    from dataclasses import replace
+
+    from hardware.camera.simulated import SimulatedCastle
+
+    castle = SimulatedCastle()
+    castle.add_marble(4)
+    frame = castle.render()
+    round_empty = [False]
+    hub = CameraHub(FakeService(frame), tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    default_regions=castle.regions(), default_marble=castle.marble_size(), camera_only=True,
+                    round_empty=lambda: round_empty[0])
+    hub.reference.offer(castle.render_empty(), beams_idle=True, regions_empty=True, now=1e9)
+    sure = hub.detect(frame)
+    assert sure is not None and sure.detection.counts == (0, 0, 0, 1, 0, 0) and not sure.detection.is_unsure
+    doubt = replace(sure, detection=replace(sure.detection, unsure=(False, False, False, True, False, False)))
+
+    def follow(readings: list[Any], start: float) -> list[tuple[bool, ...]]:
+        reported = (hub._follow_rest(r, start + 0.4 * i) for i, r in enumerate(readings))
+        return [r.detection.unsure for r in reported if r is not None]
+
+    assert follow([doubt] * 6, 100.0) == [doubt.detection.unsure]  # at rest, in doubt: the round is flagged
+    assert follow([doubt, sure, doubt] * 2, 103.0) == []  # a flicker of doubt: nothing new
+    assert follow([sure] * 6, 106.0) == [(False,) * 6]  # sure in every frame: once more, without the doubt
+    assert follow([doubt] * 3 + [sure] * 3, 109.0) == []
+    hub._rest_reported = (((0, 0, 0, 1, 0, 0), 0), doubt.detection.unsure)
+    round_empty[0] = True  # revealed: the next round holds none of these marbles
+    assert follow([sure] * 6, 112.0) == []

@@ -223,6 +223,7 @@ class CameraHub:
         self._missed = False  # the last confirmation found the camera down
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
+        self._rest_reported: tuple[tuple[tuple[int, ...], int], tuple[bool, ...]] | None = None  # (seen, flags)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._load_calibration()
@@ -598,7 +599,9 @@ class CameraHub:
         """Camera alone: the reading to report when the marbles have just come to rest (``RestWatcher``; a frame
         whose picture changed since the one before, a marble still rolling, starts the wait again), else None.
         Its counts are those every frame of the rest read; its flags those most of its last ``CONFIRM_FRAMES``
-        frames raised (``hardware.vision.consensus``), and the gates whose picture changed over them."""
+        frames raised (``hardware.vision.consensus``), and the gates whose picture changed over them. The marbles
+        reported still resting, their reading is reported again once fewer of its gates are in doubt (a marble
+        reported while it crept on is sure once it stops, and the round's flag goes)."""
 
         def seen(r: ReadingFrame) -> tuple[tuple[int, ...], int]:
             return tuple(r.detection.counts), r.detection.outside
@@ -606,10 +609,19 @@ class CameraHub:
         moving = bool(self._run) and any(self._moving([self._run[-1], result]))
         run = self._run if self._run and not moving and seen(self._run[-1]) == seen(result) else []
         self._run = [*run, result][-CONFIRM_FRAMES:]
-        if self._rest.update(*seen(result), now, moving=moving) is None:
+        rested = self._rest.update(*seen(result), now, moving=moving) is not None
+        doubted = self._rest_reported[1] if self._rest_reported and self._rest_reported[0] == seen(result) else None
+        again = not rested and doubted is not None and any(doubted) and seen(result) == self._rest.resting \
+            and len(self._run) == CONFIRM_FRAMES and not self._round_empty()  # (not into the next round)
+        if not (rested or again):
             return None
         # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure
-        return _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))
+        reading = _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))
+        unsure = reading.detection.unsure
+        if again and (unsure == doubted or any(u and not d for u, d in zip(unsure, doubted or ()))):
+            return None  # the marbles reported still rest: read again only once a gate in doubt is sure
+        self._rest_reported = (seen(result), unsure)
+        return reading
 
     def _refresh_reference(self, frame: np.ndarray, detection: Detection | None, last_check: float) -> float | None:
         """Take or refresh the empty reference; returns the time of this check, None if not due.
