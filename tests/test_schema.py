@@ -31,7 +31,7 @@ def nested(depth: int) -> Any:
     ({"type": "marble", "gate": 9}, "from 1 to 6"),
     ({"type": "reveal", "gate": None}, "must not be null"),                          # null where a number is
     ({"type": "camera", "counts": None}, "must not be null"),
-    ({"type": "camera", "counts": [0, 0, 0, 0, 0]}, "6 to 6 items"),
+    ({"type": "camera", "counts": [0, 0, 0, 0, 0]}, "must list exactly 6 items"),
     ({"type": "camera", "counts": [0, 0, 0, 0, 0, float("nan")]}, "whole number"),
     ({"type": "guess", "player": "x" * 25, "gate": 1}, "at most 24"),
     ({"type": "guess", "player": "Ben\ud800", "gate": 1}, "plain text"),            # a lone surrogate

@@ -75,8 +75,10 @@ def _check(rule: str, path: str, value: Any, schema: Mapping[str, Any], depth: i
     elif kind == "array":
         if not isinstance(value, list):
             raise refuse("must be a list")
-        if not int(schema.get("minItems", 0)) <= len(value) <= int(schema.get("maxItems", MAX_ITEMS)):
-            raise refuse(f"must list {schema.get('minItems', 0)} to {schema.get('maxItems', MAX_ITEMS)} items")
+        least, most = int(schema.get("minItems", 0)), int(schema.get("maxItems", MAX_ITEMS))
+        if not least <= len(value) <= most:
+            wanted = f"exactly {most}" if least == most else f"at most {most}" if least == 0 else f"{least} to {most}"
+            raise refuse(f"must list {wanted} items")
         for i, item in enumerate(value):
             _check(rule, f"{path}[{i}]", item, schema.get("items", {}), depth + 1)
     elif kind == "object":

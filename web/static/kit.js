@@ -572,7 +572,7 @@ export function startGame(page) {
     wire(abandon, async () => {
       $("menu").hidden = true;
       const sure = await confirm(`Abandon this game of ${game.view.game_name}?`, "Abandon the game", "Keep playing",
-        "It stays in the list of games as abandoned and cannot be carried on.");
+        "It is kept as abandoned and cannot be carried on.");
       if (!sure) return;
       const result = await api(`/api/sessions/${game.view.id}/abandon`, { expected_seq: game.view.seq });
       if (result.ok) location.href = "/?abandoned=" + game.view.id;
