@@ -633,6 +633,22 @@ def test_the_final_screen_and_play_again(open_page: Callable[..., Any], base: st
     assert again["status"] == "running"
 
 
+@pytest.mark.parametrize("size", [(800, 480), (390, 844)], ids=["kiosk", "phone"])
+def test_the_start_of_a_new_game_stays_on_the_screen_above_its_options(
+        open_page: Callable[..., Any], base: str, size: tuple[int, int]) -> None:
+    """Three players seated on the kiosk's screen or a phone: the options run below the screen's edge, and the start
+    button stays on the screen, tappable, while they scroll beneath it."""
+    page = open_page(*size)
+    choose_diego(page, base, "Ada", "Ben", "Cleo")
+    page.evaluate("window.scrollTo(0, 0)")
+    assert page.evaluate("document.documentElement.scrollHeight") > size[1]  # the options reach below the screen
+    top, bottom = page.evaluate("(({top, bottom}) => [top, bottom])(document.getElementById('start')"
+                                ".getBoundingClientRect())")
+    assert 0 <= top and bottom <= size[1], (top, bottom)
+    page.locator("#start").click(no_wait_after=True, trial=False)
+    page.wait_for_url("**/play/*")
+
+
 def test_play_again_on_two_devices_starts_one_next_game(open_page: Callable[..., Any], base: str) -> None:
     """The tablet taps Play again; the kiosk still shows the final screen, and a tap on its Play again joins the
     game the tablet started instead of starting a second one beside it."""
