@@ -53,12 +53,14 @@ def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
     expect(page.locator("#unsure")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#unsure")).to_contain_text("counts are unsure")
     expect(page.locator("#unsure")).to_contain_text("any object resting on the table")
+    expect(page.locator("#seen")).to_contain_text("unsure of every gate", timeout=WAIT_MS)
     page.click("#reference")  # the round holds marbles (as set here): the page asks first, and a person answers
     dialog = page.locator(".dialog")
     expect(dialog).to_contain_text("The running round holds marbles", timeout=WAIT_MS)
     expect(page.locator("#unsure")).to_be_visible()  # not taken yet
     dialog.locator("[data-answer=yes]").click()
     expect(page.locator("#unsure")).to_be_hidden(timeout=WAIT_MS)
+    expect(page.locator("#seen")).not_to_contain_text("unsure", timeout=WAIT_MS)  # the empty castle, read sure
 
 
 def test_the_diego_sensor_panel_says_counts_are_unsure_without_a_reference(

@@ -50,10 +50,18 @@ function facts(s) {
   if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
   if (s.markers?.blur_px != null && !s.focus) items.push(h("li", {}, `In focus: the markers' edges blurred by ${s.markers.blur_px.toFixed(1)} px`));
   for (const warning of [s.edge, s.focus, s.moved]) if (warning) items.push(h("li", { class: "warn" }, warning));
-  if (s.last_detection) items.push(h("li", {}, `Seen: ${s.last_detection.counts.join(" · ")} · outside ${s.last_detection.outside}`));
+  if (s.last_detection) items.push(h("li", { id: "seen" }, seenLine(s.last_detection)));
   if (s.camera_only) items.push(h("li", {}, "No beams: the camera fills in the rounds"));
   if (s.error) items.push(h("li", { class: "warn" }, s.error));
   return items;
+}
+
+/** The counts the camera reads now, gate 1 first, and the gates it is unsure of (a tap decides those: ruling D4). */
+function seenLine(detection) {
+  const unsure = detection.unsure.flatMap((doubt, i) => (doubt ? [i + 1] : []));
+  const doubt = !unsure.length ? "" : unsure.length === 6 ? " · unsure of every gate"
+    : ` · unsure of gate${unsure.length > 1 ? "s" : ""} ${unsure.join(", ")}`;
+  return `Seen: ${detection.counts.join(" · ")} · outside ${detection.outside}${doubt}`;
 }
 
 function renderUnsure(s) {
