@@ -50,6 +50,8 @@ class Model:
     camera_misses: int = 0
     camera: tuple[int, ...] | None = None
     outside: int = 0
+    unsure: tuple[int, ...] = ()  # the gates the camera's last reading is unsure of
+    vouched: list[int | None] | None = None  # what a person said the camera got right this round
     flagged: bool = False
     guesses: dict[str, int] = field(default_factory=dict)
     marks: dict[str, bool] = field(default_factory=dict)  # "right"/"wrong" told after the reveal
@@ -78,9 +80,14 @@ class Model:
 
     def _reflag(self) -> None:  # ruling D4
         in_gates = Counter(g for g in self.marbles if g is not None)
+        by_camera = all(s == "camera" for s in self.sources)
+        # an unsure camera alone is not trusted, save in a gate where it reads what a person vouched for there
+        doubts = [g for g in self.unsure if self.vouched is None or self.camera is None
+                  or self.camera[g - 1] != self.vouched.count(g)]
         self.flagged = len(self.marbles) > 3 or (self.camera is not None and (
             sum(self.camera) + self.outside > 3
-            or (bool(self.marbles) and tuple(in_gates[g] for g in range(1, 7)) != self.camera)))
+            or (bool(self.marbles) and tuple(in_gates[g] for g in range(1, 7)) != self.camera)
+            or (bool(doubts) and by_camera)))
 
     def violations(self, event: dict[str, Any]) -> list[Violation]:
         """Every rule `event` breaks in the current state (empty: it must be accepted)."""
@@ -139,17 +146,25 @@ class Model:
             self.marbles, self.sources = self.entered()  # the photo is out of date, and the misses it added
             self.marbles.append(event["gate"])
             self.sources.append(event.get("source", "tap"))
-            self.camera, self.outside, self.camera_misses = None, 0, 0
+            self.camera, self.outside, self.camera_misses, self.unsure = None, 0, 0, ()
         elif kind == "guess":
             self.guesses[event["player"]] = event["gate"]
             return
         elif kind == "camera":
             counts = tuple(event["counts"])
             self.camera, self.outside = counts, event.get("outside", 0)
+            self.unsure = tuple(g for g, doubt in zip(range(1, 7), event.get("unsure") or ()) if doubt)
+            vouched = self.vouched or []
+            taken_back = any(counts[g - 1] < vouched.count(g) for g in range(1, 7)) \
+                or sum(counts) + vouched.count(None) > 3
+            if all(s == "camera" for s in self.sources) and sum(counts) <= 3 and taken_back:
+                # ruling D4: the camera no longer sees what a person vouched for: that stands, as tapped, flagged
+                self.marbles, self.sources, self.vouched, self.camera_misses = list(vouched), ["tap"] * len(vouched), \
+                    None, 0
             # ruling D3: with no beam or tap marble, the camera alone fills (and refills) the round
-            if all(s == "camera" for s in self.sources) and sum(counts) <= 3:
+            elif all(s == "camera" for s in self.sources) and sum(counts) <= 3:
                 self.marbles = [g for g in range(1, 7) for _ in range(counts[g - 1])]
-                self.marbles += [None] * min(self.outside, 3 - len(self.marbles))
+                self.marbles += [None] * min(max(self.outside, vouched.count(None)), 3 - len(self.marbles))
                 self.sources = ["camera"] * len(self.marbles)
             else:  # ruling D4: agreeing on every gate, the camera's marbles outside them are misses the beams missed
                 self.marbles, self.sources = self.entered()
@@ -160,8 +175,15 @@ class Model:
                 self.sources += ["camera"] * add
                 self.camera_misses = add
         elif kind == "confirm":
-            self.marbles = list(event["marbles"])
-            self.sources = ["tap"] * len(self.marbles)
+            said = list(event["marbles"])
+            # ruling D3: "the camera is right", the camera alone having filled in the round, keeps it the source
+            cameras = self.camera is not None and all(s == "camera" for s in self.sources) \
+                and sorted(g for g in said if g is not None) == sorted(g for g in self.marbles if g is not None) \
+                == [g for g in range(1, 7) for _ in range(self.camera[g - 1])] \
+                and said.count(None) <= self.marbles.count(None)
+            self.marbles = said
+            self.sources = ["camera" if cameras else "tap"] * len(said)
+            self.vouched = list(said) if cameras else None
             self.camera_misses = 0
             self.flagged = False  # a person decided (ruling D4); the stored photo no longer flags
             return
@@ -188,6 +210,7 @@ class Model:
             self.points_total += gained
         self.number += 1
         self.marbles, self.sources, self.camera, self.outside, self.camera_misses = [], [], None, 0, 0
+        self.unsure, self.vouched = (), None
         self.flagged, self.guesses, self.marks, self.token = False, {}, {}, None
 
 
@@ -206,6 +229,9 @@ def random_event(rng: random.Random, state: DiegoState) -> dict[str, Any]:
         told = rng.choice([{"gate": gate}, {"correct": rng.random() < 0.5}, {"gate": rng.choice(BAD_GATES)},
                            {"correct": rng.choice(["yes", 1])}, {}, {"gate": gate, "correct": True}])
         return {"type": "turned", "player": player, **told}
+    if current is not None and current.token is None and all(s == "camera" for s in current.sources) \
+            and rng.random() < 0.3:
+        return camera_alone_event(rng, current)
     if roll < 0.22:
         return {"type": "marble", "gate": rng.choice([gate, gate, gate, None]),
                 "source": rng.choice(["tap"] * 6 + ["sensor", "camera"])}
@@ -218,14 +244,23 @@ def random_event(rng: random.Random, state: DiegoState) -> dict[str, Any]:
     if roll < 0.64:
         if current is not None and current.marbles and rng.random() < 0.6:
             counts = [sum(1 for g in current.marbles if g == k) for k in range(1, 7)]
-            if rng.random() < 0.2:
+            change = rng.random()
+            if change < 0.3:  # another marble came to rest
                 counts[rng.randrange(6)] += 1
+            elif change < 0.4 and any(counts):  # one the camera no longer sees
+                counts[rng.choice([k for k in range(6) if counts[k]])] -= 1
         else:
             counts = [0] * 6
             for _ in range(rng.choice([0, 1, 2, 3, 3, 3, 4])):
                 counts[rng.randrange(6)] += 1
-        return {"type": "camera", "counts": counts, "outside": rng.randint(0, 3)}
+        event = {"type": "camera", "counts": counts, "outside": rng.randint(0, 3)}
+        if rng.random() < 0.3:  # ruling D4: unsure of a gate or two
+            event["unsure"] = [rng.random() < 0.3 for _ in range(6)]
+        return event
     if roll < 0.69:
+        if current is not None and current.camera is not None and rng.random() < 0.5:  # "the camera is right"
+            said: list[int | None] = [g for g in range(1, 7) for _ in range(current.camera[g - 1])][:3]
+            return {"type": "confirm", "marbles": said + [None] * rng.randint(0, 3 - len(said))}
         return {"type": "confirm", "marbles": [rng.choice([1, 2, 3, 4, 5, 6, None]) for _ in range(rng.randint(0, 3))]}
     # illegal or malformed ones
     bad = rng.choice(BAD_GATES)
@@ -254,6 +289,23 @@ def random_event(rng: random.Random, state: DiegoState) -> dict[str, Any]:
     if choice == 10:
         return {"type": "marble"}
     return {"type": "marble", "gate": gate, "source": "tap"}  # a 4th tap when the round is full
+
+
+def camera_alone_event(rng: random.Random, current: Any) -> dict[str, Any]:
+    """The castle's camera alone (ruling D3): a reading once another marble rests (now and then one that no longer
+    sees a marble, or is unsure of a gate), or a person saying the camera is right."""
+    if current.flag is not None and current.camera is not None and sum(current.camera) <= 3 and rng.random() < 0.6:
+        return {"type": "confirm", "marbles": [g for g in range(1, 7) for _ in range(current.camera[g - 1])]}
+    counts = [sum(1 for g in current.marbles if g == k) for k in range(1, 7)]
+    change = rng.random()
+    if change < 0.7 and sum(counts) < 3:
+        counts[rng.randrange(6)] += 1
+    elif change < 0.85 and any(counts):
+        counts[rng.choice([k for k in range(6) if counts[k]])] -= 1
+    event = {"type": "camera", "counts": counts, "outside": rng.choice([0, 0, 0, 0, 1])}
+    if rng.random() < 0.4:
+        event["unsure"] = [rng.random() < 0.25 for _ in range(6)]
+    return event
 
 
 def finishing_events(state: DiegoState) -> list[dict[str, Any]]:
@@ -296,6 +348,7 @@ def check_invariants(state: DiegoState, previous: DiegoState, model: Model) -> N
     if state.current is not None:
         assert state.current.number == model.number
         assert list(state.current.marbles) == model.marbles
+        assert list(state.current.sources) == model.sources
         assert (state.current.flag is not None) == model.flagged
         assert {state.players[s]: g for s, g in enumerate(state.current.guesses) if g is not None} == model.guesses
         assert {state.players[s]: m for s, m in enumerate(state.current.marks) if m is not None} == model.marks

@@ -9,6 +9,7 @@ from typing import Any, Iterable, Mapping
 import pytest
 
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
+from companion.games.base import RULES_VERSION
 from companion.games.diego import DiegoState
 from companion.table import Table
 from tests.rules import expect_refused
@@ -452,6 +453,139 @@ def test_d4_confirm_may_clear_the_marbles_for_entry_by_tap() -> None:
     assert state.current is not None and state.current.marbles == () and state.current.flag is None
     state = play(state, marble(6), marble(6), marble(6), *guesses_of(state, 6), reveal(6))
     assert state.scores == (3, 1, 1)
+
+
+UNSURE_2 = [False, True, False, False, False, False]
+
+
+def test_d3_the_camera_alone_confirmed_by_a_person_goes_on_filling_in_the_round() -> None:
+    # rulings D3, D4: no beams; the camera is unsure of gate 2, a person says it is right ("Camera is right");
+    # the next marble to rest is filled in from the camera's next reading, with no flag and no tap
+    state = play(new(), camera([0, 1, 0, 0, 0, 0], unsure=UNSURE_2))
+    assert state.current is not None and state.current.flag == "the camera is unsure of gate 2"
+    state = play(state, confirm([2]))
+    assert state.current is not None and state.current.flag is None and state.current.confirmed
+    assert state.current.marbles == (2,) and state.current.sources == ("camera",)  # still the camera's
+    state = play(state, camera([0, 1, 0, 0, 1, 0], unsure=[False] * 6))
+    assert state.current is not None
+    assert state.current.marbles == (2, 5) and state.current.sources == ("camera", "camera")
+    assert state.current.flag is None and state.current.confirmed
+    view = GAME.view(state)
+    assert view["phase"] == "marbles" and view["current"]["confirmed"] is True
+    state = play(state, camera([0, 1, 0, 0, 1, 0], outside=1))  # the third missed every gate
+    assert state.current is not None and state.current.marbles == (2, 5, None) and state.current.flag is None
+    state = play(state, *guesses_of(state, 5), reveal(5))
+    assert state.scores == (1, 1, 1)
+
+
+def test_d4_a_gate_a_person_settled_stays_settled_while_the_camera_reads_the_same_count_there() -> None:
+    # ruling D4: a marble rests on the line between gates 2 and 3 (the camera counts it in gate 2, unsure of both);
+    # a person confirms. The next marble rests in gate 6: gates 2 and 3 still read as confirmed, no new tap
+    on_the_line = [False, True, True, False, False, False]
+    state = play(new(), camera([0, 1, 0, 0, 1, 0], unsure=on_the_line))
+    assert state.current is not None and state.current.flag == "the camera is unsure of gates 2, 3"
+    state = play(state, confirm([2, 5]))
+    again = play(state, camera([0, 1, 0, 0, 1, 0], unsure=on_the_line))  # the same picture read once more
+    assert again.current is not None and again.current.flag is None and again.current.confirmed
+    later = play(state, camera([0, 1, 0, 0, 1, 1], unsure=on_the_line))
+    assert later.current is not None and later.current.marbles == (2, 5, 6)
+    assert later.current.flag is None and later.current.confirmed
+    # a marble come to rest in a gate the camera is unsure of changes its count there: that gate flags again
+    into = play(state, camera([0, 1, 1, 0, 1, 0], unsure=on_the_line))
+    assert into.current is not None and into.current.flag == "the camera is unsure of gate 3"
+    assert into.current.marbles == (2, 3, 5) and not into.current.confirmed
+    into = play(into, confirm([2, 3, 5]))  # and the person may say so again, the camera staying the source
+    assert into.current is not None and into.current.sources == ("camera",) * 3 and into.current.flag is None
+
+
+def test_d4_a_camera_reading_that_takes_back_a_confirmed_marble_flags_the_round() -> None:
+    # ruling D4: a person confirmed two marbles in gate 2; a later reading sees one there: the person's word
+    # stands (as entered by tap) and the round waits for a tap, rather than the marble silently disappearing
+    state = play(new(), camera([0, 2, 0, 0, 0, 0], unsure=UNSURE_2), confirm([2, 2]))
+    state = play(state, camera([0, 1, 0, 0, 1, 0]))
+    assert state.current is not None
+    assert state.current.marbles == (2, 2) and state.current.sources == ("tap", "tap")
+    assert state.current.flag is not None and "disagree" in state.current.flag and not state.current.confirmed
+    assert GAME.view(state)["phase"] == "flagged"
+    state = play(state, *guesses_of(state, 2))
+    refused(state, reveal(2), IllegalEventError, "D4")
+    state = play(state, confirm([2, 5]))  # the person now goes with the camera: by tap, as any correction
+    assert state.current is not None and state.current.sources == ("tap", "tap") and state.current.flag is None
+    state = play(state, reveal(5))
+    assert state.scores == (1, 0, 0)
+
+
+def test_d4_a_confirmed_miss_stays_and_leaves_no_room_for_a_fourth_marble() -> None:
+    # rulings D3, D4: a miss a person confirmed stays, though the camera no longer sees it outside the gates;
+    # a reading that leaves it no room among the three marbles takes it back, and flags
+    state = play(new(), camera([0, 1, 0, 0, 0, 0], outside=1, unsure=UNSURE_2), confirm([2, None]))
+    assert state.current is not None and state.current.sources == ("camera", "camera")
+    later = play(state, camera([0, 1, 0, 0, 1, 0]))
+    assert later.current is not None and later.current.marbles == (2, 5, None) and later.current.flag is None
+    crowded = play(state, camera([0, 1, 0, 0, 2, 0]))
+    assert crowded.current is not None and crowded.current.flag is not None
+    assert crowded.current.marbles == (2, None) and crowded.current.sources == ("tap", "tap")
+
+
+def test_d4_a_correction_by_tap_of_the_camera_alone_stays_taps() -> None:
+    # ruling D4: marbles other than the camera's are the person's, entered by tap; later readings are checked
+    # against them, as before
+    state = play(new(), camera([0, 1, 0, 0, 0, 0], unsure=UNSURE_2), confirm([3]))
+    assert state.current is not None and state.current.sources == ("tap",) and state.current.flag is None
+    state = play(state, camera([0, 1, 0, 0, 1, 0]))
+    assert state.current is not None and state.current.marbles == (3,)
+    assert state.current.flag == "the camera and the marbles entered by tap disagree about where the marbles rest"
+    # a miss the camera did not see is a correction too
+    added = play(new(), camera([0, 1, 0, 0, 0, 0], unsure=UNSURE_2), confirm([2, None]))
+    assert added.current is not None and added.current.sources == ("tap", "tap")
+    # "Clear, enter by tap", then a tap: the taps are what later readings are checked against
+    cleared = play(new(), camera([0, 1, 0, 0, 0, 0], unsure=UNSURE_2), confirm([]), marble(2))
+    cleared = play(cleared, camera([0, 1, 0, 0, 1, 0]))
+    assert cleared.current is not None and cleared.current.marbles == (2,) and cleared.current.flag is not None
+
+
+def test_d4_confirming_what_the_beams_and_the_camera_disagree_on_stays_taps() -> None:
+    # rulings D3, D4: with beams the confirmation is the person's, by tap, even when it agrees with the camera
+    state = play(new(), marble(3, "sensor"), camera([0, 0, 0, 1, 0, 0], unsure=[False, False, False, True, False,
+                                                                                 False]))
+    assert state.current is not None and state.current.flag is not None
+    state = play(state, confirm([4]))
+    assert state.current is not None and state.current.sources == ("tap",) and state.current.flag is None
+    state = play(state, marble(1, "sensor"), camera([1, 0, 0, 1, 0, 0]))
+    assert state.current is not None and state.current.marbles == (4, 1) and state.current.flag is None
+    assert state.current.sources == ("tap", "sensor") and state.current.confirmed
+
+
+def test_d4_a_game_recorded_under_rules_version_2_folds_every_confirmation_as_taps() -> None:
+    # a log recorded before folds as it was played: "Camera is right" entered the marbles by tap, and the next
+    # reading was checked against them (the table saw that flag, and what a person did about it follows in the log)
+    assert GAME.rules_version == 3
+    old = GAME.setup(THREE, {**GAME.resolve_options({}), RULES_VERSION: 2})
+    state = play(old, camera([0, 1, 0, 0, 0, 0], unsure=UNSURE_2), confirm([2]))
+    assert state.current is not None and state.current.sources == ("tap",)
+    state = play(state, camera([0, 1, 0, 0, 1, 0]))
+    assert state.current is not None and state.current.marbles == (2,) and state.current.flag is not None
+
+
+def test_d4_undoing_the_confirmation_of_the_camera_brings_its_flag_back(table: Table) -> None:
+    # ruling D4, through the table's undo and redo (they fold the log again)
+    session = table.create(GAME.id, list(THREE))["id"]
+    table.submit(session, camera([0, 1, 0, 0, 0, 0], unsure=UNSURE_2), source="camera")
+    table.submit(session, confirm([2]))
+    table.submit(session, camera([0, 1, 0, 0, 1, 0]), source="camera")
+
+    def current() -> dict[str, Any]:
+        return table.view(session)["state"]["current"]
+
+    assert current()["marbles"] == [2, 5] and current()["flag"] is None
+    table.undo(session)
+    assert current()["marbles"] == [2] and current()["sources"] == ["camera"] and current()["flag"] is None
+    table.undo(session)
+    assert current()["flag"] == "the camera is unsure of gate 2" and not current()["confirmed"]
+    assert table.view(session)["state"]["phase"] == "flagged"
+    table.redo(session)
+    table.redo(session)
+    assert current()["marbles"] == [2, 5] and current()["flag"] is None and current()["confirmed"]
 
 
 # ruling D5 ------------------------------------------------------------------------------------------------

@@ -12,12 +12,16 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, listed, require_int
+from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, listed, recorded_rules, require_int
 
 GAME_ID = "diego-drachenzahn"
 GATES = 6
 MARBLES = 3
 MAX_CAMERA_COUNT = 9
+#: The rules version (``Game.rules_version``). 2: the token may be revealed before the guesses are in (quick
+#: scoring). 3: confirming what the camera alone filled in keeps the camera as the marbles' source (``_confirm``); a
+#: log recorded before folds with every confirmation entered by tap, as it was played.
+RULES = 3
 
 Gate = int | None  # 1..6, or None for a marble that missed every gate (ruling D4)
 #: The icons a table picks the six gate symbols from (ruling D2); the page draws them.
@@ -39,7 +43,10 @@ class Round:
     camera_unsure: tuple[int, ...] = ()  # the gates whose count the camera is unsure of (ruling D4)
     camera_misses: int = 0  # misses the camera's reading added after the marbles a beam or a tap entered (D4)
     flag: str | None = None
-    confirmed: bool = False
+    confirmed: bool = False  # the marbles stand: the camera's reading agrees with them, or a person confirmed them
+    # What a person confirmed of the camera's own reading (D4), the camera staying the marbles' source (D3): a later
+    # reading may add to it, never take it back (``_camera``). None when no such confirmation was made this round.
+    vouched: tuple[Gate, ...] | None = None
     token: int | None = None
     points: tuple[int, ...] | None = None
 
@@ -54,6 +61,7 @@ class DiegoState:
     current: Round | None
     history: tuple[Round, ...] = ()
     face_down: bool = False  # the guesses are entered before the reveal and held face down (option face_down)
+    rules: int = RULES  # the rules version the game is played under (a log recorded before folds by its own)
 
     @property
     def finished(self) -> bool:
@@ -88,6 +96,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> DiegoState:
         scores=(0,) * count,
         current=_new_round(1, 0, count),
         face_down=bool(options.get("face_down", False)),
+        rules=recorded_rules(options, RULES),
     )
 
 
@@ -130,12 +139,22 @@ def _fused(current: Round) -> Round:
         elif current.marbles and _gate_counts(current.marbles) != current.camera:
             entered = "the gates" if "sensor" in current.sources else "the marbles entered by tap"
             flag = f"the camera and {entered} disagree about where the marbles rest"
-        elif current.camera_unsure and all(s == "camera" for s in current.sources):
+        elif (doubts := _doubts(current)) and all(s == "camera" for s in current.sources):
             # the camera alone filled in the round, and is unsure of a gate: a person taps, nothing is scored
-            names = ", ".join(str(g) for g in current.camera_unsure)
-            flag = f"the camera is unsure of gate{'s' if len(current.camera_unsure) > 1 else ''} {names}"
+            names = ", ".join(str(g) for g in doubts)
+            flag = f"the camera is unsure of gate{'s' if len(doubts) > 1 else ''} {names}"
     confirmed = flag is None and current.camera is not None
     return replace(current, flag=flag, confirmed=confirmed)
+
+
+def _doubts(current: Round) -> tuple[int, ...]:
+    """The gates the camera is unsure of that a person has not settled: a gate whose count a person confirmed of
+    an earlier reading (``Round.vouched``) is settled while the camera reads that count there still (the marble on
+    the line between two gates stays there, the next one rests elsewhere); a gate whose count changed is not."""
+    if current.vouched is None or current.camera is None:
+        return current.camera_unsure
+    held = _gate_counts(current.vouched)
+    return tuple(g for g in current.camera_unsure if current.camera[g - 1] != held[g - 1])
 
 
 def _gate_counts(marbles: tuple[Gate, ...]) -> tuple[int, ...]:
@@ -178,11 +197,18 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     outside = require_int({"outside": event.get("outside", 0)}, "outside", 0, MAX_CAMERA_COUNT, "D4")
     unsure = tuple(g for g, doubt in enumerate(event.get("unsure") or (), start=1) if doubt)
     updated = replace(current, camera=checked, camera_outside=outside, camera_unsure=unsure)
-    if all(s == "camera" for s in current.sources) and sum(checked) <= MARBLES:
+    seen = tuple(g for g in range(1, GATES + 1) for _ in range(checked[g - 1]))
+    vouched = current.vouched or ()
+    if all(s == "camera" for s in current.sources) and sum(checked) <= MARBLES and _takes_back(vouched, seen):
+        # The camera alone filled in the round and a person confirmed its reading; this reading takes back a marble
+        # they confirmed (ruling D4: not overturned silently): their confirmation stands as entered by tap, and the
+        # camera disagreeing with it flags the round (``_fused``) until a person taps again.
+        updated = replace(updated, marbles=vouched, sources=("tap",) * len(vouched), camera_misses=0, vouched=None)
+    elif all(s == "camera" for s in current.sources) and sum(checked) <= MARBLES:
         # No beam or tap entered a marble: the camera alone fills in the round (ruling D3); a later
-        # reading, once another marble rests, replaces what the camera filled in before.
-        seen = tuple(g for g in range(1, GATES + 1) for _ in range(checked[g - 1]))
-        misses = min(outside, MARBLES - len(seen))
+        # reading, once another marble rests, replaces what the camera filled in before. The misses a person
+        # confirmed of an earlier reading stay, though the camera may see them no longer (``Round.vouched``).
+        misses = min(max(outside, vouched.count(None)), MARBLES - len(seen))
         updated = replace(updated, marbles=seen + (None,) * misses,
                           sources=("camera",) * (len(seen) + misses), camera_misses=0)
     else:
@@ -196,6 +222,13 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
     return replace(state, current=_fused(updated))
 
 
+def _takes_back(vouched: tuple[Gate, ...], seen: tuple[int, ...]) -> bool:
+    """Whether a camera reading that sees `seen` in the gates takes back what a person confirmed of an earlier
+    reading: fewer marbles in a gate than confirmed there, or no room left for the misses confirmed (ruling D4)."""
+    read, held = _gate_counts(seen), _gate_counts(vouched)
+    return any(r < h for r, h in zip(read, held)) or len(seen) + vouched.count(None) > MARBLES
+
+
 def _entered(current: Round) -> tuple[tuple[Gate, ...], tuple[str, ...]]:
     """The round's marbles and their sources, less the misses a camera reading added (``Round.camera_misses``)."""
     kept = len(current.marbles) - current.camera_misses
@@ -207,9 +240,22 @@ def _confirm(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Die
     if not isinstance(raw, (list, tuple)) or len(raw) > MARBLES:
         raise MalformedEventError("D4", f"'marbles' must list at most {MARBLES} gates (null for a miss)")
     marbles = tuple(_gate_or_miss(g, "D4") for g in raw)
-    updated = replace(current, marbles=marbles, sources=("tap",) * len(marbles), flag=None, confirmed=True,
-                      camera_misses=0)
-    return replace(state, current=updated)
+    if state.rules >= 3 and _camera_own(current, marbles):
+        # "Camera is right" where the camera alone filled in the round (ruling D3): the marbles stay the camera's,
+        # so the next reading, once another marble rests, goes on filling in the round; what the person confirmed
+        # is kept, for no later reading to take it back silently (ruling D4).
+        updated = replace(current, marbles=marbles, sources=("camera",) * len(marbles), vouched=marbles)
+    else:  # a correction (or beams or taps confirmed): the marbles are the person's, entered by tap
+        updated = replace(current, marbles=marbles, sources=("tap",) * len(marbles), vouched=None)
+    return replace(state, current=replace(updated, flag=None, confirmed=True, camera_misses=0))
+
+
+def _camera_own(current: Round, marbles: tuple[Gate, ...]) -> bool:
+    """Whether confirmed `marbles` are the camera's own: the camera alone filled in the round, and they are the
+    marbles it filled in, in any order, save misses left out (the page lists the camera's gates only)."""
+    return (current.camera is not None and all(s == "camera" for s in current.sources)
+            and _gate_counts(marbles) == _gate_counts(current.marbles) == current.camera
+            and marbles.count(None) <= current.marbles.count(None))
 
 
 def _reveal(state: DiegoState, current: Round, event: Mapping[str, Any]) -> DiegoState:
@@ -396,7 +442,9 @@ EVENT_TYPES = (
                "outside": {"type": "integer", "minimum": 0, "maximum": MAX_CAMERA_COUNT},
                "unsure": {"type": "array", "items": {"type": "boolean"}, "minItems": GATES, "maxItems": GATES}},
               ("counts",), {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}, rule="D3"),
-    EventType("confirm", "A person confirms or corrects the round's marbles by tap (D4).",
+    EventType("confirm", "A person confirms or corrects the round's marbles by tap (D4). Confirming what the camera "
+              "alone filled in keeps the camera as their source: later readings go on filling in the round, and "
+              "one that takes back a confirmed marble flags it (D3, D4).",
               {"marbles": {"type": "array", "maxItems": MARBLES, "items": {**_GATE, "nullable": True}}},
               ("marbles",), {"type": "confirm", "marbles": [3, 3, None]}, rule="D4"),
     EventType("reveal", "The active player reveals the token's gate; the round is scored once every guess is "
@@ -471,5 +519,5 @@ GAME = Game(
     redact=redact,
     describe=describe,
     sample=sample,
-    rules_version=2,  # 2: the token may be revealed before the guesses are in (quick scoring)
+    rules_version=RULES,
 )
