@@ -74,3 +74,31 @@ def test_without_beams_and_without_the_simulated_castle_a_roll_is_404_saying_why
     message = response.get_json()["error"]["message"]
     assert "only in simulation mode" not in message  # the server is in simulation mode
     assert "no simulated castle" in message
+
+
+def test_the_pages_speak_of_the_simulated_castle_not_of_beams(camera_alone: Flask) -> None:
+    client = camera_alone.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    page = client.get(f"/play/{session['id']}").get_data(as_text=True)
+    assert "into the simulated castle" in page and "simulated beam" not in page
+    assert 'id="sim-chatter"' not in page  # chatter is a beam's bouncing signal
+    assert 'data-beams="none"' in page
+    home = client.get("/").get_data(as_text=True)
+    assert 'id="sim-badge"' not in home  # its note says the gates are simulated
+    assert 'id="sim-about"' in home and "without beams" in home
+
+
+def test_with_beams_the_pages_keep_the_simulated_beams(make_app: Callable[..., Flask]) -> None:
+    client = make_app().test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    page = client.get(f"/play/{session['id']}").get_data(as_text=True)
+    assert "simulated beam" in page and 'id="sim-chatter"' in page and 'data-beams="fitted"' in page
+    assert 'id="sim-badge"' in page and 'id="sim-about"' not in page
+
+
+def test_without_a_simulated_castle_the_page_offers_no_roll(make_app: Callable[..., Flask]) -> None:
+    client = make_app(BEAMS=False, CAMERA="off").test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    page = client.get(f"/play/{session['id']}").get_data(as_text=True)
+    assert 'id="sim-pad"' not in page
+    assert "without beams and without a drawn castle: enter the marbles by tap" in " ".join(page.split())

@@ -2,7 +2,8 @@
 // the token by tap, then the symbol each other player turned over. A game started with "Hold guesses face down"
 // (the session's option face_down, the same on every screen) has the guess-by-guess grid instead, and the
 // token waits until every guess is in.
-import { api, bySeat, button, confirm, h, icon, sentence, startGame, toast, who } from "../kit.js";
+import { api, bySeat, button, confirm, dialog, h, icon, sentence, startGame, toast, whenUntouched, who }
+  from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
 const $ = (id) => document.getElementById(id);
@@ -11,6 +12,11 @@ let view = JSON.parse($("session-data").textContent);
 /** Whether this game holds the guesses face down: chosen when it started, for every screen alike. */
 const faceDown = () => Boolean(view.state?.face_down);
 const unscored = [];
+/** Whether beams are fitted (the server's set-up): without them the camera alone fills in the rounds, by choice. */
+const beamsFitted = $("sensor-panel").dataset.beams !== "none";
+/** What the sensors' status says (renderSensors): the camera alone fills in the rounds (no gates, the camera
+ *  watching), and it sees marbles not yet at rest, which it records once they do (ruling D3). */
+const sensed = { cameraAlone: !beamsFitted, rolling: false }; // until the first status, as the set-up has it
 
 const symbolOf = (gate) => (view.state?.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
 const gateName = (gate) => (gate == null ? "missed" : view.state?.gate_names?.[gate - 1] || `Gate ${gate}`);
@@ -29,9 +35,21 @@ function gatePad(onTap, reason = null, extra = []) {
                               onTap: () => onTap(gate) })).concat(extra);
 }
 
+/** Whether the round's marbles are to be entered by tap: a person cleared the camera's reading to enter them by tap
+ *  ("Clear, enter by tap"), or taps alone entered those there are. */
+function byTap(cur) {
+  if (!cur.sources.every((s) => s === "tap")) return false;
+  return cur.marbles.length ? cur.camera == null : Boolean(cur.confirmed && cur.camera);
+}
+
+/** The marbles the camera sees, in gates and outside them; 0 without a reading. */
+function cameraSees(cur) {
+  return cur.camera ? cur.camera.counts.reduce((a, b) => a + b, 0) + cur.camera.outside : 0;
+}
+
 function phrase(v) {
   const phase = v.state.phase;
-  if (phase === "marbles") return "rolls the marbles";
+  if (phase === "marbles") return byTap(v.state.current) ? "· tap where each marble went" : "rolls the marbles";
   if (phase === "flagged") return "waits: check the marbles";
   if (phase === "turn-over") return "· the others turn over their symbols";
   if (faceDown() && phase === "guesses") return "waits for the guesses";
@@ -94,17 +112,29 @@ function renderFlag(game, cur) {
       button("Clear, enter by tap", { onTap: () => confirmMarbles([]) })));
 }
 
-/** What the marbles so far are, as true as the reading: a miss is no marble in, more than three wait for a tap. */
-function marbleHint(marbles) {
+/** What the marbles so far are, as true as the reading: a miss is no marble in, more than three wait for a tap,
+ *  a flagged round waits for its check (ruling D4); without beams the camera fills them in, a tap corrects it. */
+function marbleHint(cur) {
+  const marbles = cur.marbles;
   const n = marbles.length;
-  if (n < 3) return "from the gates, or tap where each one went";
   if (n > 3) return `${n} marbles reported: confirm by tap`;
+  const seen = cameraSees(cur);
+  if (cur.flag && seen > 3) return `the camera sees ${seen} marbles: the round waits for the count to be confirmed`;
+  if (cur.flag) return "the round waits for the check above";
+  if (n < 3) {
+    if (byTap(cur)) return "tap where each one went";
+    if (sensed.cameraAlone && view.castle) return "the camera fills these in once they rest; tap only to correct it";
+    return beamsFitted ? "from the gates, or tap where each one went" : "tap where each one went";
+  }
   const missed = marbles.filter((gate) => gate === null).length;
   if (!missed) return "3 marbles in gates";
   return `3 marbles rolled: ${3 - missed} in ${3 - missed === 1 ? "a gate" : "gates"}, ${missed} missed`;
 }
 
 function renderMarbles(game, cur, turnOver) {
+  // the camera sees marbles not yet at rest: it records them once they do (camera alone, ruling D3)
+  const rolling = sensed.rolling && Boolean(view.castle) && !turnOver;
+  $("rolling").hidden = !rolling;
   const slots = [];
   for (let i = 0; i < Math.max(3, cur.marbles.length); i++) {
     const filled = i < cur.marbles.length;
@@ -115,8 +145,11 @@ function renderMarbles(game, cur, turnOver) {
       h("span", {}, filled ? gateName(gate) : "–"), filled ? h("small", {}, cur.sources[i]) : null));
   }
   $("slots").replaceChildren(...slots);
+  $("slots").classList.toggle("rolling", rolling);
+  // the camera sees more marbles than the round holds: those shown are not what the round will score (ruling D4)
+  $("slots").classList.toggle("stale", Boolean(cur.flag) && cameraSees(cur) > 3);
   const full = cur.marbles.length >= 3;
-  $("marble-hint").textContent = marbleHint(cur.marbles);
+  $("marble-hint").textContent = marbleHint(cur);
   const reason = cur.flag ? "Marbles: check the reading above first." : null;
   const pad = $("marble-pad");
   pad.hidden = full || turnOver;
@@ -222,12 +255,34 @@ function render(v, game) {
   renderGuesses(game, cur, turnOver);
   renderToken(game, state, cur, turnOver);
   renderTurned(game, cur, turnOver);
-  const photo = $("photo");
-  photo.hidden = !cur.camera;
-  if (cur.camera) photo.src = `/camera/confirmation/${v.id}.jpg?seq=${v.seq}`;
+  renderPhoto(cur.camera ? `/camera/confirmation/${v.id}.jpg?seq=${v.seq}` : null);
   $("facedown").textContent = faceDown() ? "Guesses are held face down in this game (chosen at its start)."
     : "Quick scoring: each player says after the reveal what they turned over (chosen at the game's start).";
 }
+
+/** The camera's photo of the round, shown once it has loaded: it is kept in memory only, so after a restart it is
+ *  gone, and no broken picture shows. */
+function renderPhoto(url) {
+  const open = $("photo-open");
+  const photo = $("photo");
+  if (!url) {
+    open.hidden = true;
+    delete photo.dataset.want;
+    return;
+  }
+  if (photo.dataset.want !== url) { // the last photo stays in sight until the new one has loaded
+    photo.dataset.want = url;
+    photo.src = url;
+  }
+}
+
+$("photo").addEventListener("load", () => { $("photo-open").hidden = !$("photo").dataset.want; });
+$("photo").addEventListener("error", () => { $("photo-open").hidden = true; });
+$("photo-open").addEventListener("click", () => dialog((close) => [
+  h("button", { type: "button", class: "photo-large", "aria-label": "Close the photo", onclick: () => close() },
+    h("img", { src: $("photo").src, alt: "The camera's photo of the round" })),
+  h("p", { class: "muted center" }, "Tap to close."),
+], { cls: "photo-dialog" }));
 
 function roundCount(status, gate, index) {
   return gate.round_marbles ?? status.round_marbles?.[index] ?? status.gates?.round_marbles?.[index] ?? null;
@@ -240,9 +295,12 @@ function renderSensors(status) {
     camera.ok ? "Camera: watching" : `Camera: ${camera.camera?.error || camera.error || "starting"}`,
     camera.ok && camera.unsure ? h("span", { id: "camera-unsure" }, ` · counts unsure: ${camera.unsure}`) : null,
     camera.waiting ? h("span", { id: "camera-waiting" }, ` · ${camera.waiting}`) : null);
+  followCamera(camera);
   const list = $("gate-status");
   if (!gates.gates || gates.gates.length === 0) {
-    list.replaceChildren(h("li", { class: "warn" }, gates.error || "no gates"), cameraLine);
+    // no beams fitted is the table's chosen set-up, not a fault: said, not shown as a warning
+    list.replaceChildren(h("li", { class: beamsFitted ? "warn" : "setup", id: "gates-state" },
+      gates.error || "no gates"), cameraLine);
     return;
   }
   list.replaceChildren(...gates.gates.map((g, i) => {
@@ -252,6 +310,15 @@ function renderSensors(status) {
       icon(symbolOf(g.gate)), `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable"
         : `${n} marble${n === 1 ? "" : "s"}${perRound == null ? " in all" : ""}`);
   }), cameraLine);
+}
+
+/** Redraw the round when what the camera does changes what it shows: who fills in the marbles, marbles rolling. */
+function followCamera(camera) {
+  const next = { cameraAlone: Boolean(camera.ok && camera.camera_only),
+                 rolling: Boolean(camera.ok && camera.camera_only && camera.waiting) };
+  if (next.cameraAlone === sensed.cameraAlone && next.rolling === sensed.rolling) return;
+  Object.assign(sensed, next);
+  whenUntouched(game.render);
 }
 
 function noteReading(text) {
@@ -283,17 +350,24 @@ $("take-castle").addEventListener("click", async () => {
 
 const simPad = $("sim-pad");
 if (simPad) {
+  // with beams, a beam pulse (and Chatter, a beam's bouncing signal); without, a marble into the simulated castle
+  // for the camera to find once it rests
+  const intoCastle = simPad.dataset.into === "castle";
+  const rolled = (gate) => (intoCastle
+    ? (gate == null ? "Rolled a marble beside the gates: the camera counts it as missed once it rests"
+      : `Rolled a marble into ${gateName(gate)}: the camera records it once it rests`)
+    : (gate == null ? "Rolled a marble past every gate" : `Rolled a marble through gate ${gate}`));
   const roll = async (gate) => {
-    const chatter = $("sim-chatter").getAttribute("aria-pressed") === "true";
+    const chatter = $("sim-chatter")?.getAttribute("aria-pressed") === "true";
     const width = Math.round((8 + Math.random() * 24) * 10) / 10; // a 16 mm marble at 0.5-2 m/s
     const result = await api("/api/simulation/marble", gate == null ? { gate: null } : { gate, width_ms: width, chatter });
-    if (result.ok) toast(gate == null ? "Rolled a marble past every gate" : `Rolled a marble through gate ${gate}`);
+    if (result.ok) toast(rolled(gate));
   };
   simPad.replaceChildren(...[1, 2, 3, 4, 5, 6].map((gate) =>
     button([icon(symbolOf(gate)), `→ ${gate}`], { cls: "gate", dataset: { gate }, onTap: () => roll(gate) })),
     button("miss", { cls: "gate miss", onTap: () => roll(null) }));
   const chatter = $("sim-chatter");
-  chatter.addEventListener("click", () => {
+  chatter?.addEventListener("click", () => {
     chatter.setAttribute("aria-pressed", String(chatter.getAttribute("aria-pressed") !== "true"));
   });
 }
