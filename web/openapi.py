@@ -197,7 +197,8 @@ def openapi_document() -> dict[str, Any]:
                               "409": _error("the kept photos are being downloaded; try again once that ends"),
                               "503": _error("the camera is off")}}},
             "/api/simulation/marble": {"post": {
-                "summary": "Simulation only: roll a marble through a gate with a realistic beam pulse",
+                "summary": "Simulation only: roll a marble into the simulated castle, through its gate's beam (a "
+                           "realistic pulse) when beams are fitted; without beams the castle's camera finds it",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "type": "object", "required": ["gate"],
                     "properties": {"gate": {"type": "integer", "minimum": 1, "maximum": 6, "nullable": True,
@@ -206,7 +207,7 @@ def openapi_document() -> dict[str, Any]:
                                    "chatter": {"type": "boolean", "default": False}}},
                     "example": {"gate": 3, "width_ms": 15, "chatter": True}}}},
                 "responses": {"202": {"description": "rolled"}, "400": _error("malformed"),
-                              "404": _error("not in simulation")}}},
+                              "404": _error("not in simulation, or no simulated beams nor castle")}}},
             **HERO_CARD_PATHS,
             **PAIRING_PATHS,
         },
