@@ -78,8 +78,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
    ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
    are unsure), or a marble cut by the picture's edge in a gate that reaches it, or (``square_check``, for the
-   camera alone) a marble whose outline is square (a die: ``hardware.vision.shapes``). Without a reference
-   every gate is unsure.
+   camera alone) a marble whose outline is square (a die: ``hardware.vision.shapes``), or a marble the
+   reference holds and the picture no longer does (taken out after a reference was taken with it in a gate:
+   ``hardware.vision.taken_out``; not counted). Without a reference every gate is unsure.
 9. With a reference, faint change far from every marble with the size and shape of one marble smeared
    along its way, standing out of the change around it (``hardware.vision.unexplained.smeared_marbles``:
    glass still rolling while the shutter was open; not what a shade or a flickering lamp leaves) counts as
@@ -181,6 +182,7 @@ class Detection:
     unsure: tuple[bool, bool, bool, bool, bool, bool] = NOT_UNSURE
     with_reference: bool = True
     noisy: bool = False  # far noisier than its reference (``NOISE_UNSURE``): every gate is unsure
+    left: tuple[Marble, ...] = ()  # marbles the reference holds and the picture no longer does: not counted
 
     @property
     def total(self) -> int:
@@ -194,7 +196,8 @@ class Detection:
     def to_json(self) -> dict:
         return {"counts": list(self.counts), "outside": self.outside,
                 "marbles": [m.to_json() for m in self.marbles],
-                "unsure": list(self.unsure), "with_reference": self.with_reference, "noisy": self.noisy}
+                "unsure": list(self.unsure), "with_reference": self.with_reference, "noisy": self.noisy,
+                "left": [m.to_json() for m in self.left]}
 
 
 def estimate_marble_radius(regions: GateRegions) -> float:
@@ -658,7 +661,7 @@ class MarbleDetector:
             near += smeared  # the best guess is a marble there, until a person says
             centres = centres + [(x, y, frame_r, 0.0, 0.0, 0.0) for x, y in smeared]
         frame_xy = self._frame_xy(h, w)
-        marbles = []
+        marbles, left = [], []
         counts = [0] * 6
         outside = 0
         noisy = noise > NOISE_UNSURE
@@ -683,6 +686,11 @@ class MarbleDetector:
                         unsure[gate - 1] = True
             for g in self.regions.borders_within(fx, fy, reach):  # its own, and the gate across
                 unsure[g - 1] = True
+            if self._taken_out(frame_bgr, fx, fy):  # the reference's marble, gone: its gate waits for a tap
+                left.append(Marble(fx, fy, r / self.scale, gate))
+                if gate is not None:
+                    unsure[gate - 1] = True
+                continue
             if gate is not None and not unsure[gate - 1] and self._square(frame_bgr, fx, fy):
                 unsure[gate - 1] = True
             marbles.append(Marble(fx, fy, r / self.scale, gate))
@@ -691,7 +699,17 @@ class MarbleDetector:
             else:
                 counts[gate - 1] += 1
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
-                         self._reference is not None, noisy)
+                         self._reference is not None, noisy, tuple(left))
+
+    def _taken_out(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
+        """With a reference of the frame's size: the marble found at (fx, fy) is the reference's, taken out since
+        (``hardware.vision.taken_out``)."""
+        reference = self._reference
+        if reference is None or reference.shape != frame_bgr.shape:
+            return False
+        from hardware.vision.taken_out import taken_out
+
+        return taken_out(frame_bgr, reference, fx, fy, self.radius_px)
 
     def _square(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
         """With ``square_check`` and a reference of the frame's size: the marble found at (fx, fy) looks like a die."""

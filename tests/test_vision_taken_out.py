@@ -1,0 +1,74 @@
+"""A marble the empty reference holds and the picture no longer does (the reference was taken with marbles in the
+gates, and they were taken out since): not counted, its gate unsure (ruling D4), until the camera takes a new
+reference from the empty picture (``hardware.vision.taken_out``, ``CameraHub``)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hardware.camera.hub import CameraHub
+from hardware.camera.simulated import SimulatedCastle
+from hardware.vision.detect import MarbleDetector
+from hardware.vision.taken_out import own_contrast, taken_out
+from tests.test_camera_hub import FakeService
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_marbles_the_reference_holds_are_not_counted_once_taken_out(seed: int) -> None:
+    castle = SimulatedCastle(seed)
+    for gate in (2, 5):
+        castle.add_marble(gate)
+    with_marbles, empty = castle.render(), castle.render_empty()
+    radius = castle.marble_size().radius_px
+    read = MarbleDetector(castle.regions(), with_marbles, marble_radius_px=radius).detect(empty)
+    assert read.counts == (0,) * 6 and read.outside == 0
+    assert sorted(m.gate for m in read.left) == [2, 5] and read.unsure == (False, True, False, False, True, False)
+    # the other way round, the marbles are put in: counted, sure
+    read = MarbleDetector(castle.regions(), empty, marble_radius_px=radius).detect(castle.render())
+    assert read.counts == (0, 1, 0, 0, 1, 0) and read.left == () and not read.is_unsure
+
+
+def test_a_marble_stands_out_of_the_board_the_bare_board_does_not() -> None:
+    castle = SimulatedCastle(0)
+    castle.add_marble(4)
+    marble = castle.resting()[0]
+    radius = castle.marble_size().radius_px
+    with_marble, empty = castle.render(), castle.render_empty()
+    assert own_contrast(with_marble, marble.x, marble.y, radius) > 10 * own_contrast(empty, marble.x, marble.y, radius)
+    assert taken_out(empty, with_marble, marble.x, marble.y, radius)
+    assert not taken_out(with_marble, empty, marble.x, marble.y, radius)
+    assert own_contrast(empty, 2.0, 2.0, radius) == 0.0  # the ring beyond the picture: nothing said
+    assert not taken_out(empty, with_marble, 2.0, 2.0, radius)
+
+
+def test_a_reference_holding_marbles_is_taken_again_once_the_empty_castle_held_still(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The empty castle against a reference holding two marbles reads none, its gate in doubt: not at once the new
+    reference (a sleeve over the castle's print also leaves the picture plainer than the reference), but once held
+    still for ``UNSURE_EMPTY_HOLD_S``, as any empty picture in doubt; then every gate reads empty and sure."""
+    from hardware.camera import hub as hub_module
+
+    castle = SimulatedCastle(1)
+    castle.add_marble(3)
+    castle.add_marble(3)
+    hub = CameraHub(FakeService(castle.render()), tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    default_regions=castle.regions(), default_marble=castle.marble_size())
+    hub.reference.min_interval = 0.0
+    hub.capture_reference(anyway=True)  # a person said the gates were empty: they were not
+    bad = hub.reference.get()
+    castle.clear()
+
+    def refreshed() -> bool:
+        frame = castle.render()
+        reading = hub.detect(frame)
+        assert reading is not None and reading.detection.counts == (0,) * 6 and len(reading.detection.left) == 2
+        assert reading.detection.unsure == (False, False, True, False, False, False)
+        hub._refresh_reference(frame, reading.detection, last_check=0.0)
+        return hub.reference.get() is not bad
+
+    assert not refreshed() and not refreshed()
+    monkeypatch.setattr(hub_module, "UNSURE_EMPTY_HOLD_S", 0.0)
+    assert refreshed()
+    again = hub.detect(castle.render())
+    assert again is not None and again.detection.total == 0 and not again.detection.is_unsure
