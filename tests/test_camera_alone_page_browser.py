@@ -106,17 +106,16 @@ def test_the_simulation_badge_claims_no_simulated_gates(open_page: Callable[...,
                                                         size: tuple[int, int]) -> None:
     page = open_game(open_page, base, _game(base), *size)
     page.click("header .badge.sim")
-    about = page.locator("#sim-about")
+    about = page.locator(".overlay:not([hidden]) .dialog")
     expect(about).to_be_visible()
-    expect(about).to_contain_text("without beams")
+    expect(about).to_contain_text("no beams are fitted")
     expect(about).to_contain_text("the camera alone fills in the rounds")
     expect(about).not_to_contain_text("gates are simulated")
-    expect(page.locator(".overlay:not([hidden])")).to_have_count(0)  # one explanation, not the beams' one as well
-    in_view(page, "#sim-about")
+    in_view(page, ".overlay:not([hidden]) .dialog")
     fits(page, f"the Simulation badge's note at {size[0]}x{size[1]}")
     shoot(page, f"diego-camera-alone-badge-{size[0]}x{size[1]}")
     about.get_by_role("button", name="Got it").click()
-    expect(about).to_be_hidden()
+    expect(page.locator(".overlay:not([hidden])")).to_have_count(0)
 
 
 def test_a_round_cleared_to_be_tapped_asks_for_taps(open_page: Callable[..., Any], base: str,

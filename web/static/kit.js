@@ -592,9 +592,7 @@ const simBadge = document.getElementById("sim-badge");
 if (simBadge) {
   simBadge.addEventListener("click", () => dialog((close) => [
     h("p", { class: "big" }, "Simulation"),
-    h("p", {}, "This companion runs without the castle's hardware: the gates are simulated and the camera " +
-      "shows a drawn castle. Roll virtual marbles from the sensor panel of a Diego Drachenzahn game; " +
-      "scores, undo and everything else work as at a real table."),
+    h("p", {}, simBadge.dataset.about), // what is simulated, said by the page (base.html)
     h("div", { class: "row" }, button("Got it", { cls: "primary", onTap: () => close() })),
   ]));
 }
