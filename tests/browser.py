@@ -187,3 +187,12 @@ def without_seq(page: Any) -> None:
         route.continue_(post_data=json.dumps(body))
 
     page.route("**/api/sessions/*/events", strip)
+
+
+NAMES = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]  # a table's names for gates 1..6 (ruling D2)
+KIOSK, PHONE = (800, 480), (390, 844)  # the Pi's touchscreen, a phone
+
+
+def current_round(base: str, session: dict[str, Any]) -> dict[str, Any]:
+    """The session's current round, through the API."""
+    return call(f"{base}/api/sessions/{session['id']}")[1]["state"]["current"]

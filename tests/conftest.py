@@ -65,3 +65,17 @@ def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
     yield make
     for application in made:
         shutdown(application)
+
+
+@pytest.fixture
+def beams() -> bool:
+    """Whether the simulated castle has its break-beams (``castle_app``; a test module says False for the camera
+    alone)."""
+    return True
+
+
+@pytest.fixture
+def castle_app(make_app: Callable[..., Flask], beams: bool) -> Flask:
+    """The app with the simulated castle and its camera, with or without ``beams``."""
+    return make_app(BEAMS=beams)
+

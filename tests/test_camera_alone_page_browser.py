@@ -12,28 +12,33 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.vision.rest import RestWatcher
-from tests.browser import WAIT_MS, fits, in_view, open_game, shoot, start_game
-from tests.servers import call, serving
+from tests.browser import (
+    KIOSK,
+    NAMES,
+    PHONE,
+    WAIT_MS,
+    current_round,
+    fits,
+    in_view,
+    open_game,
+    shoot,
+    start_game,
+)
+from tests.servers import serving
 from tests.waiting import wait_for
 
-NAMES = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]  # the table's names for gates 1..6 (ruling D2)
-KIOSK, PHONE = (800, 480), (390, 844)
 SIZES = pytest.mark.parametrize("size", [KIOSK, PHONE], ids=["kiosk", "phone"])
 
 
 @pytest.fixture
-def castle_app(make_app: Callable[..., Flask]) -> Flask:
-    return make_app(BEAMS=False)
+def beams() -> bool:
+    return False  # the camera alone
 
 
 @pytest.fixture
 def base(castle_app: Flask) -> Iterator[str]:
     with serving(castle_app) as url:
         yield url
-
-
-def _current(base: str, session: dict[str, Any]) -> dict[str, Any]:
-    return call(f"{base}/api/sessions/{session['id']}")[1]["state"]["current"]
 
 
 def _never_at_rest(app: Flask) -> None:
@@ -63,7 +68,7 @@ def test_rolling_marbles_are_said_in_the_marbles_area(open_page: Callable[..., A
     expect(page.locator("#slots .slot.filled")).to_have_count(0)
     fits(page, f"marbles rolling at {size[0]}x{size[1]}")
     shoot(page, f"diego-camera-alone-rolling-{size[0]}x{size[1]}")
-    assert _current(base, session)["marbles"] == []  # not scored while it rolls (ruling D3)
+    assert current_round(base, session)["marbles"] == []  # not scored while it rolls (ruling D3)
 
 
 def test_the_note_goes_once_the_marbles_rest(open_page: Callable[..., Any], base: str, castle_app: Flask) -> None:
@@ -97,8 +102,8 @@ def test_the_roll_pad_puts_a_marble_into_the_simulated_castle(open_page: Callabl
     assert answer.value.status == 202
     expect(page.locator("#toast")).to_contain_text("Rolled a marble into Star")
     expect(page.locator("#slots .slot.filled")).to_have_count(1, timeout=WAIT_MS)
-    assert _current(base, session)["marbles"] == [3]
-    assert _current(base, session)["sources"] == ["camera"]
+    assert current_round(base, session)["marbles"] == [3]
+    assert current_round(base, session)["sources"] == ["camera"]
 
 
 @SIZES
@@ -124,7 +129,7 @@ def test_a_round_cleared_to_be_tapped_asks_for_taps(open_page: Callable[..., Any
     castle = castle_app.extensions["sensors"].castle
     for gate in (1, 4, 4, 6):  # four marbles: the round is flagged (ruling D4)
         castle.add_marble(gate)
-    wait_for(lambda: _current(base, session)["flag"])
+    wait_for(lambda: current_round(base, session)["flag"])
     page = open_game(open_page, base, session, *KIOSK)
     page.locator("#flag").get_by_role("button", name="Clear, enter by tap").click()
     expect(page.locator("#flag")).to_be_hidden(timeout=WAIT_MS)
@@ -145,7 +150,7 @@ def test_four_marbles_seen_are_not_contradicted_by_the_marble_row(open_page: Cal
     castle = castle_app.extensions["sensors"].castle
     for gate in (1, 4, 4):
         castle.add_marble(gate)
-    wait_for(lambda: _current(base, session)["marbles"] == [1, 4, 4])
+    wait_for(lambda: current_round(base, session)["marbles"] == [1, 4, 4])
     page = open_game(open_page, base, session, *size)
     hint = page.locator("#marble-hint")
     expect(hint).to_have_text("3 marbles in gates")
@@ -163,7 +168,7 @@ def test_a_photo_gone_after_a_restart_shows_no_broken_picture(open_page: Callabl
     session = _game(base)
     sensors = castle_app.extensions["sensors"]
     sensors.castle.add_marble(2)
-    wait_for(lambda: _current(base, session)["marbles"] == [2])
+    wait_for(lambda: current_round(base, session)["marbles"] == [2])
     sensors.photos.clear()  # as after a restart: the photos are kept in memory only
     page = open_game(open_page, base, session, *KIOSK)
     page.wait_for_function("() => document.getElementById('photo').complete")
@@ -176,7 +181,7 @@ def test_the_photo_opens_larger_and_closes_by_a_tap(open_page: Callable[..., Any
                                                      size: tuple[int, int]) -> None:
     session = _game(base)
     castle_app.extensions["sensors"].castle.add_marble(5)
-    wait_for(lambda: _current(base, session)["marbles"] == [5])
+    wait_for(lambda: current_round(base, session)["marbles"] == [5])
     page = open_game(open_page, base, session, *size)
     thumbnail = page.locator("#photo-open")
     expect(thumbnail).to_be_visible(timeout=WAIT_MS)

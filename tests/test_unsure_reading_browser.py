@@ -9,33 +9,25 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, open_game, shoot, start_game
+from tests.browser import (
+    KIOSK,
+    NAMES,
+    PHONE,
+    WAIT_MS,
+    current_round,
+    fits,
+    open_game,
+    shoot,
+    start_game,
+)
 from tests.servers import call, serving
 from tests.waiting import wait_for
-
-NAMES = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]  # the table's names for gates 1..6 (ruling D2)
-KIOSK, PHONE = (800, 480), (390, 844)
-
-
-@pytest.fixture
-def beams() -> bool:
-    """Whether the castle has its break-beams (a test parametrizes False for the camera alone)."""
-    return True
-
-
-@pytest.fixture
-def castle_app(make_app: Callable[..., Flask], beams: bool) -> Flask:
-    return make_app(BEAMS=beams)
 
 
 @pytest.fixture
 def base(castle_app: Flask) -> Iterator[str]:
     with serving(castle_app) as url:
         yield url
-
-
-def _current(base: str, session: dict[str, Any]) -> dict[str, Any]:
-    return call(f"{base}/api/sessions/{session['id']}")[1]["state"]["current"]
 
 
 def _on_the_line(app: Flask, base: str) -> None:
@@ -59,7 +51,7 @@ def _beams_and_unsure_camera_disagree(app: Flask, base: str) -> dict[str, Any]:
     sensors.castle.add_marble(3)
     _on_the_line(app, base)
     sensors.simulator.roll(3, width_ms=15)
-    current = wait_for(lambda: (c := _current(base, session))["flag"] and c)
+    current = wait_for(lambda: (c := current_round(base, session))["flag"] and c)
     assert current["marbles"] == [3] and current["camera"]["counts"] == [0, 1, 0, 0, 0, 0]
     assert current["camera"]["unsure"] == [2, 3]
     return session
@@ -71,10 +63,10 @@ def _camera_alone_unsure(app: Flask, base: str) -> dict[str, Any]:
     session = start_game(base, "diego-drachenzahn", ["Mum", "Lena", "Tom"], gate_names=NAMES)
     castle = app.extensions["sensors"].castle
     castle.add_marble(3)
-    wait_for(lambda: _current(base, session)["marbles"] == [3])
+    wait_for(lambda: current_round(base, session)["marbles"] == [3])
     _on_the_line(app, base)
     castle.add_marble(5)
-    current = wait_for(lambda: (c := _current(base, session))["marbles"] == [2, 5] and c["flag"] and c)
+    current = wait_for(lambda: (c := current_round(base, session))["marbles"] == [2, 5] and c["flag"] and c)
     assert current["camera"]["unsure"] == [2, 3] and current["sources"] == ["camera", "camera"]
     return session
 
@@ -144,7 +136,7 @@ def test_a_reading_after_camera_is_right_goes_on_filling_in_the_round(open_page:
     expect(page.locator("#slots .slot.filled")).to_have_count(3, timeout=WAIT_MS)
     expect(page.locator("#flag")).to_be_hidden()
     shoot(page, "diego-unsure-after-camera-is-right-390x844")
-    current = _current(base, session)
+    current = current_round(base, session)
     assert current["marbles"] == [2, 5, 6] and current["sources"] == ["camera"] * 3 and current["flag"] is None
 
 
@@ -171,7 +163,7 @@ def test_the_marbles_the_camera_counts_all_show_in_its_reading(open_page: Callab
     for gate in (4, None, None, 2):
         sensors.castle.add_marble(gate)
     sensors.simulator.roll(2, width_ms=15)
-    wait_for(lambda: (_current(base, session)["camera"] or {}).get("outside") == 2)
+    wait_for(lambda: (current_round(base, session)["camera"] or {}).get("outside") == 2)
     page = open_game(open_page, base, session, *KIOSK)
     flag = page.locator("#flag")
     expect(flag).to_contain_text("The camera sees 4 marbles, more than 3.", timeout=WAIT_MS)

@@ -16,17 +16,19 @@ from hardware.vision.shapes import OUTLINE_RADII, ROUND_MAX, SQUARE_MIN, WINDOW_
 from tests.scenes import make_scene
 
 
-def _board() -> np.ndarray:
-    return np.full((240, 320, 3), (150, 160, 165), np.uint8)
-
-
-def test_a_square_outline_reads_square_and_a_disc_or_a_pair_of_discs_does_not() -> None:
-    board = _board()
+def _shapes() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A bare board, and the board with a drawn square, a disc and a pair of touching discs about (160, 120)."""
+    board = np.full((240, 320, 3), (150, 160, 165), np.uint8)
     square, disc, pair = board.copy(), board.copy(), board.copy()
     cv2.rectangle(square, (145, 105), (175, 135), (240, 240, 240), -1)
     cv2.circle(disc, (160, 120), 15, (240, 240, 240), -1, cv2.LINE_AA)
     cv2.circle(pair, (147, 120), 13, (240, 240, 240), -1, cv2.LINE_AA)
     cv2.circle(pair, (173, 120), 13, (240, 240, 240), -1, cv2.LINE_AA)
+    return board, square, disc, pair
+
+
+def test_a_square_outline_reads_square_and_a_disc_or_a_pair_of_discs_does_not() -> None:
+    board, square, disc, pair = _shapes()
     s4, s2 = outline_harmonics(square, board, 160.0, 120.0, 15.5)
     assert s4 > SQUARE_MIN and s2 < ROUND_MAX
     s4, s2 = outline_harmonics(disc, board, 160.0, 120.0, 15.5)
@@ -106,12 +108,7 @@ def _plain_harmonics(frame: np.ndarray, reference: np.ndarray, fx: float, fy: fl
 
 def _windows() -> list[tuple[str, np.ndarray, np.ndarray, float, float, float]]:
     """(name, frame, reference, fx, fy, radius): drawn shapes, dice on the simulated castle, rendered marbles."""
-    board = _board()
-    square, disc, pair = board.copy(), board.copy(), board.copy()
-    cv2.rectangle(square, (145, 105), (175, 135), (240, 240, 240), -1)
-    cv2.circle(disc, (160, 120), 15, (240, 240, 240), -1, cv2.LINE_AA)
-    cv2.circle(pair, (147, 120), 13, (240, 240, 240), -1, cv2.LINE_AA)
-    cv2.circle(pair, (173, 120), 13, (240, 240, 240), -1, cv2.LINE_AA)
+    board, square, disc, pair = _shapes()
     out = [("square", square, board, 160.0, 120.0, 15.5), ("disc", disc, board, 160.3, 119.6, 15.5),
            ("touching discs", pair, board, 147.0, 120.0, 13.0), ("nothing", board, board, 160.0, 120.0, 15.5),
            ("square at the corner", square[100:, 140:], board[100:, 140:], 20.0, 20.0, 15.5)]
