@@ -210,3 +210,19 @@ def test_camera_off_answers_clearly(app: Flask) -> None:
     response = client.post("/api/camera/reference", json={})
     assert response.status_code == 503 and "off" in response.get_json()["error"]["message"]
     assert client.get("/api/camera").get_json()["ok"] is False
+
+
+def test_the_camera_alone_reads_the_marbles_again_once_its_reading_is_undone(make_app: Callable[..., Flask]) -> None:
+    """Undo of the round's reading, with the camera alone: the marbles still rest in the castle, and the camera
+    reads them anew (before, it never did: the reading was the one it had reported, and the round stayed empty)."""
+    app = make_app(BEAMS=False)
+    client = app.test_client()
+    session = _start(client)
+    app.extensions["sensors"].castle.add_marble(4)
+    wait_for(lambda: _current(client, session)["marbles"] == [4])
+    undone = client.post(f"/api/sessions/{session['id']}/undo")
+    assert undone.status_code == 200 and undone.get_json()["state"]["current"]["marbles"] == []
+    current = wait_for(lambda: (c := _current(client, session))["marbles"] == [4] and c)
+    assert current["sources"] == ["camera"]
+    log = client.get(f"/api/sessions/{session['id']}/events").get_json()["events"]
+    assert [(e["type"], e["undone"]) for e in log] == [("camera", True), ("camera", False)]

@@ -60,6 +60,7 @@ class Sensors:
         self._kept: set[tuple[int, int]] = set()  # rounds whose photo was handed to the keeper
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
         self._round_marbles = 0
+        self._round_read = False  # the round holds a reading of the camera
         self._round_start_counts: list[int] = []  # each gate's marble total when that round began
 
     # what is shown
@@ -100,7 +101,11 @@ class Sensors:
                 self.castle.clear()  # a new round or game: the active player takes the marbles back
             # the panel counts this round's marbles from here
             self._round_start_counts = [g["marbles"] for g in self.gates.status()["gates"]] if self.gates else []
-        self._round = key
+        read = bool(current and current.get("camera") is not None)
+        if key == self._round and self._round_read and not read and self.camera is not None \
+                and self.camera.camera_only and not (current and current["marbles"]):
+            self.camera.read_again()  # the camera's reading undone: it reads the marbles at rest anew
+        self._round, self._round_read = key, read
         self._round_marbles = len(current["marbles"]) if current else 0
 
     def _keep_if_revealed(self, view: dict[str, Any], key: tuple[int, int] | None) -> None:

@@ -224,6 +224,7 @@ class CameraHub:
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._rest_reported: tuple[tuple[tuple[int, ...], int], tuple[bool, ...]] | None = None  # (seen, flags)
+        self._read_again = threading.Event()  # the round's reading was undone: report the marbles at rest anew
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._load_calibration()
@@ -482,6 +483,11 @@ class CameraHub:
         self._timer.daemon = True
         self._timer.start()
 
+    def read_again(self) -> None:
+        """Camera alone: the round's reading was undone; the marbles at rest are read and reported anew (the same
+        reading, or a better one once a marble moved)."""
+        self._read_again.set()  # the vision loop forgets what it reported at its next frame
+
     def confirm_now(self) -> Detection | None:
         """Take ``CONFIRM_FRAMES`` settled frames ``confirm_gap_s`` apart, count the marbles in each and report
         their consensus (``hardware.vision.consensus``); None if the camera is down. Where the picture changed
@@ -606,6 +612,10 @@ class CameraHub:
         def seen(r: ReadingFrame) -> tuple[tuple[int, ...], int]:
             return tuple(r.detection.counts), r.detection.outside
 
+        if self._read_again.is_set():  # the round's reading was undone
+            self._read_again.clear()
+            self._rest.reset()
+            self._rest_reported = None
         moving = bool(self._run) and any(self._moving([self._run[-1], result]))
         run = self._run if self._run and not moving and seen(self._run[-1]) == seen(result) else []
         self._run = [*run, result][-CONFIRM_FRAMES:]
