@@ -306,7 +306,8 @@ class Table:
             status = _status(game_view)
             record = self.log.flip(event, now=self.clock(),
                                    status=status if status != loaded.record.status else None)
-            change = {"action": "redo" if redo else "undo", "seq": event.seq, "text": _describe(loaded.game, event)}
+            change = {"action": "redo" if redo else "undo", "seq": event.seq,
+                      "text": _describe(loaded.game, event, loaded.record.options)}
             return self._commit(replace(after, record=record, view=game_view), change=change)
 
     # internals
@@ -488,9 +489,9 @@ def _status(game_view: Mapping[str, Any]) -> str:
     return "finished" if game_view.get("finished") else "running"
 
 
-def _describe(game: Game, event: EventRecord) -> str:
+def _describe(game: Game, event: EventRecord, options: Mapping[str, Any]) -> str:
     try:
-        return game.describe(event.applied())
+        return game.describe(event.applied(), options)
     except Exception:
         return event.type
 

@@ -284,6 +284,21 @@ def test_running_is_the_newest_unfinished_session(table: Table) -> None:
     assert table.running() == second
 
 
+def test_an_undone_event_names_the_gate_as_the_table_calls_it(table: Table) -> None:
+    """The toast of an undo or a redo names a gate by the table's own name for it (ruling D2), as the page does;
+    a table that kept the default names reads "gate N"."""
+    names = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]
+    named = new_session(table, ["Ada", "Ben"], gate_names=names)
+    table.submit(named, {"type": "marble", "gate": 2})
+    assert table.undo(named)["change"]["text"] == "marble in Moon"
+    assert table.redo(named)["change"]["text"] == "marble in Moon"
+    table.submit(named, {"type": "marble", "gate": None})
+    assert table.undo(named)["change"]["text"] == "marble that missed every gate"
+    plain = new_session(table, ["Ada", "Ben"])
+    table.submit(plain, {"type": "marble", "gate": 6})
+    assert table.undo(plain)["change"]["text"] == "marble in gate 6"
+
+
 def test_finished_is_set_and_cleared_by_undoing_the_last_reveal(clocked: tuple[Table, Clock]) -> None:
     table, clock = clocked
     session_id = new_session(table, ["Ada", "Ben"], rounds_per_player=1)

@@ -148,8 +148,10 @@ class Game:
     rulings: tuple[str, ...] = field(default=())
     #: Hides what the table may not see yet in the log listing (e.g. face-down guesses).
     redact: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = field(default=lambda events: events)
-    #: A short description of an event for people ("marble in gate 2"), used when it is undone or redone.
-    describe: Callable[[Mapping[str, Any]], str] = field(default=lambda event: str(event.get("type")))
+    #: A short description of an event for people ("marble in gate 2", "marble in Moon"), used when it is undone or
+    #: redone; given the session's options too (a table's own names for what the event names).
+    describe: Callable[[Mapping[str, Any], Mapping[str, Any]], str] = field(
+        default=lambda event, options: str(event.get("type")))
     #: One random legal event for `state` (None when the game is over): random play in the tests.
     sample: Callable[[Any, random.Random], Mapping[str, Any] | None] | None = None
     #: Raised whenever a change to the rules could refuse logs recorded before; stored with each session, and given

@@ -458,10 +458,13 @@ EVENT_TYPES = (
 )
 
 
-def describe(event: Mapping[str, Any]) -> str:
-    """A short description of an event for people, e.g. when it is undone."""
+def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
+    """A short description of an event for people, e.g. when it is undone: gates by the table's own names (ruling
+    D2), as the page shows them."""
     gate = event.get("gate")
-    where = f"gate {gate}" if gate is not None else "no gate"
+    names = (options or {}).get("gate_names")
+    name = names[gate - 1] if isinstance(gate, int) and isinstance(names, list) and 0 < gate <= len(names) else None
+    where = "no gate" if gate is None else f"gate {gate}" if name in (None, f"Gate {gate}") else str(name)
     kind = event.get("type")
     if kind == "marble":
         return f"marble in {where}" if gate is not None else "marble that missed every gate"

@@ -796,7 +796,7 @@ EVENT_TYPES = (
 )
 
 
-def describe(event: Mapping[str, Any]) -> str:
+def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
     """A short description of an event for people, e.g. when it is undone."""
     kind = event.get("type")
     who = event.get("player")

@@ -167,7 +167,7 @@ def prepare(state: HradState, event: Mapping[str, Any], rng: random.Random) -> d
     return out
 
 
-def describe(event: Mapping[str, Any]) -> str:
+def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
     """A short description for people, e.g. when an event is undone."""
     kind, who = event.get("type"), event.get("player")
     item = event.get("item")
