@@ -450,9 +450,7 @@ class CameraHub:
                     self._guess_warned = True
                     log.warning("the marble's size is not measured: guessed from the gate regions, which is often "
                                 "far off; anchor to the markers or tap a resting marble on the Camera page")
-                # the camera alone: no beam contradicts a die counted as a marble, so its gate waits for a tap
-                self._detector = MarbleDetector(regions, reference, marble_radius_px=radius,
-                                                square_check=self.camera_only)
+                self._detector = MarbleDetector(regions, reference, marble_radius_px=radius)
                 self._detector_inputs = inputs
             return self._detector, reference, radius
 
@@ -625,8 +623,11 @@ class CameraHub:
             and len(self._run) == CONFIRM_FRAMES and not self._round_empty()  # (not into the next round)
         if not (rested or again):
             return None
-        # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure
+        # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure, and
+        # one where a die lies (no beam contradicts a die counted as a marble)
         reading = _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))
+        reading = replace(reading, detection=self._detector_for(reading.regions)[0].flag_squares(reading.frame,
+                                                                                                 reading.detection))
         unsure = reading.detection.unsure
         if again and (unsure == doubted or any(u and not d for u, d in zip(unsure, doubted or ()))):
             return None  # the marbles reported still rest: read again only once a gate in doubt is sure

@@ -77,10 +77,10 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    ``FAINT_CHANGE`` (a rolling marble smeared too thin for a circle or a blob), or, under a low lamp,
    a marble kept where another one's shadow and caustic fall (their reach from the glare's offset,
    ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
-   are unsure), or a marble cut by the picture's edge in a gate that reaches it, or (``square_check``, for the
-   camera alone) a marble whose outline is square (a die: ``hardware.vision.shapes``), or a marble the
+   are unsure), or a marble cut by the picture's edge in a gate that reaches it, or a marble the
    reference holds and the picture no longer does (taken out after a reference was taken with it in a gate:
-   ``hardware.vision.taken_out``; not counted). Without a reference every gate is unsure.
+   ``hardware.vision.taken_out``; not counted). Without a reference every gate is unsure. For the camera alone,
+   a reading it reports is checked once more: a marble whose outline is square (a die: ``flag_squares``).
 9. With a reference, faint change far from every marble with the size and shape of one marble smeared
    along its way, standing out of the change around it (``hardware.vision.unexplained.smeared_marbles``:
    glass still rolling while the shutter was open; not what a shade or a flickering lamp leaves) counts as
@@ -92,7 +92,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -503,8 +503,7 @@ class MarbleDetector:
     """Reusable detector for one camera set-up (regions, optional empty reference)."""
 
     def __init__(self, regions: GateRegions, reference: np.ndarray | None = None, *,
-                 marble_radius_px: float | None = None, roi_margin_radii: float = ROI_MARGIN_RADII,
-                 square_check: bool = False) -> None:
+                 marble_radius_px: float | None = None, roi_margin_radii: float = ROI_MARGIN_RADII) -> None:
         if marble_radius_px is not None and not 0 < marble_radius_px < math.inf:
             raise ValueError(f"marble_radius_px must be a positive number of pixels, got {marble_radius_px}")
         self.regions = regions
@@ -512,9 +511,6 @@ class MarbleDetector:
         self.scale = min(1.0, WORK_RADIUS / self.radius_px)
         self._step = max(1, int(1.0 / self.scale + 1e-6))  # the integer part of the scaling (area average)
         self.roi_margin_radii = roi_margin_radii
-        # with a reference, a marble found in a sure gate whose outline is square (a die) makes it unsure
-        # (``hardware.vision.shapes``): for the camera alone, which no beam contradicts; 0.4 ms a marble
-        self.square_check = square_check
         self._work_r = self.radius_px * self.scale
         self._radius_given = bool(marble_radius_px)
         self._fill_side = max(3, int(round(0.9 * self._work_r * math.sqrt(math.pi))) | 1)  # disc's area
@@ -691,8 +687,6 @@ class MarbleDetector:
                 if gate is not None:
                     unsure[gate - 1] = True
                 continue
-            if gate is not None and not unsure[gate - 1] and self._square(frame_bgr, fx, fy):
-                unsure[gate - 1] = True
             marbles.append(Marble(fx, fy, r / self.scale, gate))
             if gate is None:
                 outside += 1
@@ -711,14 +705,21 @@ class MarbleDetector:
 
         return taken_out(frame_bgr, reference, fx, fy, self.radius_px)
 
-    def _square(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
-        """With ``square_check`` and a reference of the frame's size: the marble found at (fx, fy) looks like a die."""
+    def flag_squares(self, frame_bgr: np.ndarray, detection: Detection) -> Detection:
+        """``detection`` of ``frame_bgr`` with the gate of each sure marble whose outline is square unsure: a die left
+        in a gate (``hardware.vision.shapes``). For the camera alone, which no beam contradicts, on the reading it
+        reports (0.3 ms a marble: not on every frame it reads); needs a reference of the frame's size."""
         reference = self._reference
-        if not self.square_check or reference is None or reference.shape != frame_bgr.shape:
-            return False
+        if reference is None or reference.shape != frame_bgr.shape:
+            return detection
         from hardware.vision.shapes import looks_square
 
-        return looks_square(frame_bgr, reference, fx, fy, self.radius_px)
+        unsure = list(detection.unsure)
+        for m in detection.marbles:
+            if m.gate is not None and not unsure[m.gate - 1] and looks_square(frame_bgr, reference, m.x, m.y,
+                                                                              self.radius_px):
+                unsure[m.gate - 1] = True
+        return replace(detection, unsure=tuple(unsure))  # type: ignore[arg-type]
 
     def moved(self, earlier: np.ndarray, later: np.ndarray) -> tuple[bool, bool, bool, bool, bool, bool]:
         """Per gate (gate 1 first): the picture changed there from ``earlier`` to ``later`` (two frames of this

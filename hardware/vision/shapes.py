@@ -17,9 +17,9 @@ white die of the simulated castle (30 castles). On seeds 62300..62599 (not those
 flags 0.3 % more ordinary scenes, 1.0 % more touching ones, 0.3 % or none more of the other cases. It only flags
 (ruling D4): a count reads as before.
 
-It costs about 0.28 ms a marble checked (median, in the detector, one core): a 640x480 frame read for the camera
-alone takes 3.2 ms against 2.7 without the check (bench/bench_vision.py; 3.5 ms when the harmonics were worked out
-in complex numbers and numpy's median and percentile, for the same readings to 1e-6).
+It costs about 0.28 ms a marble checked (median, one core; 0.46 when the harmonics were worked out in complex numbers
+and numpy's median and percentile, for the same readings to 1e-6). So it reads the reading the camera alone reports
+(``MarbleDetector.flag_squares``), not every frame the camera reads (bench/bench_vision.py).
 """
 
 from __future__ import annotations
