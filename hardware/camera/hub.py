@@ -110,10 +110,10 @@ CAMERA_MOVED_PX = 3.0  # a shift (|dx| + |dy|) of the picture beyond this makes 
 
 UNSURE_EMPTY_HOLD_S = 120.0
 """A picture that reads no marble but leaves a gate unsure refreshes the empty reference only once it has held
-still this long (no gate's picture changed, ``MarbleDetector.moved``). Between rounds a hand or a sleeve over the
-castle reads as no marble with its gates unsure (the simulated castle: a sleeve over gates 1 and 2 did so), and
-taken as the reference it would blind those gates until the next refresh; a hand moves on, while a lamp switched
-on stays and is followed."""
+still this long (the gates' picture the same from check to check, ``_same_picture``). Between rounds a hand or a
+sleeve over the castle reads as no marble with its gates unsure (the simulated castle: a sleeve over its front
+gates did so), and taken as the reference it would blind those gates until the next refresh; a hand moves on,
+while a lamp switched on stays and is followed."""
 
 
 STILL_LEVELS = 12
@@ -204,7 +204,7 @@ class CameraHub:
         # new one is taken only from a picture that reads empty (the first one, at set-up, as early as it may be)
         self._retake_when_empty = False
         self._reference_regions: GateRegions | None = None  # where they were when the reference was taken
-        self._unsure_empty: tuple[np.ndarray, float] | None = None  # the first picture of a still, unsure, empty run
+        self._unsure_empty: tuple[np.ndarray, float] | None = None  # a still, unsure, empty run: last picture, start
         self._detector: MarbleDetector | None = None
         self._detector_inputs: tuple[Any, Any, Any] = (None, None, None)  # regions, reference, radius
         self._marble: MarbleSize | None = None
