@@ -35,7 +35,8 @@ def _median_ms(detector: MarbleDetector, frames: list, repeat: int = 5) -> tuple
 STAGES = (("crop and scale", "_prepare"), ("light correction", "light_gain"), ("change", "change_magnitude"),
           ("circle votes", "circle_votes"), ("peaks, glare, review", "_select"),
           ("unexplained change", "unexplained_blobs"), ("leftover change", "leftover_change"),
-          ("faint change", "faint_change"), ("smeared marbles", "smeared_marbles"), ("faint streaks", "faint_streaks"))
+          ("faint change", "faint_change"), ("smeared marbles", "smeared_marbles"), ("faint streaks", "faint_streaks"),
+          ("marbles taken out", "_taken_out"))
 """The detector's stages, each by the function that does it (``hardware.vision``)."""
 
 

@@ -499,6 +499,11 @@ CLIPPED_VALUE = 250
 its true value."""
 
 
+CONTRAST_CACHE = 4096
+"""The most places whose reference contrast a detector keeps (``hardware.vision.taken_out``): a marble at rest is read
+at the same place frame after frame."""
+
+
 class MarbleDetector:
     """Reusable detector for one camera set-up (regions, optional empty reference)."""
 
@@ -519,6 +524,7 @@ class MarbleDetector:
         self._reference: np.ndarray | None = None
         self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
+        self._contrast_cache: dict[tuple[int, int], float] = {}  # the reference's own contrast by place (taken_out)
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
         self.unlit_log: list | None = None  # the same of the glareless circles reviewed
@@ -532,7 +538,7 @@ class MarbleDetector:
         A reference of another size than the frames is scaled to the frame size (same aspect
         ratio required; detect raises ValueError otherwise).
         """
-        self._ref_cache = {}
+        self._ref_cache, self._contrast_cache = {}, {}
         if reference_bgr is None:
             self._reference = None
             return
@@ -701,9 +707,15 @@ class MarbleDetector:
         reference = self._reference
         if reference is None or reference.shape != frame_bgr.shape:
             return False
-        from hardware.vision.taken_out import taken_out
+        from hardware.vision.taken_out import own_contrast, taken_out
 
-        return taken_out(frame_bgr, reference, fx, fy, self.radius_px)
+        place = (round(fx), round(fy))  # where own_contrast reads, about the nearest pixel: a marble at rest stays
+        held = self._contrast_cache.get(place)
+        if held is None:
+            if len(self._contrast_cache) > CONTRAST_CACHE:
+                self._contrast_cache.clear()
+            held = self._contrast_cache[place] = own_contrast(reference, fx, fy, self.radius_px)
+        return taken_out(frame_bgr, reference, fx, fy, self.radius_px, reference_contrast=held)
 
     def flag_squares(self, frame_bgr: np.ndarray, detection: Detection) -> Detection:
         """``detection`` of ``frame_bgr`` with the gate of each sure marble whose outline is square unsure: a die left

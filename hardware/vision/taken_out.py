@@ -65,7 +65,11 @@ def own_contrast(image: np.ndarray, x: float, y: float, radius: float) -> float:
     return float(np.abs(patch[disc] - board).sum(axis=1).mean())
 
 
-def taken_out(frame: np.ndarray, reference: np.ndarray, x: float, y: float, radius: float) -> bool:
+def taken_out(frame: np.ndarray, reference: np.ndarray, x: float, y: float, radius: float, *,
+              reference_contrast: float | None = None) -> bool:
     """True when the marble found at (x, y) stands out far less in ``frame`` than in ``reference``: the reference
-    holds it, and the frame shows the board it left."""
-    return own_contrast(frame, x, y, radius) < TAKEN_OUT_SHARE * own_contrast(reference, x, y, radius)
+    holds it, and the frame shows the board it left. ``reference_contrast``: the reference's ``own_contrast`` there,
+    when the caller kept it (the reference does not change from frame to frame)."""
+    if reference_contrast is None:
+        reference_contrast = own_contrast(reference, x, y, radius)
+    return own_contrast(frame, x, y, radius) < TAKEN_OUT_SHARE * reference_contrast
