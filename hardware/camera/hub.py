@@ -141,6 +141,11 @@ def _same_picture(a: np.ndarray, b: np.ndarray, bounds: tuple[float, float, floa
     return float(np.mean(cv2.absdiff(*small) > STILL_LEVELS)) <= STILL_SHARE
 
 
+def _fewer_doubts(unsure: tuple[bool, ...], before: tuple[bool, ...]) -> bool:
+    """The gates in doubt are some of those ``before``, not all of them."""
+    return unsure != before and not any(u and not b for u, b in zip(unsure, before))
+
+
 def _shift_px(a: GateRegions, b: GateRegions) -> float:
     """The largest displacement (|dx| + |dy|, pixels) between corresponding corners of two region sets."""
     return max((abs(p[0] - q[0]) + abs(p[1] - q[1]) for ra, rb in zip(a.gates, b.gates)
@@ -369,8 +374,9 @@ class CameraHub:
             if not self._round_empty():
                 raise NotEmpty("The running round holds marbles: take the empty reference between rounds, once the "
                                "marbles are out of the castle (or, if its gates are empty now, take it anyway).")
-            reading = self.detect(frame, recheck_markers=False)
-            seen = reading.detection.total if reading is not None and reading.detection.with_reference else 0
+            with self._lock:
+                last = self._last  # what the vision loop read of the latest picture: the Camera page shows it too
+            seen = last.total if last is not None and last.with_reference else 0
             if seen:
                 raise NotEmpty(f"The camera sees {seen} marble{'s' if seen > 1 else ''} in the gates: take "
                                f"{'them' if seen > 1 else 'it'} out of the castle first (or, if the gates are empty "
@@ -624,14 +630,16 @@ class CameraHub:
         if not (rested or again):
             return None
         # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure, and
-        # one where a die lies (no beam contradicts a die counted as a marble)
+        # one where a die lies (no beam contradicts a die counted as a marble); the marbles reported still resting,
+        # read again only once a gate in doubt is sure (the die check, which only adds doubt, not before)
         reading = _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))
+        if again and not _fewer_doubts(reading.detection.unsure, doubted or ()):
+            return None
         reading = replace(reading, detection=self._detector_for(reading.regions)[0].flag_squares(reading.frame,
                                                                                                  reading.detection))
-        unsure = reading.detection.unsure
-        if again and (unsure == doubted or any(u and not d for u, d in zip(unsure, doubted or ()))):
-            return None  # the marbles reported still rest: read again only once a gate in doubt is sure
-        self._rest_reported = (seen(result), unsure)
+        if again and not _fewer_doubts(reading.detection.unsure, doubted or ()):
+            return None
+        self._rest_reported = (seen(result), reading.detection.unsure)
         return reading
 
     def _refresh_reference(self, frame: np.ndarray, detection: Detection | None, last_check: float) -> float | None:
