@@ -1,10 +1,11 @@
 """The table: the one path every change takes, validate -> apply -> append -> fold -> publish.
 
 A tap on the kiosk, a break-beam gate and the camera all call `Table.submit`. The event is checked against
-its declared schema (companion.games.schema), then the game's pure `apply` judges it against the cached
-state; only then is it appended to the log (with the session's new status, in one transaction), folded
-into the cache and published to the session's subscribers. Undo and redo decide everything before they
-commit: the log is folded with the change first, so an error can never follow a commit.
+its declared schema (companion.games.schema) and against who may make it (an event only the table's hardware
+makes, such as a camera reading, is refused from a tap: ``EventType.sources``), then the game's pure `apply`
+judges it against the cached state; only then is it appended to the log (with the session's new status, in one
+transaction), folded into the cache and published to the session's subscribers. Undo and redo decide everything
+before they commit: the log is folded with the change first, so an error can never follow a commit.
 
 A session the rules can no longer fold (or whose game is unknown, or whose rows in the log are damaged) is set
 aside: shown read-only with the reason, never a reason for the companion not to start.
@@ -77,6 +78,17 @@ class Conflict(TableError):
 
     status = 409
     code = "conflict"
+
+
+class NotFromSource(TableError):
+    """An event its game lets only the table's own hardware make (``EventType.sources``: a camera reading), from
+    another writer; for a tap (a page or an API client) the code is ``not_from_tap``."""
+
+    status = 403
+
+    def __init__(self, message: str, source: str) -> None:
+        super().__init__(message)
+        self.code = f"not_from_{source}"
 
 
 def topic(session_id: int) -> str:
@@ -241,6 +253,7 @@ class Table:
         with self._lock:
             loaded = self._writable(session_id, expected_seq)
             assert loaded.game is not None
+            _check_source(loaded.game, event["type"], source)
             if loaded.game.prepare is not None:  # a command: e.g. the server rolls the dice left out
                 validate_event(loaded.game, event)
                 event = loaded.game.prepare(loaded.state, event, self.rng)
@@ -487,6 +500,17 @@ def _game_name(loaded: Loaded) -> str:
 
 def _status(game_view: Mapping[str, Any]) -> str:
     return "finished" if game_view.get("finished") else "running"
+
+
+def _check_source(game: Game, kind: str, source: str) -> None:
+    """NotFromSource when the game declares that `source` may not make a `kind` event (``EventType.sources``): the
+    one check, for every game, of who may make what. Only new events are checked: a log folds as recorded."""
+    declared = game.event_type(kind)
+    if declared is None or declared.made_by(source):
+        return
+    message = declared.refusal if source == "tap" and declared.refusal else (
+        f"a {kind!r} event of {game.name} comes only from {' or '.join(declared.sources or ())}, not from {source}")
+    raise NotFromSource(message, source)
 
 
 def _describe(game: Game, event: EventRecord, options: Mapping[str, Any]) -> str:

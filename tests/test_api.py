@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.games import GAMES
@@ -190,8 +192,7 @@ def test_malformed_bodies_are_400(client: FlaskClient, body: str) -> None:
 @pytest.mark.parametrize("payload", [
     {}, {"type": 5}, {"type": ""}, {"type": "teleport"}, {"type": "marble"}, {"type": "marble", "gate": "3"},
     {"type": "marble", "gate": 2.5}, {"type": "marble", "gate": True}, {"type": "guess", "player": "Nobody", "gate": 1},
-    {"type": "guess", "player": ["Ben"], "gate": 1}, {"type": "camera", "counts": [1, 2]},
-    {"type": "camera", "counts": [0, 0, 0, 0, 0, -1]}, {"type": "confirm", "marbles": [1, 1, 1, 1]},
+    {"type": "guess", "player": ["Ben"], "gate": 1}, {"type": "confirm", "marbles": [1, 1, 1, 1]},
     {"type": "marble", "gate": 1, "expected_seq": "zero"}, {"type": "marble", "gate": 10**30},
 ])
 def test_bad_events_change_nothing(client: FlaskClient, payload: dict) -> None:
@@ -200,6 +201,40 @@ def test_bad_events_change_nothing(client: FlaskClient, payload: dict) -> None:
     assert response.status_code in (400, 422), payload
     assert set(response.get_json()["error"]) == {"code", "message"}
     assert client.get(f"/api/sessions/{session['id']}").get_json() == session
+
+
+@pytest.mark.parametrize("payload", [
+    {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1},
+    {"type": "camera", "counts": [0, 0, 1, 0, 0, 0], "unsure": [False, False, True, False, False, False]},
+    {"type": "camera", "counts": [1, 2]}, {"type": "camera", "counts": [0, 0, 0, 0, 0, -1]},
+    {"type": "camera", "counts": [0, 0, 1, 0, 0, 0], "source": "camera"},
+])
+def test_a_camera_reading_through_the_api_is_refused_and_records_nothing(client: FlaskClient, payload: dict) -> None:
+    """Rulings D3, D4: the camera's reading decides where the marbles rest, so only the table's camera makes one; a
+    writer of the API (the kiosk's own screen included) gets 403 not_from_tap, and the game and its log stay."""
+    session = new_diego(client)
+    client.post(events_url(session), json={"type": "marble", "gate": 3})
+    before = client.get(f"/api/sessions/{session['id']}").get_json()
+    response = client.post(events_url(session), json={**payload, "expected_seq": before["seq"]})
+    assert response.status_code == 403, response.get_json()
+    error = response.get_json()["error"]
+    assert error["code"] == "not_from_tap"
+    assert error["message"].startswith("camera readings come from the table's camera; tap the marbles instead")
+    assert client.get(f"/api/sessions/{session['id']}").get_json() == before
+    assert [e["type"] for e in client.get(events_url(session)).get_json()["events"]] == ["marble"]
+
+
+def test_the_tables_camera_still_records_its_reading(app: Flask, client: FlaskClient) -> None:
+    """The camera hub's reading (source "camera") goes in as before (rulings D3, D4)."""
+    session = new_diego(client)
+    assert client.get("/api/castle").get_json()["session"] == session["id"]  # a new game takes the free castle
+    reading = SimpleNamespace(counts=(0, 0, 1, 0, 0, 0), unsure=(False,) * 6, outside=0)
+    app.extensions["sensors"].on_camera_reading(reading, b"")
+    current = client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]
+    assert current["camera"]["counts"] == [0, 0, 1, 0, 0, 0]
+    assert current["marbles"] == [3] and current["sources"] == ["camera"]
+    events = client.get(events_url(session)).get_json()["events"]
+    assert [(e["type"], e["source"]) for e in events] == [("camera", "camera")]
 
 
 @pytest.mark.parametrize("body, status", [
@@ -296,18 +331,25 @@ def test_openapi_documents_every_event_type_with_an_example(client: FlaskClient)
 
 
 def test_documented_examples_are_accepted_by_the_rules(client: FlaskClient) -> None:
-    """Each example, sent at a moment when it is legal, is accepted: the document does not lie."""
+    """Each example, sent at a moment when it is legal, is accepted: the document does not lie (the camera's reading,
+    which the document says only the table's camera makes, is refused from the API and taken from the camera)."""
     session = new_diego(client, ["Ada", "Ben"])
     url = events_url(session)
     doc = client.get("/api/openapi.json").get_json()
     examples = doc["paths"]["/api/sessions/{session_id}/events"]["post"]["requestBody"]["content"][
         "application/json"]["examples"]
+    schemas = doc["components"]["schemas"]
     order = ["marble", "camera", "confirm", "guess", "reveal", "reveal", "turned"]  # round 2: Ben is active
     for kind in order:
         example = dict(examples[f"diego-drachenzahn.{kind}"]["value"])
         if kind in ("guess", "turned"):
             example["player"] = "Ben" if kind == "guess" else "Ada"
         response = client.post(url, json=example)
+        if kind == "camera":  # only the table's camera makes a reading, as its schema says: the table takes it so
+            assert response.status_code == 403 and "not_from_tap" in schemas["DiegoDrachenzahnCameraEvent"][
+                "description"], response.get_json()
+            client.application.extensions["table"].submit(session["id"], example, source="camera")
+            continue
         assert response.status_code == 200, (kind, response.get_json())
 
 

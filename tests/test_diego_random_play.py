@@ -18,7 +18,7 @@ import pytest
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
 from companion.games.diego import DiegoState
 from companion.log import EventLog
-from companion.table import Table, TableError
+from companion.table import NotFromSource, Table, TableError
 from companion.table import fold_log as fold_session
 
 GAME = GAMES["diego-drachenzahn"]
@@ -508,10 +508,14 @@ def test_random_play_through_a_table_with_undo_redo_and_restarts(tmp_path: Path)
                     source = "sensor" if rng.random() < 0.1 else "tap"
                     for event in events:
                         event = {k: v for k, v in event.items() if k != "source"}  # the table decides it
+                        # a camera reading comes from the table's camera; now and then a tap tries one (refused)
+                        by = "camera" if event.get("type") == "camera" and rng.random() < 0.9 else source
                         try:
-                            table.submit(session_id, event, source=source)
+                            table.submit(session_id, event, source=by)
                             tally["accepted"] += 1
-                        except (RuleError, TableError):
+                        except (RuleError, TableError) as err:
+                            if event.get("type") == "camera" and by != "camera":
+                                assert isinstance(err, NotFromSource), err
                             assert table.view(session_id)["seq"] == seq
                             assert len(table.log.events(session_id)) == rows
                             tally["refused"] += 1

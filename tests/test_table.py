@@ -9,7 +9,7 @@ import pytest
 from companion.bus import Subscription
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
 from companion.log import EventLog
-from companion.table import Conflict, StaleWrite, Table, TableError, UnknownSession, topic
+from companion.table import SOURCES, Conflict, NotFromSource, StaleWrite, Table, TableError, UnknownSession, topic
 
 GAME = GAMES["diego-drachenzahn"]
 PLAYERS = ["Ada", "Ben", "Cleo"]
@@ -205,6 +205,59 @@ def test_a_client_supplied_source_is_refused(table: Table) -> None:
     view = table.submit(session_id, {"type": "marble", "gate": 4}, source="sensor")
     assert view["state"]["phase"] == "flagged"
     assert table.log.events(session_id)[-1].source == "sensor"
+
+
+CAMERA_READING = {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}
+
+
+@pytest.mark.parametrize("source", ["tap", "sensor"])
+def test_a_camera_reading_comes_only_from_the_camera(table: Table, source: str) -> None:
+    """Rulings D3, D4: the camera's reading decides where the marbles rest, so only the table's camera makes one; a
+    tap (a page, any API writer) or the beams posing as the camera is refused, and nothing changes."""
+    session_id = new_session(table)
+    table.submit(session_id, {"type": "marble", "gate": 3}, source="tap")
+    before = table.view(session_id)
+    with pytest.raises(NotFromSource) as info:
+        table.submit(session_id, dict(CAMERA_READING), source=source)
+    assert info.value.status == 403 and info.value.code == f"not_from_{source}"
+    if source == "tap":
+        assert info.value.message.startswith("camera readings come from the table's camera; tap the marbles instead")
+    assert rows(table, session_id) == [(1, "marble", "live")] and table.view(session_id) == before
+
+
+@pytest.mark.parametrize("source", ["camera", "import"])
+def test_the_camera_and_an_imported_log_make_camera_readings(table: Table, source: str) -> None:
+    session_id = new_session(table)
+    view = table.submit(session_id, dict(CAMERA_READING), source=source)
+    assert view["state"]["current"]["camera"]["counts"] == [0, 0, 2, 0, 0, 0]
+    assert view["state"]["current"]["marbles"] == [3, 3, None]  # the camera alone fills in the round (D3)
+    assert [e.source for e in table.log.events(session_id)] == [source]
+
+
+def test_a_camera_reading_an_older_companion_took_from_a_tap_still_folds(tmp_path: Path) -> None:
+    """A log recorded before the check (a camera reading posted through the API, stored as a tap) folds as it was
+    played: the check is of new events only."""
+    path = tmp_path / "older.sqlite3"
+    log = EventLog(path)
+    table = Table(log)
+    session_id = new_session(table)
+    table.submit(session_id, {"type": "marble", "gate": 3}, source="tap")
+    log.append(session_id, "camera", {"counts": [0, 0, 1, 0, 0, 0], "unsure": [False] * 6}, "tap", now=2000.0)
+    log.close()
+    reopened = EventLog(path)
+    try:
+        current = Table(reopened).view(session_id)["state"]["current"]
+        assert current["camera"]["counts"] == [0, 0, 1, 0, 0, 0] and current["confirmed"] and current["flag"] is None
+    finally:
+        reopened.close()
+
+
+def test_every_game_names_only_known_sources_for_its_events() -> None:
+    for game in GAMES.values():
+        for event in game.event_types:
+            if event.sources is not None:
+                assert event.sources and set(event.sources) <= set(SOURCES), (game.id, event.type)
+                assert not event.made_by("tap") and event.refusal, (game.id, event.type)
 
 
 def test_expected_seq_inside_the_event_is_not_stored(table: Table) -> None:

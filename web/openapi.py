@@ -42,9 +42,12 @@ def _event_schemas() -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, An
     for game in GAMES.values():
         for event in game.event_types:
             name = f"{_camel(game.id)}{_camel(event.type)}Event"
+            only = "" if event.made_by("tap") else (
+                f" Made only by the table ({' or '.join(event.sources or ())}): a writer of the API is refused "
+                "with 403 `not_from_tap`.")
             schemas[name] = {
                 "type": "object",
-                "description": f"{game.name}: {event.summary}",
+                "description": f"{game.name}: {event.summary}{only}",
                 "required": ["type", *event.required],
                 "additionalProperties": False,
                 "properties": {"type": {"type": "string", "enum": [event.type]},
@@ -124,7 +127,10 @@ def openapi_document() -> dict[str, Any]:
                          "parameters": [SESSION_ID],
                          "requestBody": {"required": True, "content": {"application/json": {
                              "schema": {"oneOf": event_refs}, "examples": event_examples}}},
-                         "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},
+                         "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS,
+                                       "403": _error("this device is not paired (the message says how to pair); "
+                                                     "or `not_from_tap`: an event only the table's hardware makes, "
+                                                     "such as a camera reading (nothing changed)")}}},
             "/api/sessions/{session_id}/undo": {"post": {
                 "summary": "Mark the last live event undone", "parameters": [SESSION_ID],
                 "requestBody": SEQ_BODY, "responses": {"200": _json("Session", "the new view"), **WRITE_ERRORS}}},

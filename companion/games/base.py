@@ -80,6 +80,15 @@ class EventType:
     required: tuple[str, ...]
     example: Mapping[str, Any]
     rule: str = "events"  # the ruling a malformed event of this type is refused under
+    #: The sources that may make this event (``companion.table.SOURCES``), None for any: a reading only the table's
+    #: own hardware makes (the camera's) names it, and ``Table.submit`` refuses it from any other writer, a tap on a
+    #: page or an API client, with `refusal` (the log of an older game folds as it was recorded all the same).
+    sources: tuple[str, ...] | None = None
+    refusal: str = ""  # what a writer refused by `sources` is told: where the event comes from, what to do instead
+
+    def made_by(self, source: str) -> bool:
+        """Whether `source` may make this event."""
+        return self.sources is None or source in self.sources
 
 
 class RoundPoints(TypedDict):

@@ -441,7 +441,12 @@ EVENT_TYPES = (
                           "minItems": GATES, "maxItems": GATES},
                "outside": {"type": "integer", "minimum": 0, "maximum": MAX_CAMERA_COUNT},
                "unsure": {"type": "array", "items": {"type": "boolean"}, "minItems": GATES, "maxItems": GATES}},
-              ("counts",), {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}, rule="D3"),
+              ("counts",), {"type": "camera", "counts": [0, 0, 2, 0, 0, 0], "outside": 1}, rule="D3",
+              # the camera's reading decides where the marbles rest (D3, D4): only the table's camera makes one (or
+              # a log imported); a person enters the marbles by tap, or confirms the camera's reading
+              sources=("camera", "import"),
+              refusal="camera readings come from the table's camera; tap the marbles instead, or confirm the "
+                      "camera's reading"),
     EventType("confirm", "A person confirms or corrects the round's marbles by tap (D4). Confirming what the camera "
               "alone filled in keeps the camera as their source: later readings go on filling in the round, and "
               "one that takes back a confirmed marble flags it (D3, D4).",
