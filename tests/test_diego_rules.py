@@ -219,7 +219,7 @@ def test_d3_camera_alone_fills_the_round_when_no_marble_was_entered() -> None:
     assert state.current.flag is None and state.current.confirmed
     current = GAME.view(state)["current"]
     assert current["marbles"] == [2, 2, None]
-    assert current["camera"] == {"counts": [0, 2, 0, 0, 0, 0], "outside": 1, "unsure": []}
+    assert current["camera"] == {"counts": [0, 2, 0, 0, 0, 0], "outside": 1, "unsure": [], "unsettled": []}
     state = play(state, *guesses_of(state, 4), reveal(2))
     assert state.scores == (2, 0, 0)
 
@@ -456,6 +456,25 @@ def test_d4_confirm_may_clear_the_marbles_for_entry_by_tap() -> None:
 
 
 UNSURE_2 = [False, True, False, False, False, False]
+
+
+def test_d4_the_flag_and_the_view_name_the_same_gates_still_to_check() -> None:
+    # ruling D4: the camera alone is unsure of gates 2 and 3; a person says it is right; the next marble rests in
+    # gate 3 and the camera, unsure of both still, reads gate 2 as confirmed: only gate 3 wants a tap, and the flag
+    # and the view's "unsettled" (the gates the page asks a look at) both name it alone
+    unsure_2_3 = [False, True, True, False, False, False]
+    state = play(new(), camera([0, 1, 0, 0, 1, 0], unsure=unsure_2_3))
+    current = GAME.view(state)["current"]
+    assert current["flag"] == "the camera is unsure of gates 2, 3" and current["camera"]["unsettled"] == [2, 3]
+    state = play(state, confirm([2, 5]))
+    state = play(state, camera([0, 1, 1, 0, 1, 0], unsure=unsure_2_3))
+    current = GAME.view(state)["current"]
+    assert current["camera"]["unsure"] == [2, 3]
+    assert current["flag"] == "the camera is unsure of gate 3" and current["camera"]["unsettled"] == [3]
+    state = play(state, confirm([2, 3, 5]))  # "Camera is right" again: both settled, though the camera stays unsure
+    current = GAME.view(state)["current"]
+    assert current["flag"] is None and current["camera"] == {
+        "counts": [0, 1, 1, 0, 1, 0], "outside": 0, "unsure": [2, 3], "unsettled": []}
 
 
 def test_d3_the_camera_alone_confirmed_by_a_person_goes_on_filling_in_the_round() -> None:

@@ -140,7 +140,8 @@ def _fused(current: Round) -> Round:
             entered = "the gates" if "sensor" in current.sources else "the marbles entered by tap"
             flag = f"the camera and {entered} disagree about where the marbles rest"
         elif (doubts := _doubts(current)) and all(s == "camera" for s in current.sources):
-            # the camera alone filled in the round, and is unsure of a gate: a person taps, nothing is scored
+            # the camera alone filled in the round, and is unsure of a gate a person has not settled: a person taps,
+            # nothing is scored; the flag names those gates only, as the page does (the view's "unsettled")
             names = ", ".join(str(g) for g in doubts)
             flag = f"the camera is unsure of gate{'s' if len(doubts) > 1 else ''} {names}"
     confirmed = flag is None and current.camera is not None
@@ -387,9 +388,12 @@ def view(state: DiegoState) -> dict[str, Any]:
             "guesses": {p: _shown_guess(current, s) for s, p in others} if revealed else None,
             "token": current.token,
             "waiting_for_guesses": waiting,
+            # "unsure": every gate the camera is unsure of; "unsettled": those of them a person has still to check,
+            # which the flag names and the page asks a tap for (a gate whose count a person confirmed, read the
+            # same again, is settled: ``_doubts``, ruling D4)
             "camera": None if current.camera is None
             else {"counts": list(current.camera), "outside": current.camera_outside,
-                  "unsure": list(current.camera_unsure)},
+                  "unsure": list(current.camera_unsure), "unsettled": list(_doubts(current))},
             "flag": current.flag,
             "confirmed": current.confirmed,
         },

@@ -66,13 +66,20 @@ function renderCastle(v) {
   $("take-castle").hidden = Boolean(v.castle) || Boolean(v.read_only);
 }
 
-/** The gates the camera is unsure of, by the table's names and symbols, and why, in plain words (ruling D4). */
-function unsureText(gates) {
-  const named = gates.flatMap((gate, i) =>
+/** Gates by the table's names and symbols, as a sentence lists them: "Moon", "Moon and Star". */
+function namedGates(gates) {
+  return gates.flatMap((gate, i) =>
     [i ? (i === gates.length - 1 ? " and " : ", ") : "", icon(symbolOf(gate)), gateName(gate)]);
-  return h("p", { class: "unsure" }, h("strong", {}, "Look at ", ...named, ": "),
+}
+
+/** The gates the camera is unsure of that still want a look, by the table's names and symbols, and why, in plain
+ *  words; and those a person already confirmed, which stay (ruling D4). */
+function unsureText(gates, settled) {
+  return h("p", { class: "unsure" }, h("strong", {}, "Look at ", ...namedGates(gates), ": "),
     "the camera cannot tell how many marbles are there (one may lie on the line between two gates, or still be " +
-    "rolling).");
+    "rolling).",
+    settled.length ? h("span", { class: "settled" }, " ", ...namedGates(settled),
+      ` stay${settled.length > 1 ? "" : "s"} as confirmed.`) : null);
 }
 
 /** Who entered the round's marbles besides the camera, as the flag names them and their button: null when the
@@ -90,8 +97,12 @@ function renderFlag(game, cur) {
   if (!cur.flag) return;
   const camera = cur.camera ? cur.camera.counts.flatMap((n, i) => Array(n).fill(i + 1)) : null;
   const unsure = cur.camera?.unsure || [];
+  // the gates still to check: those the camera is unsure of, less those a person confirmed that it reads the same
+  // again (the view's "unsettled", the gates the flag names: ruling D4)
+  const unsettled = cur.camera?.unsettled ?? unsure;
+  const settled = unsure.filter((gate) => !unsettled.includes(gate));
   // the camera alone filled in the round and sees no more than three: its doubt is the only reason for the flag
-  const onlyUnsure = unsure.length && cur.sources.every((s) => s === "camera")
+  const onlyUnsure = unsettled.length && cur.sources.every((s) => s === "camera")
     && camera.length + cur.camera.outside <= 3;
   const inOrder = (marbles) => [...marbles].sort((a, b) => (a ?? 7) - (b ?? 7)).map(gateName).join(", ");
   const confirmMarbles = (marbles) => game.send({ type: "confirm", marbles });
@@ -102,12 +113,13 @@ function renderFlag(game, cur) {
       .filter(Boolean).join(", ") || "none"}`] : [])];
   flag.replaceChildren(
     ...(onlyUnsure ? [] : [h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag))]),
-    ...(unsure.length ? [unsureText(unsure)] : []),
+    ...(unsettled.length ? [unsureText(unsettled, settled)] : []),
     ...(readings.length ? [h("p", {}, readings.join(" · "))] : []),
     h("div", { class: "row" },
       // a count the camera is unsure of is no suggested answer (ruling D4)
       camera && camera.length <= 3
-        ? button("Camera is right", { cls: unsure.length ? "" : "primary", onTap: () => confirmMarbles(camera) }) : null,
+        ? button("Camera is right", { cls: unsettled.length ? "" : "primary", onTap: () => confirmMarbles(camera) })
+        : null,
       entered && cur.marbles.length <= 3 ? button(entered[1], { onTap: () => confirmMarbles(cur.marbles) }) : null,
       button("Clear, enter by tap", { onTap: () => confirmMarbles([]) })));
 }
