@@ -4,6 +4,7 @@ measured by a tap on the picture, photo keeping switched on with its count and f
 take, the camera's record on the kept rounds and their zip download."""
 from __future__ import annotations
 
+import re
 import time
 import zipfile
 from typing import Any, Callable, Iterator
@@ -14,7 +15,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
-from tests.browser import WAIT_MS, open_game, shoot, start_game
+from tests.browser import KIOSK, PHONE, WAIT_MS, fits, open_game, shoot, start_game
 from tests.servers import call, serving
 from tests.waiting import wait_for
 from web.app import create_app, shutdown
@@ -53,14 +54,77 @@ def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
     expect(page.locator("#unsure")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#unsure")).to_contain_text("counts are unsure")
     expect(page.locator("#unsure")).to_contain_text("any object resting on the table")
-    expect(page.locator("#seen")).to_contain_text("unsure of every gate", timeout=WAIT_MS)
+    expect(page.locator("#seen .seen-unsure")).to_have_text("Unsure of every gate: a tap decides", timeout=WAIT_MS)
     page.click("#reference")  # the round holds marbles (as set here): the page asks first, and a person answers
     dialog = page.locator(".dialog")
     expect(dialog).to_contain_text("The running round holds marbles", timeout=WAIT_MS)
     expect(page.locator("#unsure")).to_be_visible()  # not taken yet
     dialog.locator("[data-answer=yes]").click()
     expect(page.locator("#unsure")).to_be_hidden(timeout=WAIT_MS)
-    expect(page.locator("#seen")).not_to_contain_text("unsure", timeout=WAIT_MS)  # the empty castle, read sure
+    expect(page.locator("#seen .seen-unsure")).to_have_count(0, timeout=WAIT_MS)  # the empty castle, read sure
+    expect(page.locator("#seen")).not_to_contain_text(re.compile("unsure", re.I))
+
+
+#: The text of each line `el` shows as laid out, in order (a line is a run of characters at one height).
+LINES = """(el) => {
+    const lines = [];
+    const range = document.createRange();
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let top = null;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.length; i++) {
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const box = range.getBoundingClientRect();
+            if (!box.width && !box.height) continue;  // collapsed white space
+            if (top === null || box.top > top + box.height / 2) { lines.push(""); top = box.top; }
+            lines[lines.length - 1] += node.data[i];
+        }
+    }
+    return lines.map((line) => line.replace(/\\s+/g, " ").trim()).filter(Boolean);
+}"""
+
+
+def _unsure_of_gates_2_and_3(app: Flask, base: str) -> dict[str, Any]:
+    """A marble resting in gate 3 on the line between gates 2 and 3, as gates drawn a little off leave it: the camera
+    counts it in gate 2 and is unsure of both (ruling D4). Returns the camera's reading."""
+    sensors = app.extensions["sensors"]
+    sensors.castle.add_marble(3)
+    x = sensors.castle.resting()[-1].x + 2
+    regions = sensors.camera.current_regions().to_json()
+    gate2, gate3 = regions["gates"][1]["polygon"], regions["gates"][2]["polygon"]
+    regions["gates"][1]["polygon"] = [gate2[0], [x, gate2[1][1]], [x, gate2[2][1]], gate2[3]]
+    regions["gates"][2]["polygon"] = [[x, gate3[0][1]], gate3[1], gate3[2], [x, gate3[3][1]]]
+    assert call(f"{base}/api/camera/regions", regions)[0] == 200
+    return wait_for(lambda: (d := call(f"{base}/api/camera")[1]["last_detection"])
+                    and d["unsure"] == [False, True, True, False, False, False] and d)
+
+
+@pytest.mark.parametrize("size", [(360, 740), PHONE, KIOSK], ids=["phone-360", "phone-390", "kiosk"])
+def test_the_camera_pages_reading_keeps_its_counts_and_its_doubt_on_their_own_lines(
+        open_page: Callable[..., Any], base: str, sim_app: Flask, size: tuple[int, int]) -> None:
+    """On a phone the reading's line is too long for one line: it wraps between whole counts, the six gates' counts
+    together after "Seen:", never in the middle of a count nor after a separator, and the gates the camera is unsure
+    of (a tap decides those: ruling D4) start a line of their own; nothing reaches past the screen's edge."""
+    reading = _unsure_of_gates_2_and_3(sim_app, base)
+    page = open_page(*size)
+    page.goto(f"{base}/camera")
+    seen = page.locator("#seen")
+    expect(seen).to_contain_text("Unsure of gates 2, 3: a tap decides", timeout=WAIT_MS)
+    counts = " ".join(f"{gate}:{n}" for gate, n in enumerate(reading["counts"], start=1))
+    expect(seen).to_contain_text(f"Seen: {counts} outside {reading['outside']}")
+    lines = seen.evaluate(LINES)
+    assert lines[0] in (f"Seen: {counts}", f"Seen: {counts} outside {reading['outside']}"), lines
+    outside = f"outside {reading['outside']}"
+    assert lines[0].endswith(outside) or lines[1] == outside, lines  # whole, after the counts or on the next line
+    assert lines[-1] == "Unsure of gates 2, 3: a tap decides", lines  # on a line of its own
+    assert not any(line.endswith(("·", ":")) for line in lines), lines
+    assert seen.locator(".seen-count.unsure").all_inner_texts() == [f"{g}:{reading['counts'][g - 1]}" for g in (2, 3)]
+    right = page.evaluate("Math.max(...[...document.querySelectorAll('#seen, #seen *')]"
+                          ".map((el) => el.getBoundingClientRect().right))")
+    assert right <= size[0], f"the reading reaches {right} px on a screen {size[0]} px wide"
+    fits(page, f"the Camera page at {size[0]}x{size[1]}")
+    shoot(page, f"camera-reading-{size[0]}x{size[1]}")
 
 
 def test_the_diego_sensor_panel_says_counts_are_unsure_without_a_reference(
