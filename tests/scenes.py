@@ -15,7 +15,10 @@ and cat's-eye glass only, and "glass": clear, tinted and faint glass traced as s
 the scenes a lamp's sharp glare, shadows and caustics, in the others soft light), half of the
 scenes in touching pairs and clusters; "streak": that traced glass, on a pale table half the time, about
 half of it still rolling fast, smeared ``STREAK_RADII`` along its path while the shutter was open (what
-a real camera shows of a marble that has not come to rest: a faint streak, no outline, no sharp glare).
+a real camera shows of a marble that has not come to rest: a faint streak, no outline, no sharp glare);
+"table": no castle, the six gates a 3 x 2 grid over a plain table (the layout of a set of real photographs: glass
+marbles anywhere on it, a marble by a line between gates as likely as anywhere else, its gate the one its centre
+lies in), 2 to 8 marbles, painted (clear, tinted, cat's-eye; a few still rolling) or, in half the scenes, traced glass.
 Without ``case`` a
 scene is exactly what it always was.
 
@@ -39,7 +42,7 @@ from tests import glass
 KINDS = ("clear", "tinted", "catseye", "opaque")
 """Marble kinds of the ordinary scenes."""
 
-CASES = ("faint", "touching", "blur", "clutter", "clear", "glass", "streak")
+CASES = ("faint", "touching", "blur", "clutter", "clear", "glass", "streak", "table")
 """Hard cases: ``make_scene(seed, case=name)``."""
 
 FAINT_TINTS = {  # BGR transmission of translucent glass: red, orange, pale blue
@@ -168,9 +171,10 @@ def _symbol(img: np.ndarray, rng: np.random.Generator, cx: float, cy: float, siz
 
 
 def _board(rng: np.random.Generator, w: int, h: int, rects: list[tuple[float, float, float, float]],
-           r: float, base: np.ndarray | None = None) -> np.ndarray:
+           r: float, base: np.ndarray | None = None, table: bool = False) -> np.ndarray:
     """Canonical (top-down) board texture as uint8 BGR, with mats, walls and symbols; ``base`` is
-    the board's colour (BGR in [0, 1]; random when None)."""
+    the board's colour (BGR in [0, 1]; random when None); ``table``: a table's top, no castle (its texture and
+    scattered print only)."""
     drawn = _random_colour(rng, (0.05, 0.6), (0.35, 0.85))
     matched = base is not None  # a board matched to the glass: no coloured mats over it
     base = drawn if base is None else base
@@ -195,6 +199,8 @@ def _board(rng: np.random.Generator, w: int, h: int, rects: list[tuple[float, fl
     for _ in range(int(rng.integers(2, 9))):
         col = tuple(int(v) for v in (_random_colour(rng, (0.2, 1.0), (0.1, 0.95)) * 255))
         _symbol(board, rng, rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.5, 1.6) * r, col)
+    if table:
+        return board
     mats = rng.random() < 0.5 and not matched
     y0 = min(rc[1] for rc in rects)
     for i, (x0, ry0, x1, ry1) in enumerate(rects):
@@ -463,6 +469,41 @@ def _place_marbles(rng: np.random.Generator, rects: list[tuple[float, float, flo
     return placed
 
 
+TABLE_KINDS = ("clear", "tinted", "catseye")
+"""Marble kinds of the table case's painted scenes: glass, clear, coloured and cat's-eye."""
+
+
+def _table_grid(rng: np.random.Generator, w: int, h: int, r: float) -> list[tuple[float, float, float, float]]:
+    """The table case's six gates (canonical rectangles, gate 1 top left, row by row): a 3 x 2 grid over the picture,
+    2.5 to 4 marble radii in from its edges."""
+    m = rng.uniform(2.5, 4.0) * r
+    xs, ys = np.linspace(m, w - m, 4).tolist(), np.linspace(m, h - m, 3).tolist()
+    return [(xs[c], ys[row], xs[c + 1], ys[row + 1]) for row in range(2) for c in range(3)]
+
+
+def _place_on_table(rng: np.random.Generator, rects: list[tuple[float, float, float, float]], r: float,
+                    w: int, h: int, H: np.ndarray) -> list[tuple[float, float]]:
+    """Canonical centres of 2 to 8 marbles anywhere over the table case's grid and up to 1.5 radii beyond it,
+    non-overlapping, some touching, each wholly in view once projected by ``H``."""
+    x0, y0, x1, y1 = rects[0][0], rects[0][1], rects[-1][2], rects[-1][3]
+    placed: list[tuple[float, float]] = []
+    for _ in range(int(rng.integers(2, 9))):
+        for _attempt in range(60):
+            if placed and rng.random() < 0.3:  # touching an existing marble
+                bx, by = placed[int(rng.integers(len(placed)))]
+                a, d = rng.uniform(0, 2 * math.pi), 2 * r + rng.uniform(0.3, 1.2)
+                x, y = bx + d * math.cos(a), by + d * math.sin(a)
+            else:
+                x, y = rng.uniform(x0 - 1.5 * r, x1 + 1.5 * r), rng.uniform(y0 - 1.5 * r, y1 + 1.5 * r)
+            ix, iy = _project(H, x, y)
+            if not (2 * r < ix < w - 2 * r and 2 * r < iy < h - 2 * r):
+                continue
+            if all((x - px) ** 2 + (y - py) ** 2 >= (2 * r + 0.3) ** 2 for px, py in placed):
+                placed.append((x, y))
+                break
+    return placed
+
+
 def _rolling_marble(scene: np.ndarray, m: SceneMarble, light: tuple[float, float, float], illum: np.ndarray,
                     rng: np.random.Generator, tint_name: str, on: float = 0.0) -> None:
     """Paint marble ``m`` (with its shadow) still rolling, in a direction drawn from ``rng``: the mean of the
@@ -573,13 +614,18 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     ry0 = rng.uniform(0.28, 0.38) * h
     ry1 = ry0 + rng.uniform(5.5, 8.5) * r
     rects = [(row_x0 + i * slot, ry0, row_x0 + i * slot + slot - gap, ry1) for i in range(6)]
+    table = case == "table"
+    if table:
+        r = rng.uniform(8.0, 15.0) * k
+        rects = _table_grid(rng, w, h, r)
+        ry0 = rects[0][1]
     tint_name = str(rng.choice(sorted(FAINT_TINTS))) if case == "faint" else "red"
     base = None
     if case == "faint" and rng.random() < 0.6:  # a board of nearly the glass's own colour
         base = np.float32([rng.uniform(*band) for band in FAINT_TINTS[tint_name]]) * np.float32(rng.uniform(0.5, 0.85))
     if case == "streak" and rng.random() < 0.5:  # a pale table, white to light grey
         base = np.float32(rng.uniform(0.8, 0.98) * (1 + rng.uniform(-0.03, 0.03, 3)))
-    board = _board(rng, w, h, rects, r, base)
+    board = _board(rng, w, h, rects, r, base, table=table)
     blocked = _clutter(board, rng, rects, r) if case == "clutter" else []
     board = board.astype(np.float32) / 255.0
     H = _homography(rng, w, h)
@@ -608,22 +654,30 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     az, el = rng.uniform(0, 2 * math.pi), math.radians(rng.uniform(35, 85))
     light = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el))
     touching = case == "touching" or (case == "glass" and rng.random() < 0.5)
-    placed = _place_marbles(rng, rects, r, w, h, H, touching=touching, blocked=blocked)
-    kinds = {"faint": ("faint",), "clear": ("clear", "catseye"), "glass": GLASS_KINDS,
-             "streak": GLASS_KINDS}.get(case or "", KINDS)
+    traced = case in ("glass", "streak") or (table and rng.random() < 0.5)
+    if table:
+        placed = [(x, y, None) for x, y in _place_on_table(rng, rects, r, w, h, H)]
+    else:
+        placed = _place_marbles(rng, rects, r, w, h, H, touching=touching, blocked=blocked)
+    kinds = GLASS_KINDS if traced else {"faint": ("faint",), "clear": ("clear", "catseye"),
+                                        "table": TABLE_KINDS}.get(case or "", KINDS)
     marbles: list[SceneMarble] = []
     for x, y, g in placed:
         ix, iy = _project(H, x, y)
         mr = r * _local_scale(H, x, y)
         blur = mr * rng.uniform(0.4, 1.5) if case == "blur" and rng.random() < 0.8 else 0.0
+        if table and not traced and rng.random() < 0.15:
+            blur = mr * rng.uniform(0.4, 1.5)
         if case == "streak" and rng.random() < 0.5:
             blur = mr * rng.uniform(*STREAK_RADII)
         # traced glass rests half a pixel up and left of its placement: so it was drawn while the tracer
         # counted pixel i from its corner, and so it stays (every traced scene as before), recorded where drawn
         drawn = -0.5 if case == "glass" else 0.0
-        marbles.append(SceneMarble(ix + float(shift[0]) + drawn, iy + float(shift[1]) + drawn, mr,
-                                   str(rng.choice(kinds)), g, blur))
-    if case in ("glass", "streak"):
+        x, y = ix + float(shift[0]) + drawn, iy + float(shift[1]) + drawn
+        if table:  # its gate is the one its centre lies in, as a person labels a photograph
+            g = regions.gate_at(x, y)
+        marbles.append(SceneMarble(x, y, mr, str(rng.choice(kinds)), g, blur))
+    if traced:
         scene = _traced(scene, marbles, light, illum, rng)
     else:
         resting = [m for m in marbles if not m.blur]
@@ -631,7 +685,7 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
             _shadow(scene, m.x, m.y, m.r, light, m.kind, rng)
         for m in resting:
             _marble(scene, m.x, m.y, m.r, m.kind, light, illum, rng, tint_name)
-    rolling = [m for m in marbles if m.blur and case != "streak"]  # painted (the tracer drew its own)
+    rolling = [m for m in marbles if m.blur and not traced]  # painted (the tracer drew its own)
     unrolled, roll_state = scene.copy() if rolled else None, rng.bit_generator.state
     for m in rolling:
         _rolling_marble(scene, m, light, illum, rng, tint_name)

