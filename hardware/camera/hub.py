@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from hardware.camera.service import CameraService
-    from hardware.vision.detect import Detection, MarbleDetector
+    from hardware.vision.detect import Detection, Marble, MarbleDetector
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +65,11 @@ WAITING_FOR_REST = "marbles seen: the camera scores them once they come to rest"
 
 MISSED_WHILE_DOWN = ("the camera was down when the marbles came to rest: it reads them once it gives pictures "
                      "again (until then the gates' count stands)")
+
+HOLDS_MARBLES = (
+    "The empty reference shows {marbles} no longer there: it was taken with marbles in the gates. {waiting} for a "
+    "tap until it is taken again: with the gates empty, tap \u201cGates empty: take reference\u201d, or the camera "
+    "takes it by itself once the empty castle has held still for {minutes:g} minutes.")
 
 NOISY_PICTURE = (
     "The picture is far noisier than the empty reference (a room gone dim, the camera's gain turned up): every "
@@ -144,6 +149,14 @@ def _same_picture(a: np.ndarray, b: np.ndarray, bounds: tuple[float, float, floa
 def _fewer_doubts(unsure: tuple[bool, ...], before: tuple[bool, ...]) -> bool:
     """The gates in doubt are some of those ``before``, not all of them."""
     return unsure != before and not any(u and not b for u, b in zip(unsure, before))
+
+
+def _holds_marbles(left: tuple[Marble, ...]) -> str:
+    """``HOLDS_MARBLES`` for the marbles the empty reference holds that the picture no longer does, some in a gate."""
+    gates = sorted({m.gate for m in left if m.gate is not None})
+    waiting = f"Gate {gates[0]} waits" if len(gates) == 1 else f"Gates {', '.join(map(str, gates))} wait"
+    return HOLDS_MARBLES.format(marbles="a marble" if len(left) == 1 else f"{len(left)} marbles", waiting=waiting,
+                                minutes=UNSURE_EMPTY_HOLD_S / 60.0)
 
 
 def _shift_px(a: GateRegions, b: GateRegions) -> float:
@@ -675,7 +688,8 @@ class CameraHub:
                 return now  # a hand over the gates, maybe: not the empty castle yet
         else:
             self._unsure_empty = None
-        if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now):
+        stale = detection is not None and bool(detection.left)  # it holds marbles gone now: no least age to wait
+        if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now, stale=stale):
             self._reference_regions = moved
             self._retake_when_empty = False
             log.info("empty reference %s", "refreshed" if has_reference else "taken")
@@ -734,7 +748,9 @@ class CameraHub:
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
                 "unsure": UNSURE_WITHOUT_REFERENCE if self.reference.get() is None
-                else NOISY_PICTURE if self._last is not None and self._last.noisy else None,
+                else NOISY_PICTURE if self._last is not None and self._last.noisy
+                else _holds_marbles(self._last.left) if self._last is not None and any(m.gate for m in self._last.left)
+                else None,
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,

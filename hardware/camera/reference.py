@@ -57,10 +57,10 @@ class ReferenceStore:
         self._frame = frame
         self._captured_at = self.path.stat().st_mtime
 
-    def offer(self, frame: np.ndarray, beams_idle: bool, regions_empty: bool, now: float) -> bool:
+    def offer(self, frame: np.ndarray, beams_idle: bool, regions_empty: bool, now: float, stale: bool = False) -> bool:
         """Take ``frame`` as the new reference if the beams are idle, the regions are empty and the
-        last one is at least ``min_interval`` old (or there is none, or its size differs).
-        Returns True when it was taken."""
+        last one is at least ``min_interval`` old (or there is none, or its size differs, or it is known ``stale``:
+        it holds marbles no longer there). Returns True when it was taken."""
         if not (beams_idle and regions_empty):
             return False
         if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
@@ -68,7 +68,8 @@ class ReferenceStore:
         with self._lock:
             self._load_once()
             same_size = self._frame is not None and self._frame.shape == frame.shape
-            if same_size and self._captured_at is not None and now - self._captured_at < self.min_interval:
+            young = self._captured_at is not None and now - self._captured_at < self.min_interval
+            if same_size and young and not stale:
                 return False
             copy = frame.copy()
             copy.flags.writeable = False
