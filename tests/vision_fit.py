@@ -103,7 +103,12 @@ hard seeds were 50000..51499 until the review grew to 16 units; 54000..56999 sta
 streak case (glass still rolling fast) is among the hard cases since the review was refitted with it."""
 assert set(ORDINARY_TRAINING_SEEDS) | set(HARD_TRAINING_SEEDS) <= set(seeds(TRAINING_SEEDS))
 
-TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [(s, c) for c in CASES for s in HARD_TRAINING_SEEDS]
+FITTED_CASES = tuple(case for case in CASES if case != "table")
+"""The hard cases the networks of hardware/vision/candidates.py were fitted on: the table case (a 3 x 2 grid over a
+table) came after their last fit, and stays out of it until they are fitted again."""
+
+TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [
+    (s, c) for c in FITTED_CASES for s in HARD_TRAINING_SEEDS]
 
 
 def _judged(detection: Detection, truth: tuple[int, ...]) -> tuple[bool, bool, bool, bool]:
@@ -223,7 +228,8 @@ def conditions(n: int = 150, first: int = 62000) -> None:
 
 
 UNLIT_HARD_SEEDS = [*range(50000, 51500), *range(53000, 57000)]
-UNLIT_TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [(s, c) for c in CASES for s in UNLIT_HARD_SEEDS]
+UNLIT_TRAINING_JOBS = [(s, None) for s in ORDINARY_TRAINING_SEEDS] + [
+    (s, c) for c in FITTED_CASES for s in UNLIT_HARD_SEEDS]
 """The unlit network's training scenes as taken: a clear circle without its glare far from every marble is
 rare (about one in 50 scenes), so beside the ordinary scenes and the hard cases' 50000..51499 the
 hard cases' 53000..56999 are added."""
@@ -240,7 +246,7 @@ def _condition_of(seed: int, case: str | None) -> str:
 
 
 UNLIT_CONDITION_JOBS = [(s, None, _condition_of(s, None)) for s in ORDINARY_TRAINING_SEEDS if s % 8 < 2] + [
-    (s, c, _condition_of(s, c)) for c in CASES for s in UNLIT_HARD_SEEDS if s % 4 < 2]
+    (s, c, _condition_of(s, c)) for c in FITTED_CASES for s in UNLIT_HARD_SEEDS if s % 4 < 2]
 """The unlit network's training scenes under a condition of a real table: a quarter of its ordinary scenes
 and half of its hard cases', each under one condition. A shade, a flickering lamp or a nudge leaves faint
 circles in the change that no marble made; fitted on the scenes as taken only, with the streak case, the
