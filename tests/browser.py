@@ -133,15 +133,28 @@ def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any],
     return page
 
 
+#: The parts of the header's title cut short (clipped, or reaching past the title or the screen): a page must have none.
+CUT_TITLE = """() => { const title = document.querySelector('header.bar h1'), box = title.getBoundingClientRect();
+    return [title, ...title.querySelectorAll('*')].filter((el) => {
+        const r = el.getBoundingClientRect();
+        return el.scrollWidth > el.clientWidth && el.clientWidth > 0 || r.left < Math.max(box.left, 0) - .5
+            || r.right > Math.min(box.right, window.innerWidth) + .5; })
+    .map((el) => `${el.textContent.trim()}: ${el.scrollWidth} px in ${el.clientWidth}`); }"""
+
+
 def fits(page: Any, where: str, header: bool = True) -> None:
     """The screen as a family at the table sees it: no tap target under 48 px, nothing scrolls sideways, and
-    the header (if the page has one) stays one row."""
+    the header (if the page has one) keeps its title whole and stays one row, or two on a phone (the title on a
+    row of its own, or the links under it)."""
     assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{where} scrolls sideways"
     if header:
-        bar = page.evaluate("document.querySelector('header.bar').getBoundingClientRect().height")
-        assert bar <= 64, f"the header wraps: {where} ({bar} px high)"
+        assert page.evaluate(CUT_TITLE) == [], f"the header's title is cut short: {where}"
+        bar, width = page.evaluate("[document.querySelector('header.bar').getBoundingClientRect().height,"
+                                   " window.innerWidth]")
+        rows = 1 if width > 660 else 2  # kiosk.css: a game's title on a row of its own up to 660 px
+        assert bar <= 64 * rows - 8 * (rows - 1), f"the header takes more than {rows} row(s): {where} ({bar} px high)"
 
 
 def shoot(page: Any, name: str, full_page: bool = False) -> None:
