@@ -237,6 +237,26 @@ def test_the_tables_camera_still_records_its_reading(app: Flask, client: FlaskCl
     assert [(e["type"], e["source"]) for e in events] == [("camera", "camera")]
 
 
+def test_what_a_diego_round_expects_is_what_a_tap_may_send(app: Flask, client: FlaskClient) -> None:
+    """The view's `expects` names what a writer at the table may send now: never the camera's reading, which only the
+    table's camera makes (rulings D3, D4), in a round still open or flagged by the camera; every type it names, sent by
+    tap, is judged by the rules, never refused as not_from_tap."""
+    game = GAMES["diego-drachenzahn"]
+    session = new_diego(client, ["Ada", "Ben"])
+    view = client.get(f"/api/sessions/{session['id']}").get_json()
+    assert view["state"]["phase"] == "marbles" and view["state"]["expects"] == ["marble", "confirm", "guess", "reveal"]
+    app.extensions["table"].submit(session["id"], {"type": "camera", "counts": [0, 1, 0, 0, 0, 0],
+                                                   "unsure": [False, True] + [False] * 4}, source="camera")
+    view = client.get(f"/api/sessions/{session['id']}").get_json()
+    assert view["state"]["phase"] == "flagged" and view["state"]["expects"] == ["marble", "confirm", "guess"]
+    for kind in view["state"]["expects"]:
+        declared = game.event_type(kind)
+        assert declared is not None and declared.made_by("tap")
+        example = {**declared.example, **({"player": "Ben"} if kind == "guess" else {})}
+        response = client.post(events_url(session), json=example)
+        assert response.status_code in (200, 422), (kind, response.get_json())
+
+
 @pytest.mark.parametrize("body, status", [
     ({"game": "chess", "players": ["A", "B"]}, 400),
     ({"game": "diego-drachenzahn", "players": ["A"]}, 422),            # ruling D1

@@ -1,5 +1,6 @@
-"""The typed game contract, for every registered game: random legal play, the common view fields, JSON,
-and hidden information never in the view or the log listing before it is revealed."""
+"""The typed game contract, for every registered game: random legal play, the common view fields, JSON, what the view
+expects being what a tap may send, and hidden information never in the view or the log listing before it is
+revealed."""
 from __future__ import annotations
 
 import itertools
@@ -11,7 +12,7 @@ from typing import Any, Iterator
 import pytest
 
 from companion.games import GAMES, Game
-from companion.games.base import RuleError, contract_problems
+from companion.games.base import EventType, RuleError, contract_problems
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table
@@ -60,6 +61,7 @@ def test_random_legal_play_meets_the_contract(table: Table, game_id: str) -> Non
     game = GAMES[game_id]
     assert game.sample is not None, f"{game_id} declares no random legal event for the contract test"
     rng = random.Random(game_id)
+    tapped = {declared.type for declared in game.event_types if declared.made_by("tap")}
     finished = 0
     for _ in range(12):
         session = table.create(game.id, players_for(game, rng))
@@ -70,6 +72,8 @@ def test_random_legal_play_meets_the_contract(table: Table, game_id: str) -> Non
             assert contract_problems(view["state"], players) == [], view["state"]
             assert contract_problems(view, players) == []
             assert json.loads(json.dumps(view, allow_nan=False)) == view
+            # what the view expects is what a writer at the table (a tap) may send: never a type refused it
+            assert set(view["state"].get("expects", [])) <= tapped, view["state"]["expects"]
             if view["finished"]:
                 finished += 1
                 break
@@ -113,3 +117,18 @@ def test_every_event_type_has_an_example_and_a_bounded_schema(game_id: str) -> N
             assert "type" in schema, f"{declared.type}.{name} has no type"
         assert set(declared.required) <= set(declared.properties)
         assert game.describe(dict(declared.example))
+
+
+def test_a_view_expects_no_event_a_tap_may_not_make() -> None:
+    """The kit, for any game: a type only the table's hardware makes (``EventType.sources``) is left out of what the
+    view expects, whatever the game's own view lists; the rest of the view is the game's."""
+    def declared(kind: str, sources: tuple[str, ...] | None = None) -> EventType:
+        return EventType(kind, kind, {}, (), {"type": kind}, sources=sources)
+
+    game = Game("test", "Test", 1, 2, (), (declared("move"), declared("reading", ("sensor", "import"))),
+                setup=lambda players, options: None, apply=lambda state, event: state,
+                view=lambda state: {"phase": "play", "expects": ["reading", "move"]})
+    assert game.view(None) == {"phase": "play", "expects": ["move"]}
+    bare = Game("test", "Test", 1, 2, (), (declared("move"), declared("reading", ("sensor",))),
+                setup=lambda players, options: None, apply=lambda state, event: state, view=lambda state: {"phase": 1})
+    assert bare.view(None) == {"phase": 1}

@@ -864,7 +864,8 @@ def test_guesses_are_hidden_until_the_reveal() -> None:
 def test_view_is_json_serialisable_and_expects_matches_the_phase() -> None:
     state = new()
     assert GAME.view(state)["phase"] == "marbles"
-    assert set(GAME.view(state)["expects"]) == {"marble", "camera", "confirm", "guess", "reveal"}
+    # what a writer at the table may send now: a camera reading comes only from the table's camera (rulings D3, D4)
+    assert set(GAME.view(state)["expects"]) == {"marble", "confirm", "guess", "reveal"}
     state = play(state, marble(1), marble(1), marble(1))
     assert GAME.view(state)["phase"] == "guesses"
     assert json.loads(json.dumps(GAME.view(play(state, reveal(2))))) == GAME.view(play(state, reveal(2)))

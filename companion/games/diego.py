@@ -371,6 +371,7 @@ def view(state: DiegoState) -> dict[str, Any]:
             phase = "guesses"
         else:
             phase = "reveal"
+        # what the rules take now; the kit leaves "camera" out of the view, as no tap may send it (Game.__post_init__)
         expects = ["marble", "camera", "confirm"] + (["guess"] if waiting else [])
         if not current.flag and not (state.face_down and waiting):
             expects.append("reveal")
