@@ -527,7 +527,7 @@ class MarbleDetector:
         self._reference: np.ndarray | None = None
         self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
-        self._contrast_cache: dict[tuple[int, int], float] = {}  # the reference's own contrast by place (taken_out)
+        self._contrast_cache: dict[tuple[int, int], tuple[float, float]] = {}  # the reference by place (taken_out)
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
         self.unlit_log: list | None = None  # the same of the glareless circles reviewed
@@ -716,15 +716,15 @@ class MarbleDetector:
         reference = self._reference
         if reference is None or reference.shape != frame_bgr.shape:
             return False
-        from hardware.vision.taken_out import own_contrast, taken_out
+        from hardware.vision.taken_out import reference_side, taken_out
 
-        place = (round(fx), round(fy))  # where own_contrast reads, about the nearest pixel: a marble at rest stays
+        place = (round(fx), round(fy))  # where it is read, about the nearest pixel: a marble at rest stays
         held = self._contrast_cache.get(place)
         if held is None:
             if len(self._contrast_cache) > CONTRAST_CACHE:
                 self._contrast_cache.clear()
-            held = self._contrast_cache[place] = own_contrast(reference, fx, fy, self.radius_px)
-        return taken_out(frame_bgr, reference, fx, fy, self.radius_px, reference_contrast=held)
+            held = self._contrast_cache[place] = reference_side(reference, fx, fy, self.radius_px)
+        return taken_out(frame_bgr, reference, fx, fy, self.radius_px, held=held)
 
     def flag_squares(self, frame_bgr: np.ndarray, detection: Detection) -> Detection:
         """``detection`` of ``frame_bgr`` with the gate of each sure marble whose outline is square unsure: a die left
