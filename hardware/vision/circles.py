@@ -213,8 +213,16 @@ def _shade(lum: np.ndarray, smooth: np.ndarray, radius: float) -> np.ndarray:
     half resolution, log units): the median of ``lum`` over a window ``SHADE_RADII`` marble radii wide keeps
     a shade's edge where it is (a marble, its shadow and a few touching neighbours fill less than half of
     it), taken where it differs clearly from the smooth correction, whose cells are too coarse for such an
-    edge."""
+    edge. Where no window has most of its pixels more than half ``SHADE_MIN`` apart from the smooth correction, no
+    median can be ``SHADE_MIN`` apart (while that correction varies by less than half of it across a window: its cells
+    are as wide), and the median is not taken: most pictures have no shade, and the median was 0.15 ms of a frame's
+    2.8 (every reading the same on 2,880 training pictures, 62000..62059 of every case, shaded, banded, nudged and
+    noisier ones among them)."""
     k = max(3, int(SHADE_RADII * radius / 2) | 1)  # lum is at half the working resolution
+    apart = cv2.boxFilter((cv2.absdiff(lum, smooth) > np.float32(0.5 * SHADE_MIN)).view(np.uint8), cv2.CV_32F, (k, k),
+                          normalize=True)
+    if float(apart.max()) < 0.5:  # no window where most of the picture lies apart from the smooth correction
+        return np.zeros_like(lum)
     coded = np.clip(lum * np.float32(SHADE_SCALE) + np.float32(128.5), 0.0, 255.0).astype(np.uint8)
     median = cv2.medianBlur(coded, min(k, 255)).astype(np.float32) * np.float32(1.0 / SHADE_SCALE)
     gap = median - np.float32(128.0 / SHADE_SCALE) - smooth
