@@ -769,14 +769,16 @@ class MarbleDetector:
         reference, or a frame a moment ago), the change of light between them removed."""
         ratio_ref, lo, hi = earlier
         unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
-        gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r, unknown=cv2.bitwise_not(unclipped))
+        clipped = cv2.countNonZero(unclipped) < unclipped.size
+        gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r,
+                          unknown=cv2.bitwise_not(unclipped) if clipped else None)
         # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
         # not the log table's offset, so a channel near black stays near black when the light
         # changes and a saturated printed colour does not seem to change hue)
         lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
         diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
-        over = work >= CLIPPED_VALUE  # an over-exposed frame channel is only a lower bound
-        np.maximum(diff, np.float32(0.0), out=diff, where=over)
+        if clipped:  # an over-exposed frame channel is only a lower bound
+            np.maximum(diff, np.float32(0.0), out=diff, where=work >= CLIPPED_VALUE)
         return diff
 
     def _cut_centre(self, change: np.ndarray, cx: int, cy: int, fx: float, fy: float, h: int,
