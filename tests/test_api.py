@@ -257,6 +257,23 @@ def test_what_a_diego_round_expects_is_what_a_tap_may_send(app: Flask, client: F
         assert response.status_code in (200, 422), (kind, response.get_json())
 
 
+@pytest.mark.parametrize("options, flag", [
+    ({"gate_names": ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]}, "the camera is unsure of Moon and Star"),
+    ({}, "the camera is unsure of gates 2, 3"),
+], ids=["named", "default"])
+def test_the_rounds_flag_names_the_gates_as_the_table_does(app: Flask, client: FlaskClient, options: dict,
+                                                           flag: str) -> None:
+    """Rulings D2, D4: the round's flag, and the refusal of a reveal it causes, name a gate by the table's name (the
+    page's and an undone event's), a gate at its default name as "gate N"."""
+    session = new_diego(client, ["Ada", "Ben"], **options)
+    app.extensions["table"].submit(session["id"], {"type": "camera", "counts": [0, 1, 0, 0, 1, 0],
+                                                   "unsure": [False, True, True, False, False, False]}, source="camera")
+    assert client.get(f"/api/sessions/{session['id']}").get_json()["state"]["current"]["flag"] == flag
+    refused = client.post(events_url(session), json={"type": "reveal", "gate": 2})
+    assert refused.status_code == 422
+    assert refused.get_json()["error"]["message"].startswith(f"the round is flagged ({flag})")
+
+
 @pytest.mark.parametrize("body, status", [
     ({"game": "chess", "players": ["A", "B"]}, 400),
     ({"game": "diego-drachenzahn", "players": ["A"]}, 422),            # ruling D1

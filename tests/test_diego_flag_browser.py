@@ -23,10 +23,12 @@ def _reading(app: Flask, session: dict[str, Any], counts: list[int]) -> None:
 
 
 def _flagged_gates(flag: str) -> list[str]:
-    """The gates the round's flag names ("the camera is unsure of gates 2, 3"), by the table's names."""
-    match = re.fullmatch(r"the camera is unsure of gates? ([\d, ]+)", flag)
+    """The gates the round's flag names by the table's names ("the camera is unsure of Moon and Star": ruling D2)."""
+    match = re.fullmatch(r"the camera is unsure of (.+)", flag)
     assert match, flag
-    return [NAMES[int(g) - 1] for g in match.group(1).split(", ")]
+    names = re.split(r", | and ", match.group(1))
+    assert set(names) <= set(NAMES), flag
+    return names
 
 
 def _look_at(names: list[str]) -> str:

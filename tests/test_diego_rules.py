@@ -477,6 +477,34 @@ def test_d4_the_flag_and_the_view_name_the_same_gates_still_to_check() -> None:
         "counts": [0, 1, 1, 0, 1, 0], "outside": 0, "unsure": [2, 3], "unsettled": []}
 
 
+NAMES = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]  # a table's names for gates 1..6 (ruling D2)
+
+
+@pytest.mark.parametrize("names, both, one, token", [
+    (NAMES, "the camera is unsure of Moon and Star", "the camera is unsure of Star", "Moon"),
+    (None, "the camera is unsure of gates 2, 3", "the camera is unsure of gate 3", "gate 2"),
+    (["Sun", "Gate 2", "Star", "Gate 4", "Gate 5", "Gate 6"], "the camera is unsure of gate 2 and Star",
+     "the camera is unsure of Star", "gate 2"),
+], ids=["named", "default", "some-named"])
+def test_d2_the_flag_names_the_gates_as_the_table_does(names: list[str] | None, both: str, one: str,
+                                                       token: str) -> None:
+    # rulings D2, D4: the camera alone is unsure of gates 2 and 3; the flag, the refusal it causes and an undone
+    # event name a gate by the table's name, and a gate left at its default name as "gate N"
+    options = {"gate_names": names} if names else {}
+    unsure_2_3 = [False, True, True, False, False, False]
+    state = play(new(**options), camera([0, 1, 0, 0, 1, 0], unsure=unsure_2_3))
+    assert GAME.view(state)["current"]["flag"] == both
+    error = refused(play(state, *guesses_of(state, 4)), reveal(2), IllegalEventError, "D4")
+    assert error.message == f"the round is flagged ({both}); confirm the marbles first"
+    later = play(state, confirm([2, 5]), camera([0, 1, 1, 0, 1, 0], unsure=unsure_2_3))
+    assert GAME.view(later)["current"]["flag"] == one
+    resolved = GAME.resolve_options(options)
+    assert GAME.describe({"type": "marble", "gate": 3}, resolved) == f"marble in {one.rsplit(' of ', 1)[1]}"
+    done = play(later, confirm([2, 3, 5]), reveal(2))  # revealed: what each player turned over comes next
+    error = refused(done, marble(1), IllegalEventError, "D3")
+    assert error.message == f"the token of this round is revealed ({token}); undo the reveal to change it"
+
+
 def test_d3_the_camera_alone_confirmed_by_a_person_goes_on_filling_in_the_round() -> None:
     # rulings D3, D4: no beams; the camera is unsure of gate 2, a person says it is right ("Camera is right");
     # the next marble to rest is filled in from the camera's next reading, with no flag and no tap

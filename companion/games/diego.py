@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, listed, recorded_rules, require_int
 
@@ -115,9 +115,9 @@ def apply(state: DiegoState, event: Mapping[str, Any]) -> DiegoState:
                                 f"{state.total_rounds // len(state.players)} times")
     if state.current.token is not None and kind in ("marble", "camera", "confirm", "reveal", "guess"):
         what = "enter what each player turned over" if kind == "guess" else "undo the reveal to change it"
+        token = gate_name(state.current.token, state.gate_names)
         raise IllegalEventError("D5" if kind == "guess" else "D3",
-                                f"the token of this round is revealed ({state.gate_names[state.current.token - 1]}); "
-                                f"{what}")
+                                f"the token of this round is revealed ({token}); {what}")
     return handler(state, state.current, event)
 
 
@@ -127,8 +127,25 @@ def _gate_or_miss(value: Any, rule: str) -> Gate:
     return require_int({"gate": value}, "gate", 1, GATES, rule)
 
 
-def _fused(current: Round) -> Round:
-    """Re-judge the round after its marbles or camera reading changed (rulings D3, D4)."""
+def gate_name(gate: int, names: Sequence[str] | None) -> str:
+    """A gate as the table names it (ruling D2), in a sentence: its name among the session's `names` (the option
+    gate_names), or "gate N" for a gate left at its default name "Gate N" (or with no names given)."""
+    name = names[gate - 1] if names is not None and 0 < gate <= len(names) else None
+    return f"gate {gate}" if name in (None, f"Gate {gate}") else str(name)
+
+
+def _unsure_of(gates: tuple[int, ...], names: Sequence[str]) -> str:
+    """The flag of the gates the camera is unsure of, by the table's names: "the camera is unsure of Moon and Star";
+    at the default names "the camera is unsure of gates 2, 3"."""
+    named = [gate_name(g, names) for g in gates]
+    if named == [f"gate {g}" for g in gates]:
+        return f"the camera is unsure of gate{'s' if len(gates) > 1 else ''} {', '.join(str(g) for g in gates)}"
+    return f"the camera is unsure of {listed(named)}"
+
+
+def _fused(current: Round, names: Sequence[str]) -> Round:
+    """Re-judge the round after its marbles or camera reading changed (rulings D3, D4); the flag names gates by the
+    table's `names` (ruling D2), as the page does."""
     flag = None
     if len(current.marbles) > MARBLES:
         flag = f"the sensors report {len(current.marbles)} marbles, more than {MARBLES}"
@@ -142,8 +159,7 @@ def _fused(current: Round) -> Round:
         elif (doubts := _doubts(current)) and all(s == "camera" for s in current.sources):
             # the camera alone filled in the round, and is unsure of a gate a person has not settled: a person taps,
             # nothing is scored; the flag names those gates only, as the page does (the view's "unsettled")
-            names = ", ".join(str(g) for g in doubts)
-            flag = f"the camera is unsure of gate{'s' if len(doubts) > 1 else ''} {names}"
+            flag = _unsure_of(doubts, names)
     confirmed = flag is None and current.camera is not None
     return replace(current, flag=flag, confirmed=confirmed)
 
@@ -176,7 +192,7 @@ def _marble(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
                                 "undo one or confirm the reading to correct it")
     updated = replace(current, marbles=marbles + (gate,), sources=sources + (str(source),),
                       camera=None, camera_outside=0, camera_unsure=(), camera_misses=0)
-    return replace(state, current=_fused(updated))
+    return replace(state, current=_fused(updated, state.gate_names))
 
 
 def _guess(state: DiegoState, current: Round, event: Mapping[str, Any]) -> DiegoState:
@@ -220,7 +236,7 @@ def _camera(state: DiegoState, current: Round, event: Mapping[str, Any]) -> Dieg
         misses = max(0, min(outside - marbles.count(None), MARBLES - len(marbles))) if agree else 0
         updated = replace(updated, marbles=marbles + (None,) * misses, sources=sources + ("camera",) * misses,
                           camera_misses=misses)
-    return replace(state, current=_fused(updated))
+    return replace(state, current=_fused(updated, state.gate_names))
 
 
 def _takes_back(vouched: tuple[Gate, ...], seen: tuple[int, ...]) -> bool:
@@ -473,8 +489,8 @@ def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None)
     D2), as the page shows them."""
     gate = event.get("gate")
     names = (options or {}).get("gate_names")
-    name = names[gate - 1] if isinstance(gate, int) and isinstance(names, list) and 0 < gate <= len(names) else None
-    where = "no gate" if gate is None else f"gate {gate}" if name in (None, f"Gate {gate}") else str(name)
+    where = gate_name(gate, names if isinstance(names, list) else None) if isinstance(gate, int) else (
+        "no gate" if gate is None else f"gate {gate}")
     kind = event.get("type")
     if kind == "marble":
         return f"marble in {where}" if gate is not None else "marble that missed every gate"
