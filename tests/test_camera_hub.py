@@ -433,7 +433,8 @@ def test_empty_references_saved_from_several_threads_take_turns(tmp_path: Path) 
 
 def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> None:
     """A room gone dim: the camera's grainy picture makes every gate unsure, and the status says why in plain
-    words (the Camera page and the game page show it); with the light back, the warning goes."""
+    words (the Camera page and the game page show it); with the light back, the warning goes. The open pages are told
+    each time (``on_change``, which the server publishes to them), not left to find it at their next question."""
     from hardware.camera.hub import NOISY_PICTURE
     from tests.waiting import wait_for
 
@@ -441,7 +442,9 @@ def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> Non
     grain = cv2.GaussianBlur(np.random.default_rng(5).normal(0.0, 40.0, board.shape), (0, 0), 1.5)
     grainy = np.clip(board + grain * (30.0 / grain.std()), 0, 255).astype(np.uint8)
     service = FakeService(board)
-    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0)  # type: ignore[arg-type]
+    told: list[str | None] = []
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0,  # type: ignore[arg-type]
+                    on_change=lambda: told.append(hub._unsure_note()))
     hub.set_regions(GATES)
     hub.capture_reference()
     hub.start()
@@ -451,8 +454,10 @@ def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> Non
         service.frame = grainy
         wait_for(lambda: hub.status()["unsure"] == NOISY_PICTURE)
         assert hub.status()["last_detection"]["unsure"] == [True] * 6
+        wait_for(lambda: NOISY_PICTURE in told)
         service.frame = board
         wait_for(lambda: hub.status()["unsure"] is None)
+        wait_for(lambda: told[-1] is None)
     finally:
         hub.close()
 

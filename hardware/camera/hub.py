@@ -606,8 +606,12 @@ class CameraHub:
                 continue
             detection = result.detection
             with self._lock:
+                note = self._unsure_note()
                 self._last, self._error = detection, None
                 self._seen, self._preview = result, None
+                note_changed = self._unsure_note() != note
+            if note_changed:  # the pages show it beside the gates' counts: tell them now, not at their next question
+                self._changed()
             if now_checked := self._refresh_reference(frame, detection, reference_checked):
                 reference_checked = now_checked
             if self.camera_only:
@@ -736,6 +740,16 @@ class CameraHub:
         check = self._marker_check
         return soft_message(check.get("blur_px") if check else None, self.marble_radius)
 
+    def _unsure_note(self) -> str | None:
+        """Why every count, or some gates', wait for a tap whatever the marbles do: no empty reference yet, a picture
+        far noisier than it, or a reference holding marbles gone now (``HOLDS_MARBLES``); None otherwise."""
+        last = self._last
+        if self.reference.get() is None:
+            return UNSURE_WITHOUT_REFERENCE
+        if last is not None and last.noisy:
+            return NOISY_PICTURE
+        return _holds_marbles(last.left) if last is not None and any(m.gate for m in last.left) else None
+
     def status(self) -> dict[str, Any]:
         with self._lock:
             last = self._last.to_json() if self._last is not None else None
@@ -747,10 +761,7 @@ class CameraHub:
                 "regions": regions,
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
-                "unsure": UNSURE_WITHOUT_REFERENCE if self.reference.get() is None
-                else NOISY_PICTURE if self._last is not None and self._last.noisy
-                else _holds_marbles(self._last.left) if self._last is not None and any(m.gate for m in self._last.left)
-                else None,
+                "unsure": self._unsure_note(),
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,
