@@ -226,3 +226,24 @@ def test_the_camera_alone_reads_the_marbles_again_once_its_reading_is_undone(mak
     assert current["sources"] == ["camera"]
     log = client.get(f"/api/sessions/{session['id']}/events").get_json()["events"]
     assert [(e["type"], e["undone"]) for e in log] == [("camera", True), ("camera", False)]
+
+
+def test_one_undo_of_the_camera_alone_s_readings_has_it_read_every_marble_at_rest_again(
+        make_app: Callable[..., Flask]) -> None:
+    """The camera alone reports each marble as it comes to rest: one reading, then one more. An undo of the last
+    leaves the round at the one before (one marble, two in the castle); the camera reads the marbles at rest anew,
+    both of them (before, the round stayed at one marble until a second undo emptied it)."""
+    app = make_app(BEAMS=False)
+    client = app.test_client()
+    session = _start(client)
+    castle = app.extensions["sensors"].castle
+    castle.add_marble(2)
+    wait_for(lambda: _current(client, session)["marbles"] == [2])
+    castle.add_marble(5)
+    wait_for(lambda: sorted(_current(client, session)["marbles"]) == [2, 5])
+    undone = client.post(f"/api/sessions/{session['id']}/undo")
+    assert undone.status_code == 200 and undone.get_json()["state"]["current"]["marbles"] == [2]
+    current = wait_for(lambda: sorted((c := _current(client, session))["marbles"]) == [2, 5] and c)
+    assert current["sources"] == ["camera", "camera"]
+    log = client.get(f"/api/sessions/{session['id']}/events").get_json()["events"]
+    assert [(e["type"], e["undone"]) for e in log] == [("camera", False), ("camera", True), ("camera", False)]

@@ -102,11 +102,17 @@ class Sensors:
             # the panel counts this round's marbles from here
             self._round_start_counts = [g["marbles"] for g in self.gates.status()["gates"]] if self.gates else []
         read = bool(current and current.get("camera") is not None)
-        if key == self._round and self._round_read and not read and self.camera is not None \
-                and self.camera.camera_only and not (current and current["marbles"]):
-            self.camera.read_again()  # the camera's reading undone: it reads the marbles at rest anew
+        marbles = len(current["marbles"]) if current else 0
+        # the camera's reading undone, the camera alone: the round lost its reading, or an undo took some of the
+        # camera's marbles out of it (it reports each marble as it comes to rest: undone, the round falls back to
+        # the one before). It reads the marbles at rest anew, as they lie now.
+        undone = (self._round_read and not read and not marbles) or (
+            (view.get("change") or {}).get("action") == "undo" and marbles < self._round_marbles
+            and all(source == "camera" for source in (current or {}).get("sources", ())))
+        if key == self._round and undone and self.camera is not None and self.camera.camera_only:
+            self.camera.read_again()
         self._round, self._round_read = key, read
-        self._round_marbles = len(current["marbles"]) if current else 0
+        self._round_marbles = marbles
 
     def _keep_if_revealed(self, view: dict[str, Any], key: tuple[int, int] | None) -> None:
         """Photo keeping: a round the table accepted (the token revealed, so its marbles were confirmed by the
