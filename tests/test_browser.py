@@ -649,6 +649,61 @@ def test_the_start_of_a_new_game_stays_on_the_screen_above_its_options(
     page.wait_for_url("**/play/*")
 
 
+#: The new game's controls, labels and help that the start button covers, each brought into view as a tap or a
+#: focus brings it (scrollIntoView "nearest"): what the screen shows at the centre and the foot of each of its
+#: lines is the part itself (or inside it), never the start button lying over it.
+UNDER_START = """() => {
+    const start = document.getElementById('start'), form = document.getElementById('new-game');
+    const parts = [...form.querySelectorAll('button, input, select, textarea, label, .label, small, h3, .seats li')]
+        .filter((el) => el !== start && !start.contains(el) && el.getClientRects().length);
+    window.scrollTo(0, 0);
+    const covered = [];
+    for (const el of parts) {
+        el.scrollIntoView({ block: 'nearest' });
+        // each line of a text that wraps (its box's centre may lie beyond the end of its last line)
+        const points = [...el.getClientRects()].flatMap((r) => [[r.left + r.width / 2, r.top + r.height / 2],
+                                                                [r.left + r.width / 2, r.bottom - 2]]);
+        for (const [x, y] of points) {
+            const hit = document.elementFromPoint(x, y);
+            if (!hit || !el.contains(hit)) {
+                const what = (el.textContent.trim() || el.getAttribute('aria-label') || el.tagName).slice(0, 40);
+                const over = !hit ? 'nothing' : hit.closest('#start') ? 'the start button' : hit.outerHTML.slice(0, 60);
+                covered.push(`${what} (${el.tagName.toLowerCase()}.${el.className}) y ${Math.round(y)}: under ${over}`);
+                break;
+            }
+        }
+    }
+    return covered;
+}"""
+
+
+@pytest.mark.parametrize("size", [(800, 480), (390, 844)], ids=["kiosk", "phone"])
+@pytest.mark.parametrize("game", [DIEGO, "drachensachen", "drachen-wurf", "draci-hrad"])
+def test_the_start_button_never_covers_the_new_games_form(
+        open_page: Callable[..., Any], base: str, size: tuple[int, int], game: str) -> None:
+    """Every game's new-game form on the kiosk's screen and a phone, with no player seated (the start button faint)
+    and then four: each control, label and help text of the form, brought into view, can be seen and tapped; the
+    start button stays on the screen without covering any of them."""
+    names = ["Ada", "Ben", "Cleo", "Dan"]
+    for name in names:
+        status, body = call(f"{base}/api/players", {"name": name})
+        assert status in (200, 201), body
+    page = open_page(*size)
+    page.goto(base + "/")
+    page.click(f"[data-game='{game}']")
+    expect(page.locator("#start")).to_contain_text("Start ")
+    expect(page.locator("#options > *").first).to_be_visible()
+    assert page.evaluate(UNDER_START) == [], "no player seated"
+    for name in names:
+        page.click(f"#player-pool [data-player='{name}']")
+    expect(page.locator("#seats li")).to_have_count(len(names))
+    assert page.evaluate("document.documentElement.scrollHeight") > size[1]  # the form reaches below the screen
+    assert page.evaluate(UNDER_START) == [], "four players seated"
+    page.evaluate("window.scrollTo(0, 0)")
+    in_view(page, "#start")
+    shoot(page, f"new-game-{game}-{size[0]}x{size[1]}")
+
+
 def test_play_again_on_two_devices_starts_one_next_game(open_page: Callable[..., Any], base: str) -> None:
     """The tablet taps Play again; the kiosk still shows the final screen, and a tap on its Play again joins the
     game the tablet started instead of starting a second one beside it."""
