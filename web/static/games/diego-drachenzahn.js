@@ -303,10 +303,15 @@ function roundCount(status, gate, index) {
 function renderSensors(status) {
   const gates = status.gates || {};
   const camera = status.camera || {};
+  const unsure = camera.ok && camera.unsure;
+  // why the counts are unsure, on a line of its own under the camera's state, with the way to the Camera page
+  // (where its note may send the family: "Gates empty: take reference"), which the header reaches only by its menu
   const cameraLine = h("li", { class: camera.ok && !camera.unsure ? "" : "warn", id: "camera-state" },
-    camera.ok ? "Camera: watching" : `Camera: ${camera.camera?.error || camera.error || "starting"}`,
-    camera.ok && camera.unsure ? h("span", { id: "camera-unsure" }, ` · counts unsure: ${camera.unsure}`) : null,
-    camera.waiting ? h("span", { id: "camera-waiting" }, ` · ${camera.waiting}`) : null);
+    camera.ok ? `Camera: watching${unsure ? " · counts unsure" : ""}`
+      : `Camera: ${camera.camera?.error || camera.error || "starting"}`,
+    camera.waiting ? h("span", { id: "camera-waiting" }, ` · ${camera.waiting}`) : null,
+    unsure ? h("span", { id: "camera-unsure", class: "camera-note" }, `${camera.unsure} `,
+      h("a", { href: "/camera", id: "camera-page-link" }, "Open the Camera page")) : null);
   followCamera(camera);
   const list = $("gate-status");
   if (!gates.gates || gates.gates.length === 0) {
