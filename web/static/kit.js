@@ -86,7 +86,7 @@ function plainError(status, data) {
 }
 
 /** GET or POST JSON. Resolves to {ok, status, data}; shows a plain message for errors (but those whose code is one
- *  of `quiet`: the caller answers them itself), never throws. */
+ *  of `quiet`, or every one when `quiet` is true: the caller answers them itself), never throws. */
 export async function api(path, body = undefined, method = body === undefined ? "GET" : "POST", { quiet = [] } = {}) {
   let status = 0;
   let data = null;
@@ -100,7 +100,7 @@ export async function api(path, body = undefined, method = body === undefined ? 
     try { data = await response.json(); } catch { data = null; }
     if (response.ok) return { ok: true, status, data };
   } catch { /* not reachable: status 0 */ }
-  if (!quiet.includes(data?.error?.code)) {
+  if (quiet !== true && !quiet.includes(data?.error?.code)) {
     toast(plainError(status, data), status === 409 && data?.session ? "info" : "error", data?.rule || null);
   }
   return { ok: false, status, data };
@@ -465,6 +465,9 @@ function renderFinal(view, game) {
   game.finalShown = true;
 }
 
+/** How soon after the same event was accepted a refusal of it is taken for a double tap's (not shown). */
+const REPEAT_TAP_MS = 1500;
+
 /**
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
  * player whose turn it is does ("rolls the marbles"); optional `sensors`, `marble`, `camera` handlers
@@ -479,14 +482,24 @@ export function startGame(page) {
     queue = result.catch(() => {});
     return result;
   };
+  // A double tap sends the same event twice: the first counts, and the rules may refuse the second ("already
+  // guessed"). That refusal is the double tap's, not the family's mistake: it is not shown. A repeat the rules accept
+  // (two marbles tapped into one gate) counts as ever.
+  let accepted = { key: "", at: -Infinity };
   const game = {
     view: JSON.parse($("session-data").textContent),
     finalShown: false,
     /** Send one event against the seq this page saw (or the event's own `expected_seq`): two devices tapping
      * "Next turn" together move the turn once, the second is told the game changed and shown it. */
     send(event) {
-      return inTurn(async () => settle(await api(`/api/sessions/${game.view.id}/events`,
-        { expected_seq: game.view.seq, ...event })));
+      return inTurn(async () => {
+        const key = JSON.stringify(event);
+        const repeat = key === accepted.key && performance.now() - accepted.at < REPEAT_TAP_MS;
+        const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: game.view.seq, ...event },
+          "POST", { quiet: repeat || [] });
+        if (result.ok) accepted = { key, at: performance.now() };
+        return settle(result);
+      });
     },
     /** Undo or redo, always against the seq seen; announces what changed. */
     step(kind) {
