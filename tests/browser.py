@@ -209,3 +209,11 @@ KIOSK, PHONE = (800, 480), (390, 844)  # the Pi's touchscreen, a phone
 def current_round(base: str, session: dict[str, Any]) -> dict[str, Any]:
     """The session's current round, through the API."""
     return call(f"{base}/api/sessions/{session['id']}")[1]["state"]["current"]
+
+
+def without_reference(app: Flask) -> None:
+    """No empty reference, and none taken by itself (as while a round with marbles is played)."""
+    sensors = app.extensions["sensors"]
+    sensors.camera._round_empty = lambda: False
+    sensors.camera.reference.clear()
+    sensors.publish_status()

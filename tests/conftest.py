@@ -79,3 +79,14 @@ def castle_app(make_app: Callable[..., Flask], beams: bool) -> Flask:
     """The app with the simulated castle and its camera, with or without ``beams``."""
     return make_app(BEAMS=beams)
 
+
+@pytest.fixture
+def camera_app(app_config: dict[str, Any]) -> Iterator[Flask]:
+    """The app with the simulated gates and camera, once the camera gives a preview and has its empty reference."""
+    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "simulation"})
+    try:
+        camera = application.extensions["sensors"].camera
+        wait_for(lambda: camera.preview_jpeg() is not None and camera.reference.get() is not None)
+        yield application
+    finally:
+        shutdown(application)

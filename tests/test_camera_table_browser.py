@@ -15,40 +15,20 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
-from tests.browser import KIOSK, PHONE, WAIT_MS, fits, open_game, shoot, start_game
+from tests.browser import KIOSK, PHONE, WAIT_MS, fits, open_game, shoot, start_game, without_reference
 from tests.servers import call, serving
 from tests.waiting import wait_for
-from web.app import create_app, shutdown
 
 
 @pytest.fixture
-def sim_app(app_config: dict[str, Any]) -> Iterator[Flask]:
-    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "simulation"})
-    try:
-        camera = application.extensions["sensors"].camera
-        wait_for(lambda: camera.preview_jpeg() is not None and camera.reference.get() is not None)
-        yield application
-    finally:
-        shutdown(application)
-
-
-@pytest.fixture
-def base(sim_app: Flask) -> Iterator[str]:
-    with serving(sim_app) as url:
+def base(camera_app: Flask) -> Iterator[str]:
+    with serving(camera_app) as url:
         yield url
 
 
-def _without_reference(app: Flask) -> None:
-    """No empty reference, and none taken by itself (as while a round with marbles is played)."""
-    sensors = app.extensions["sensors"]
-    sensors.camera._round_empty = lambda: False
-    sensors.camera.reference.clear()
-    sensors.publish_status()
-
-
 def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
-        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
-    _without_reference(sim_app)
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    without_reference(camera_app)
     page = open_page()
     page.goto(f"{base}/camera")
     expect(page.locator("#unsure")).to_be_visible(timeout=WAIT_MS)
@@ -102,11 +82,11 @@ def _unsure_of_gates_2_and_3(app: Flask, base: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize("size", [(360, 740), PHONE, KIOSK], ids=["phone-360", "phone-390", "kiosk"])
 def test_the_camera_pages_reading_keeps_its_counts_and_its_doubt_on_their_own_lines(
-        open_page: Callable[..., Any], base: str, sim_app: Flask, size: tuple[int, int]) -> None:
+        open_page: Callable[..., Any], base: str, camera_app: Flask, size: tuple[int, int]) -> None:
     """On a phone the reading's line is too long for one line: it wraps between whole counts, the six gates' counts
     together after "Seen:", never in the middle of a count nor after a separator, and the gates the camera is unsure
     of (a tap decides those: ruling D4) start a line of their own; nothing reaches past the screen's edge."""
-    reading = _unsure_of_gates_2_and_3(sim_app, base)
+    reading = _unsure_of_gates_2_and_3(camera_app, base)
     page = open_page(*size)
     page.goto(f"{base}/camera")
     seen = page.locator("#seen")
@@ -128,8 +108,8 @@ def test_the_camera_pages_reading_keeps_its_counts_and_its_doubt_on_their_own_li
 
 
 def test_the_diego_sensor_panel_says_counts_are_unsure_without_a_reference(
-        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
-    _without_reference(sim_app)
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    without_reference(camera_app)
     session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
     page = open_game(open_page, base, session)
     expect(page.locator("#camera-state")).to_contain_text("counts unsure", timeout=WAIT_MS)
@@ -139,8 +119,8 @@ def test_the_diego_sensor_panel_says_counts_are_unsure_without_a_reference(
 
 
 def test_the_camera_page_names_a_gate_that_reaches_the_pictures_edge(
-        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
-    regions = sim_app.extensions["sensors"].camera.current_regions().to_json()
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    regions = camera_app.extensions["sensors"].camera.current_regions().to_json()
     page = open_page()
     page.goto(f"{base}/camera")
     expect(page.locator("#facts")).to_contain_text("Gates calibrated", timeout=WAIT_MS)
@@ -153,8 +133,8 @@ def test_the_camera_page_names_a_gate_that_reaches_the_pictures_edge(
 
 
 def test_the_camera_page_says_when_the_picture_is_out_of_focus_or_moved(
-        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
-    hub = sim_app.extensions["sensors"].camera
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    hub = camera_app.extensions["sensors"].camera
     radius = hub.marble_radius
     page = open_page()
     for blur in (0.5, 0.2 * radius):  # as the markers' edges measure it (the simulated castle shows no markers)
@@ -176,8 +156,8 @@ def test_the_camera_page_says_when_the_picture_is_out_of_focus_or_moved(
 
 
 def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., Any], base: str,
-                                                       sim_app: Flask) -> None:
-    sensors = sim_app.extensions["sensors"]
+                                                       camera_app: Flask) -> None:
+    sensors = camera_app.extensions["sensors"]
     sensors.castle.add_marble(3)
     empty = sensors.camera.reference.get().astype(int)
     wait_for(lambda: np.abs(sensors.camera.service.latest().astype(int) - empty).max() > 100)
@@ -216,7 +196,7 @@ def test_the_camera_page_says_what_photo_keeping_keeps_and_that_it_is_off_by_def
 
 
 def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[..., Any], base: str,
-                                                         sim_app: Flask) -> None:
+                                                         camera_app: Flask) -> None:
     page = open_page()
     page.goto(f"{base}/camera")
     toggle = page.locator("#keeping")
@@ -226,7 +206,7 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
     toggle.click()
     expect(toggle).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
     expect(toggle).to_contain_text("on")
-    keeper = sim_app.extensions["sensors"].keeper
+    keeper = camera_app.extensions["sensors"].keeper
     assert keeper.enabled is True
     # three confirmed rounds kept, the camera right in one, wrong and sure of itself in one (ruling D4): the owner
     # sees how it does on this castle and light
@@ -261,9 +241,9 @@ def _kept_round(keeper: Any, number: int) -> None:
 
 
 
-def _camera_page_after_two_kept_rounds(open_page: Callable[..., Any], base: str, sim_app: Flask) -> tuple[Any, Any]:
+def _camera_page_after_two_kept_rounds(open_page: Callable[..., Any], base: str, camera_app: Flask) -> tuple[Any, Any]:
     """Photo keeping switched on, two rounds kept, and the Camera page opened at 800x480: (page, keeper)."""
-    keeper = sim_app.extensions["sensors"].keeper
+    keeper = camera_app.extensions["sensors"].keeper
     keeper.set_enabled(True)
     for number in (1, 2):
         _kept_round(keeper, number)
@@ -273,8 +253,8 @@ def _camera_page_after_two_kept_rounds(open_page: Callable[..., Any], base: str,
 
 
 def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
-        open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
-    page, keeper = _camera_page_after_two_kept_rounds(open_page, base, sim_app)
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    page, keeper = _camera_page_after_two_kept_rounds(open_page, base, camera_app)
     size = page.locator("#keeping-size")
     expect(size).to_have_text(f"2 rounds kept, {round(keeper.status()['bytes'] / 1e3)} kB", timeout=WAIT_MS)
     page.locator("#keeping").scroll_into_view_if_needed()
@@ -287,8 +267,8 @@ def test_the_disk_the_kept_photos_take_is_shown_by_the_switch_at_800x480(
 
 
 def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable[..., Any], base: str,
-                                                             sim_app: Flask) -> None:
-    page, keeper = _camera_page_after_two_kept_rounds(open_page, base, sim_app)
+                                                             camera_app: Flask) -> None:
+    page, keeper = _camera_page_after_two_kept_rounds(open_page, base, camera_app)
     delete = page.locator("#photos-delete")
     expect(delete).to_be_visible(timeout=WAIT_MS)
     delete.click()

@@ -9,35 +9,14 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, PHONE, WAIT_MS, fits, open_game, shoot, start_game
+from tests.browser import KIOSK, PHONE, WAIT_MS, fits, open_game, shoot, start_game, without_reference
 from tests.servers import call, serving
-from tests.waiting import wait_for
-from web.app import create_app, shutdown
 
 
 @pytest.fixture
-def sim_app(app_config: dict[str, Any]) -> Iterator[Flask]:
-    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "simulation"})
-    try:
-        camera = application.extensions["sensors"].camera
-        wait_for(lambda: camera.preview_jpeg() is not None and camera.reference.get() is not None)
-        yield application
-    finally:
-        shutdown(application)
-
-
-@pytest.fixture
-def base(sim_app: Flask) -> Iterator[str]:
-    with serving(sim_app) as url:
+def base(camera_app: Flask) -> Iterator[str]:
+    with serving(camera_app) as url:
         yield url
-
-
-def _without_reference(app: Flask) -> None:
-    """No empty reference, and none taken by itself (as while a round with marbles is played)."""
-    sensors = app.extensions["sensors"]
-    sensors.camera._round_empty = lambda: False
-    sensors.camera.reference.clear()
-    sensors.publish_status()
 
 
 #: The note's box and the camera line's content box (inside its padding), and where the line's first text ends.
@@ -53,9 +32,9 @@ NOTE_BOX = """() => {
 
 
 @pytest.mark.parametrize("size", [KIOSK, PHONE], ids=["kiosk", "phone"])
-def test_the_camera_note_links_to_the_camera_page(open_page: Callable[..., Any], base: str, sim_app: Flask,
+def test_the_camera_note_links_to_the_camera_page(open_page: Callable[..., Any], base: str, camera_app: Flask,
                                                   size: tuple[int, int]) -> None:
-    _without_reference(sim_app)
+    without_reference(camera_app)
     session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
     page = open_game(open_page, base, session, *size)
     note = page.locator("#camera-state #camera-unsure")
@@ -85,10 +64,10 @@ def test_the_camera_note_links_to_the_camera_page(open_page: Callable[..., Any],
     expect(page.locator("#camera-page-link")).to_have_count(0)
 
 
-def test_the_link_goes_when_the_note_goes(open_page: Callable[..., Any], base: str, sim_app: Flask) -> None:
+def test_the_link_goes_when_the_note_goes(open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
     """On an open page: the reference taken, the note and its link leave the sensor panel as the camera's state
     changes, without a reload."""
-    _without_reference(sim_app)
+    without_reference(camera_app)
     session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
     page = open_game(open_page, base, session, *KIOSK)
     expect(page.locator("#camera-page-link")).to_be_visible(timeout=WAIT_MS)
