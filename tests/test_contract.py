@@ -12,7 +12,7 @@ from typing import Any, Iterator
 import pytest
 
 from companion.games import GAMES, Game
-from companion.games.base import EventType, RuleError, contract_problems
+from companion.games.base import RuleError, contract_problems
 from companion.games.schema import validate_event
 from companion.log import EventLog
 from companion.table import Table
@@ -117,18 +117,3 @@ def test_every_event_type_has_an_example_and_a_bounded_schema(game_id: str) -> N
             assert "type" in schema, f"{declared.type}.{name} has no type"
         assert set(declared.required) <= set(declared.properties)
         assert game.describe(dict(declared.example))
-
-
-def test_a_view_expects_no_event_a_tap_may_not_make() -> None:
-    """The kit, for any game: a type only the table's hardware makes (``EventType.sources``) is left out of what the
-    view expects, whatever the game's own view lists; the rest of the view is the game's."""
-    def declared(kind: str, sources: tuple[str, ...] | None = None) -> EventType:
-        return EventType(kind, kind, {}, (), {"type": kind}, sources=sources)
-
-    game = Game("test", "Test", 1, 2, (), (declared("move"), declared("reading", ("sensor", "import"))),
-                setup=lambda players, options: None, apply=lambda state, event: state,
-                view=lambda state: {"phase": "play", "expects": ["reading", "move"]})
-    assert game.view(None) == {"phase": "play", "expects": ["move"]}
-    bare = Game("test", "Test", 1, 2, (), (declared("move"), declared("reading", ("sensor",))),
-                setup=lambda players, options: None, apply=lambda state, event: state, view=lambda state: {"phase": 1})
-    assert bare.view(None) == {"phase": 1}

@@ -60,7 +60,6 @@ class Sensors:
         self._kept: set[tuple[int, int]] = set()  # rounds whose photo was handed to the keeper
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
         self._round_marbles = 0
-        self._round_read = False  # the round holds a reading of the camera
         self._round_start_counts: list[int] = []  # each gate's marble total when that round began
 
     # what is shown
@@ -101,18 +100,15 @@ class Sensors:
                 self.castle.clear()  # a new round or game: the active player takes the marbles back
             # the panel counts this round's marbles from here
             self._round_start_counts = [g["marbles"] for g in self.gates.status()["gates"]] if self.gates else []
-        read = bool(current and current.get("camera") is not None)
         marbles = len(current["marbles"]) if current else 0
-        # the camera's reading undone, the camera alone: the round lost its reading, or an undo took some of the
-        # camera's marbles out of it (it reports each marble as it comes to rest: undone, the round falls back to
-        # the one before). It reads the marbles at rest anew, as they lie now.
-        undone = (self._round_read and not read and not marbles) or (
-            (view.get("change") or {}).get("action") == "undo" and marbles < self._round_marbles
-            and all(source == "camera" for source in (current or {}).get("sources", ())))
+        # the camera's reading undone, the camera alone: an undo took the camera's marbles, some or all, out of the
+        # round (it reports each marble as it comes to rest: undone, the round falls back to the reading before, or
+        # none). It reads the marbles at rest anew, as they lie now.
+        undone = (view.get("change") or {}).get("action") == "undo" and marbles < self._round_marbles \
+            and all(source == "camera" for source in (current or {}).get("sources", ()))
         if key == self._round and undone and self.camera is not None and self.camera.camera_only:
             self.camera.read_again()
-        self._round, self._round_read = key, read
-        self._round_marbles = marbles
+        self._round, self._round_marbles = key, marbles
 
     def _keep_if_revealed(self, view: dict[str, Any], key: tuple[int, int] | None) -> None:
         """Photo keeping: a round the table accepted (the token revealed, so its marbles were confirmed by the

@@ -153,7 +153,7 @@ class Game:
     event_types: tuple[EventType, ...]
     setup: Callable[[tuple[str, ...], Mapping[str, Any]], Any]
     apply: Callable[[Any, Mapping[str, Any]], Any]
-    view: Callable[[Any], dict[str, Any]]  # its `expects` as a tap may send it (``__post_init__``)
+    view: Callable[[Any], dict[str, Any]]  # its `expects`: what a writer at the table (a tap) may send now
     rulings: tuple[str, ...] = field(default=())
     #: Hides what the table may not see yet in the log listing (e.g. face-down guesses).
     redact: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = field(default=lambda events: events)
@@ -170,15 +170,6 @@ class Game:
     #: request left out (`rng` is the table's random source), so the stored event replays exactly. Pure
     #: given `rng`; `apply` never draws randomness itself.
     prepare: Callable[[Any, Mapping[str, Any], random.Random], Mapping[str, Any]] | None = None
-
-    def __post_init__(self) -> None:
-        """The view's `expects` (what may be entered now) names, for every game, what a writer at the table may send
-        now: an event type the game lets only the table's own hardware make (``EventType.sources``: Diego
-        Drachenzahn's camera reading, rulings D3, D4), which a tap is refused, is left out here, once for every
-        game, whatever its own view lists."""
-        not_from_tap = frozenset(e.type for e in self.event_types if not e.made_by("tap"))
-        if not_from_tap:
-            object.__setattr__(self, "view", _tappable(self.view, not_from_tap))
 
     def event_type(self, kind: Any) -> EventType | None:
         """The declared event type named `kind`, or None."""
@@ -209,17 +200,6 @@ class Game:
             value = given.get(option.id, option.default)
             resolved[option.id] = _check_option(option, value)
         return resolved
-
-
-def _tappable(view: Callable[[Any], dict[str, Any]], not_from_tap: frozenset[str]) -> Callable[[Any], dict[str, Any]]:
-    """`view` with the types in `not_from_tap` left out of its `expects` (``Game.__post_init__``)."""
-    def tapped(state: Any) -> dict[str, Any]:
-        data = view(state)
-        if isinstance(data.get("expects"), list):
-            data["expects"] = [kind for kind in data["expects"] if kind not in not_from_tap]
-        return data
-
-    return tapped
 
 
 def _check_option(option: Option, value: Any) -> Any:

@@ -387,8 +387,8 @@ def view(state: DiegoState) -> dict[str, Any]:
             phase = "guesses"
         else:
             phase = "reveal"
-        # what the rules take now; the kit leaves "camera" out of the view, as no tap may send it (Game.__post_init__)
-        expects = ["marble", "camera", "confirm"] + (["guess"] if waiting else [])
+        # what a writer at the table may send now: not the camera's reading, which only the camera makes (D3)
+        expects = ["marble", "confirm"] + (["guess"] if waiting else [])
         if not current.flag and not (state.face_down and waiting):
             expects.append("reveal")
     others = [(s, p) for s, p in enumerate(players) if s != current.active]

@@ -527,7 +527,7 @@ class MarbleDetector:
         self._reference: np.ndarray | None = None
         self._ref_cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._roi_cache: dict[tuple[int, int], tuple[int, int, int, int]] = {}
-        self._contrast_cache: dict[tuple[int, int], tuple[float, float]] = {}  # the reference by place (taken_out)
+        self._reference_sides: dict[tuple[int, int], tuple[float, float]] = {}  # the reference by place (taken_out)
         # (features, peak, stronger kept, rules verdict) of reviewed peaks; for fitting
         self.candidate_log: list | None = None
         self.unlit_log: list | None = None  # the same of the glareless circles reviewed
@@ -541,7 +541,7 @@ class MarbleDetector:
         A reference of another size than the frames is scaled to the frame size (same aspect
         ratio required; detect raises ValueError otherwise).
         """
-        self._ref_cache, self._contrast_cache = {}, {}
+        self._ref_cache, self._reference_sides = {}, {}
         if reference_bgr is None:
             self._reference = None
             return
@@ -719,11 +719,11 @@ class MarbleDetector:
         from hardware.vision.taken_out import reference_side, taken_out
 
         place = (round(fx), round(fy))  # where it is read, about the nearest pixel: a marble at rest stays
-        held = self._contrast_cache.get(place)
+        held = self._reference_sides.get(place)
         if held is None:
-            if len(self._contrast_cache) > CONTRAST_CACHE:
-                self._contrast_cache.clear()
-            held = self._contrast_cache[place] = reference_side(reference, fx, fy, self.radius_px)
+            if len(self._reference_sides) > CONTRAST_CACHE:
+                self._reference_sides.clear()
+            held = self._reference_sides[place] = reference_side(reference, fx, fy, self.radius_px)
         return taken_out(frame_bgr, reference, fx, fy, self.radius_px, held=held)
 
     def flag_squares(self, frame_bgr: np.ndarray, detection: Detection) -> Detection:
