@@ -9,7 +9,7 @@ import pytest
 
 from hardware.camera.hub import CameraHub
 from hardware.camera.simulated import SimulatedCastle
-from hardware.vision.detect import MarbleDetector
+from hardware.vision.detect import Detection, MarbleDetector
 from hardware.vision.taken_out import outline, own_contrast, taken_out
 from tests.test_camera_hub import FakeService
 
@@ -96,3 +96,42 @@ def test_a_reference_holding_marbles_is_taken_again_once_the_empty_castle_held_s
     assert again is not None and again.detection.total == 0 and not again.detection.is_unsure
     hub._last = again.detection
     assert hub.status()["unsure"] is None
+
+
+def test_the_status_names_the_gates_where_the_reference_holds_a_marble_gone_now(tmp_path: Path) -> None:
+    """The reference taken with marbles in gates 2 and 5 and one beside the gates: once they are out, the status names
+    gates 2 and 5 (the Diego page's flag says why they wait), not the marble beside the gates, nor gate 4, where a
+    marble rolled in since is counted; none while the reference is right, nor once it is taken again."""
+    castle = SimulatedCastle(2)
+    service = FakeService(castle.render())
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    default_regions=castle.regions(), default_marble=castle.marble_size())
+
+    def take_reference(anyway: bool = False) -> None:
+        service.frame = castle.render()
+        hub.capture_reference(anyway=anyway)
+
+    def read() -> Detection:
+        reading = hub.detect(castle.render())
+        assert reading is not None
+        hub._last = reading.detection  # what the vision loop keeps of its latest picture, for the pages
+        return reading.detection
+
+    assert hub.status()["reference_holds"] == []  # no reference yet: every gate is unsure, none for this reason
+    take_reference()
+    castle.add_marble(4)
+    assert read().counts == (0, 0, 0, 1, 0, 0) and hub.status()["reference_holds"] == []
+    castle.clear()
+    for gate in (2, 5, 5, None):
+        castle.add_marble(gate)
+    take_reference(anyway=True)  # a person said the gates were empty: they were not
+    castle.clear()
+    castle.add_marble(4)
+    seen = read()
+    assert sorted(m.gate or 0 for m in seen.left) == [0, 2, 5, 5] and seen.counts == (0, 0, 0, 1, 0, 0)
+    assert seen.unsure == (False, True, False, False, True, False)
+    assert hub.status()["reference_holds"] == [2, 5]
+    castle.clear()
+    assert read().total == 0 and hub.status()["reference_holds"] == [2, 5]
+    take_reference()  # with the gates empty
+    assert not read().is_unsure and hub.status()["reference_holds"] == []

@@ -152,7 +152,10 @@ def openapi_document() -> dict[str, Any]:
                               "404": _error("unknown session")}}},
             "/api/camera": {"get": {
                 "summary": "Camera state: source, calibration (regions, markers), empty reference, last detection",
-                "responses": {"200": {"description": "camera status"}}}},
+                "responses": {"200": {"description": "camera status; its `reference_holds`: the gates where the "
+                                                     "empty reference shows a marble the picture no longer does (it "
+                                                     "was taken with marbles in them), unsure until it is taken "
+                                                     "again"}}}},
             "/api/camera/regions": {"post": {
                 "summary": "Save the six gate regions tapped on a snapshot (polygons in image pixels)",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {

@@ -151,9 +151,14 @@ def _fewer_doubts(unsure: tuple[bool, ...], before: tuple[bool, ...]) -> bool:
     return unsure != before and not any(u and not b for u, b in zip(unsure, before))
 
 
+def _held_gates(left: tuple[Marble, ...]) -> list[int]:
+    """The gates, in order, where the empty reference holds a marble the picture no longer does (``left``)."""
+    return sorted({m.gate for m in left if m.gate is not None})
+
+
 def _holds_marbles(left: tuple[Marble, ...]) -> str:
     """``HOLDS_MARBLES`` for the marbles the empty reference holds that the picture no longer does, some in a gate."""
-    gates = sorted({m.gate for m in left if m.gate is not None})
+    gates = _held_gates(left)
     waiting = f"Gate {gates[0]} waits" if len(gates) == 1 else f"Gates {', '.join(map(str, gates))} wait"
     return HOLDS_MARBLES.format(marbles="a marble" if len(left) == 1 else f"{len(left)} marbles", waiting=waiting,
                                 minutes=UNSURE_EMPTY_HOLD_S / 60.0)
@@ -606,11 +611,11 @@ class CameraHub:
                 continue
             detection = result.detection
             with self._lock:
-                note = self._unsure_note()
+                note = self._unsure_note(), self._reference_holds()
                 self._last, self._error = detection, None
                 self._seen, self._preview = result, None
-                note_changed = self._unsure_note() != note
-            if note_changed:  # the pages show it beside the gates' counts: tell them now, not at their next question
+                note_changed = (self._unsure_note(), self._reference_holds()) != note
+            if note_changed:  # the pages show it (and the Diego flag why its gates wait): tell them now, not later
                 self._changed()
             if now_checked := self._refresh_reference(frame, detection, reference_checked):
                 reference_checked = now_checked
@@ -750,6 +755,12 @@ class CameraHub:
             return NOISY_PICTURE
         return _holds_marbles(last.left) if last is not None and any(m.gate for m in last.left) else None
 
+    def _reference_holds(self) -> list[int]:
+        """The gates where the empty reference shows a marble the latest picture no longer does (it was taken with
+        marbles in them): those gates are unsure for that reason (ruling D4), until the reference is taken again."""
+        last = self._last
+        return _held_gates(last.left) if last is not None and self.reference.get() is not None else []
+
     def status(self) -> dict[str, Any]:
         with self._lock:
             last = self._last.to_json() if self._last is not None else None
@@ -762,6 +773,7 @@ class CameraHub:
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
                 "unsure": self._unsure_note(),
+                "reference_holds": self._reference_holds(),
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,

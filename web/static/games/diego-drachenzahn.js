@@ -15,8 +15,9 @@ const unscored = [];
 /** Whether beams are fitted (the server's set-up): without them the camera alone fills in the rounds, by choice. */
 const beamsFitted = $("sensor-panel").dataset.beams !== "none";
 /** What the sensors' status says (renderSensors): the camera alone fills in the rounds (no gates, the camera
- *  watching), and it sees marbles not yet at rest, which it records once they do (ruling D3). */
-const sensed = { cameraAlone: !beamsFitted, rolling: false }; // until the first status, as the set-up has it
+ *  watching), it sees marbles not yet at rest, which it records once they do (ruling D3), and the gates where its
+ *  empty reference shows a marble that is gone now (taken with marbles in the gates), which it cannot count. */
+const sensed = { cameraAlone: !beamsFitted, rolling: false, held: [] }; // until the first status, as the set-up has it
 
 const symbolOf = (gate) => (view.state?.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
 const gateName = (gate) => (gate == null ? "missed" : view.state?.gate_names?.[gate - 1] || `Gate ${gate}`);
@@ -73,13 +74,27 @@ function namedGates(gates) {
 }
 
 /** The gates the camera is unsure of that still want a look, by the table's names and symbols, and why, in plain
- *  words; and those a person already confirmed, which stay (ruling D4). */
+ *  words: those where its empty reference shows a marble that is gone now (the camera's status says which) for
+ *  that reason, the others for the usual one; and those a person already confirmed, which stay (ruling D4). */
 function unsureText(gates, settled) {
-  return h("p", { class: "unsure" }, h("strong", {}, "Look at ", ...namedGates(gates), ": "),
-    "the camera cannot tell how many marbles are there (one may lie on the line between two gates, or still be " +
-    "rolling).",
-    settled.length ? h("span", { class: "settled" }, " ", ...namedGates(settled),
-      ` stay${settled.length > 1 ? "" : "s"} as confirmed.`) : null);
+  const held = gates.filter((gate) => sensed.held.includes(gate));
+  const other = gates.filter((gate) => !held.includes(gate));
+  const lookAt = (some) => h("strong", {}, "Look at ", ...namedGates(some), ": ");
+  const one = held.length === 1;
+  const reasons = [
+    ...(other.length ? [h("p", { class: "unsure" }, lookAt(other),
+      "the camera cannot tell how many marbles are there (one may lie on the line between two gates, or still be " +
+      "rolling).")] : []),
+    ...(held.length ? [h("p", { class: "unsure held" }, lookAt(held),
+      `the camera's empty reference shows ${one ? "a marble" : "marbles"} there that ${one ? "is" : "are"} gone ` +
+      `now, so it cannot be sure of the count${one ? "" : "s"}. Take the reference again once the gates are empty ` +
+      "(Camera page).")] : []),
+  ];
+  if (settled.length) {
+    reasons.at(-1).append(h("span", { class: "settled" }, " ", ...namedGates(settled),
+      ` stay${settled.length > 1 ? "" : "s"} as confirmed.`));
+  }
+  return reasons;
 }
 
 /** Who entered the round's marbles besides the camera, as the flag names them and their button: null when the
@@ -113,7 +128,7 @@ function renderFlag(game, cur) {
       .filter(Boolean).join(", ") || "none"}`] : [])];
   flag.replaceChildren(
     ...(onlyUnsure ? [] : [h("p", {}, h("strong", {}, "Check the marbles: "), sentence(cur.flag))]),
-    ...(unsettled.length ? [unsureText(unsettled, settled)] : []),
+    ...(unsettled.length ? unsureText(unsettled, settled) : []),
     ...(readings.length ? [h("p", {}, readings.join(" · "))] : []),
     h("div", { class: "row" },
       // a count the camera is unsure of is no suggested answer (ruling D4)
@@ -329,11 +344,14 @@ function renderSensors(status) {
   }), cameraLine);
 }
 
-/** Redraw the round when what the camera does changes what it shows: who fills in the marbles, marbles rolling. */
+/** Redraw the round when what the camera does changes what it shows: who fills in the marbles, marbles rolling,
+ *  the gates its empty reference holds a marble gone now in (the flag's reason for them). */
 function followCamera(camera) {
   const next = { cameraAlone: Boolean(camera.ok && camera.camera_only),
-                 rolling: Boolean(camera.ok && camera.camera_only && camera.waiting) };
-  if (next.cameraAlone === sensed.cameraAlone && next.rolling === sensed.rolling) return;
+                 rolling: Boolean(camera.ok && camera.camera_only && camera.waiting),
+                 held: (camera.ok && camera.reference_holds) || [] };
+  if (next.cameraAlone === sensed.cameraAlone && next.rolling === sensed.rolling
+      && next.held.join() === sensed.held.join()) return;
   Object.assign(sensed, next);
   whenUntouched(game.render);
 }
