@@ -1,6 +1,7 @@
 """Screens that fit, in headless Chromium: Drachen Wurf's dice screen on a 601 px small tablet (no scrolling with two
-or three players, nothing sideways with four), and every Drachen Wurf screen on a 320 px phone (nothing sideways,
-tiles still 48 px)."""
+or three players, nothing sideways with four), every Drachen Wurf screen on a 320 px phone (nothing sideways, tiles
+still 48 px), and the side numbers and titles beside a picked tile while the base is secured at 800x480 (no tile's
+ring over them)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -8,7 +9,7 @@ from typing import Any, Callable
 import pytest
 from flask import Flask
 
-from tests.browser import fits, in_view, shoot, start_game
+from tests.browser import KIOSK, fits, in_view, shoot, start_game
 from tests.test_drachen_wurf_browser import GRID_PAST_PANEL, play_until
 
 WURF = "drachen-wurf"
@@ -21,6 +22,34 @@ PAST_ITS_PANEL = """() => [...document.querySelectorAll('main *')].filter((el) =
         const box = panel ? panel.getBoundingClientRect() : {left: 0, right: window.innerWidth};
         return r.width && (r.left < box.left - .5 || r.right > Math.min(box.right, window.innerWidth) + .5); })
     .map((el) => `${el.tagName}.${el.getAttribute('class')}: ${el.getBoundingClientRect().right} px`)"""
+
+#: The numbers and titles of the securing screen that a tile paints over: each text's own box against each tile's
+#: box with its ring (outline) and shadow around it, the tile's own numbers aside.
+COVERED = """() => {
+    const painted = (el) => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+        let out = s.outlineStyle === 'none' ? 0 : Math.max(0, parseFloat(s.outlineWidth) + parseFloat(s.outlineOffset));
+        const shadows = s.boxShadow.matchAll(/(-?[\\d.]+)px (-?[\\d.]+)px ([\\d.]+)px (-?[\\d.]+)px/g);
+        for (const [, x, y, blur, spread] of shadows)
+            out = Math.max(out, Math.max(Math.abs(+x), Math.abs(+y)) + +blur + +spread);
+        return {left: r.left - out, top: r.top - out, right: r.right + out, bottom: r.bottom + out}; };
+    const texts = [...document.querySelectorAll('#table .sideno, #secure-tiles .tnote, #row-targets .rowno,'
+        + ' #row-targets .gain, #secure-title')].filter((el) => el.checkVisibility());
+    const tiles = [...document.querySelectorAll('#round .wtile, #table .wtile')].filter((el) => el.checkVisibility());
+    const covered = [];
+    for (const text of texts) {
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        for (const line of range.getClientRects()) {
+            for (const tile of tiles.filter((t) => !t.contains(text))) {
+                const b = painted(tile);
+                const x = Math.min(line.right, b.right) - Math.max(line.left, b.left);
+                const y = Math.min(line.bottom, b.bottom) - Math.max(line.top, b.top);
+                if (x > .5 && y > .5) covered.push(`"${text.textContent}" under ${tile.getAttribute('aria-label')}`
+                    + ` (${x.toFixed(1)} x ${y.toFixed(1)} px)`);
+            }
+        }
+    }
+    return covered; }"""
 
 def dice_screen(app: Flask, base: str, players: int) -> dict[str, Any]:
     """A game of `players` in its third round's dice, with a tile to steal and an egg in hand."""
@@ -80,3 +109,32 @@ def test_every_drachen_wurf_screen_fits_a_320_px_phone(open_page: Callable[..., 
             assert page.evaluate(GRID_PAST_PANEL) <= 0.5, f"the tiles reach into the panel's edge: {where}"
             sizes = page.eval_on_selector_all("#flip-grid .wtile", "(ts) => ts.map((t) => t.offsetWidth)")
             assert len(sizes) == 36 and set(sizes) == {48}, sizes
+
+
+def base_on_two_sides(state: dict[str, Any]) -> bool:
+    """Securing a base with two tiles on one side and one on another."""
+    if state["phase"] != "secure":
+        return False
+    sides = sorted(len(tiles) for tiles in state["bases"][state["active"]].values() if tiles)
+    return len(sides) >= 2 and sides[-1] >= 2
+
+
+@pytest.mark.parametrize("players, seed", [(2, 3), (3, 1), (4, 1)])
+def test_a_picked_tile_leaves_the_numbers_beside_it_in_sight(open_page: Callable[..., Any], base: str, app: Flask,
+                                                              players: int, seed: int) -> None:
+    """At 800x480 the ring of the tile picked on the base reached 6 px beyond it, over the side's number 2 px away
+    (and the ring of the tile picked under the title touched the title's last line)."""
+    game = start_game(base, WURF, PLAYERS[:players])
+    play_until(app, game, base_on_two_sides, seed=seed)
+    page = visit(open_page, base, game, KIOSK)
+    pending = page.locator("#secure-tiles .wtile")
+    assert pending.count() >= 3
+    for i in range(pending.count()):
+        tile = pending.nth(i)
+        tile.click()
+        page.wait_for_function("(t) => document.querySelectorAll(`#round .wtile.picked[data-tile='${t}'],"
+                               " #table .wtile.picked[data-tile='${t}']`).length === 2",
+                               arg=tile.get_attribute("data-tile"))
+        shoot(page, f"{WURF}-secure-{players}-{i}-800x480")
+        assert page.evaluate(COVERED) == [], f"a tile covers a number ({players} players, tile {i + 1} picked)"
+        assert page.locator("#table .wurf-player.active .sideno").count() == 5
