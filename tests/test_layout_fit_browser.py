@@ -1,7 +1,7 @@
 """Screens that fit, in headless Chromium: Drachen Wurf's dice screen on a 601 px small tablet (no scrolling with two
 or three players, nothing sideways with four), every Drachen Wurf screen on a 320 px phone (nothing sideways, tiles
-still 48 px), and the side numbers and titles beside a picked tile while the base is secured at 800x480 (no tile's
-ring over them)."""
+still 48 px), the side numbers and titles beside a picked tile while the base is secured at 800x480 (no tile's ring
+over them), and the sticky header, which never covers what a focus or an anchor brings into view, on every page."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 from flask import Flask
 
-from tests.browser import KIOSK, fits, in_view, shoot, start_game
+from tests.browser import KIOSK, PHONE, fits, in_view, post_events, shoot, start_game
 from tests.test_drachen_wurf_browser import GRID_PAST_PANEL, play_until
 
 WURF = "drachen-wurf"
@@ -50,6 +50,13 @@ COVERED = """() => {
         }
     }
     return covered; }"""
+
+#: The sticky header's bottom edge, the root's scroll-padding-top, and `sel`'s top edge (null without `sel`).
+EDGES = """(sel) => { const el = sel && document.querySelector(sel);
+    return [document.querySelector('header.bar').getBoundingClientRect().bottom,
+            parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0,
+            el ? el.getBoundingClientRect().top : null]; }"""
+
 
 def dice_screen(app: Flask, base: str, players: int) -> dict[str, Any]:
     """A game of `players` in its third round's dice, with a tile to steal and an egg in hand."""
@@ -138,3 +145,95 @@ def test_a_picked_tile_leaves_the_numbers_beside_it_in_sight(open_page: Callable
         shoot(page, f"{WURF}-secure-{players}-{i}-800x480")
         assert page.evaluate(COVERED) == [], f"a tile covers a number ({players} players, tile {i + 1} picked)"
         assert page.locator("#table .wurf-player.active .sideno").count() == 5
+
+
+def finished_game(base: str) -> dict[str, Any]:
+    """A finished game of Diego Drachenzahn (one round each)."""
+    game = start_game(base, "diego-drachenzahn", ["Ada", "Ben"], rounds_per_player=1)
+    post_events(base, game, {"type": "marble", "gate": 6}, {"type": "guess", "player": "Ben", "gate": 1},
+                {"type": "reveal", "gate": 6}, {"type": "guess", "player": "Ada", "gate": 2},
+                {"type": "reveal", "gate": 1})
+    return game
+
+
+def header_pages(base: str) -> list[str]:
+    """Every page with the sticky header: the home page, Camera, Devices, the hero cards, a game that is not there,
+    and each game's page, one of them finished."""
+    games = [start_game(base, game, ["Ada", "Ben", "Cleo"])
+             for game in ("diego-drachenzahn", "drachensachen", WURF, "draci-hrad")]
+    return ["/", "/camera", "/devices", "/heroes", "/play/999999",
+            *[f"/play/{game['id']}" for game in [*games, finished_game(base)]]]
+
+
+def long_home_page(open_page: Callable[..., Any], base: str, size: tuple[int, int]) -> Any:
+    """The home page with two games to carry on and nine recent ones: longer than the screen."""
+    for _ in range(2):
+        start_game(base, WURF, ["Ada", "Ben"])
+    for _ in range(9):
+        finished_game(base)
+    page = open_page(*size)
+    page.goto(base + "/")
+    page.wait_for_selector("#finished .card")
+    return page
+
+
+@pytest.mark.parametrize("size", [(320, 568), (360, 740), PHONE, KIOSK, (1024, 600)],
+                         ids=["phone-320", "phone-360", "phone-390", "kiosk", "tablet"])
+def test_every_page_keeps_a_scroll_padding_of_its_header(open_page: Callable[..., Any], base: str,
+                                                         size: tuple[int, int]) -> None:
+    """What a focus, an anchor or a script brings into view stops below the sticky header: the root's scroll-padding
+    is the header's height (a little more), one row or two; under 360 px at least the header's height (a page's
+    links may wrap under its title there)."""
+    page = open_page(*size)
+    for path in header_pages(base):
+        page.goto(base + path)
+        if path.startswith("/play/") and "999999" not in path:
+            page.wait_for_selector("body[data-ready='yes']")
+        bottom, padding, _ = page.evaluate(EDGES, None)
+        where = f"{path} at {size[0]}x{size[1]}"
+        assert padding >= bottom, f"{where}: a scroll into view stops under the header ({padding} < {bottom} px)"
+        if size[0] >= 360 or page.evaluate("document.body.classList.contains('game')"):
+            assert padding <= bottom + 12, f"{where}: the scroll-padding is far more than the header ({padding} px)"
+
+
+@pytest.mark.parametrize("size", [PHONE, KIOSK], ids=["phone", "kiosk"])
+def test_an_anchor_stops_below_the_header(open_page: Callable[..., Any], base: str, size: tuple[int, int]) -> None:
+    """An anchor (the home page's #new-game, #kept) scrolls its section's top to just below the header."""
+    page = long_home_page(open_page, base, size)
+    for anchor in ("#new-game", "#kept"):
+        page.evaluate("window.scrollTo(0, 0)")
+        page.wait_for_function("window.scrollY === 0")
+        page.evaluate("(anchor) => { location.hash = anchor; }", anchor)
+        page.wait_for_function("window.scrollY > 0")
+        bottom, padding, top = page.evaluate(EDGES, anchor)
+        assert bottom <= top <= padding + 1, f"{anchor} at {top} px, the header's bottom at {bottom} px"
+        page.evaluate("history.replaceState(null, '', '/')")
+
+
+#: Scroll the page so that `sel`'s top edge lies 8 px under the screen's top, under the header; where it then is.
+UNDER_THE_HEADER = """(sel) => { const el = document.querySelector(sel);
+    window.scrollTo(0, window.scrollY + el.getBoundingClientRect().top - 8);
+    return el.getBoundingClientRect().top; }"""
+
+
+@pytest.mark.parametrize("size, page_of, control", [
+    (PHONE, "wurf", "#egg-toggle"),
+    (KIOSK, "wurf", "#table .side .btn"),
+    (PHONE, "home", "#hero-cards-link"),
+    (KIOSK, "home", "#new-game [data-game]"),
+], ids=["phone-egg", "kiosk-steal", "phone-home", "kiosk-home"])
+def test_a_focused_control_comes_out_from_under_the_header(open_page: Callable[..., Any], base: str, app: Flask,
+                                                           size: tuple[int, int], page_of: str, control: str) -> None:
+    """A control focused (as by the Tab key) while half under the sticky header comes out below it: a tile of
+    another player's base in the dice, the egg, the home page's links and games."""
+    if page_of == "wurf":
+        page = visit(open_page, base, dice_screen(app, base, 4), size)
+    else:
+        page = long_home_page(open_page, base, size)
+    top = page.evaluate(UNDER_THE_HEADER, control)
+    bottom, _, _ = page.evaluate(EDGES, None)
+    assert 0 <= top < bottom, f"the page could not scroll {control} under the header ({top} px)"
+    page.locator(control).first.focus()
+    page.wait_for_function("(sel) => document.activeElement === document.querySelector(sel)", arg=control)
+    bottom, padding, top = page.evaluate(EDGES, control)
+    assert top >= bottom, f"{control} at {top} px stays under the header (its bottom at {bottom} px)"
