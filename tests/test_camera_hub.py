@@ -462,6 +462,34 @@ def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> Non
         hub.close()
 
 
+def test_a_picture_over_exposed_where_the_reference_was_not_says_so(tmp_path: Path) -> None:
+    """The light on a pale castle grew brighter: the picture clips where the reference did not, every gate is unsure,
+    and the status says why and what helps; with the light as it was, the note goes."""
+    from hardware.camera.hub import OVEREXPOSED_PICTURE, UNSURE_EMPTY_HOLD_S
+    from tests.waiting import wait_for
+
+    board = np.full((480, 640, 3), 200, np.uint8)
+    cv2.circle(board, (320, 240), 30, (90, 140, 60), -1)  # a printed symbol
+    brighter = np.clip(board.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)
+    service = FakeService(board)
+    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0)  # type: ignore[arg-type]
+    hub.set_regions(GATES)
+    hub.capture_reference()
+    hub.start()
+    try:
+        wait_for(lambda: hub.status()["last_detection"] is not None)
+        assert hub.status()["unsure"] is None
+        service.frame = brighter
+        note = OVEREXPOSED_PICTURE.format(minutes=UNSURE_EMPTY_HOLD_S / 60.0)
+        wait_for(lambda: hub.status()["unsure"] == note)
+        last = hub.status()["last_detection"]
+        assert last["unsure"] == [True] * 6 and last["overexposed"]
+        service.frame = board
+        wait_for(lambda: hub.status()["unsure"] is None)
+    finally:
+        hub.close()
+
+
 def test_the_preview_is_drawn_when_a_page_asks_for_it_not_for_every_frame(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The vision loop reads frame after frame; the overlay and its JPEG are made only when the preview is

@@ -329,6 +329,24 @@ def test_a_picture_far_noisier_than_its_reference_waits_for_a_tap_in_every_gate(
     assert scenes_wrong_and_sure([read(sc, picture) for sc, picture in zip(scenes, pictures)]) >= 3
 
 
+def test_a_picture_over_exposed_where_its_reference_was_not_waits_for_a_tap_in_every_gate(monkeypatch) -> None:
+    """A pale table the light grew brighter on (the streak case): its clipped board no longer tells how much, and a
+    printed symbol brightened by it reads as a marble. Held out, 14 of the streak case's 120 scenes 72000..72119 are
+    over-exposed over more than a tenth of the gate area where their reference was not (``detect.OVEREXPOSED_SHARE``);
+    three of them here. Every gate of them waits for a tap, and 72014 (a symbol read as a marble) is no longer read
+    wrong and sure. A glare alone over-exposes too little: no ordinary scene's picture is so."""
+    from hardware.vision import detect
+
+    scenes = [make_scene(seed, case="streak") for seed in (72014, 72016, 72023)]
+    readings = [read(sc) for sc in scenes]
+    assert all(d.overexposed and all(d.unsure) for d in readings)
+    assert not wrong_and_sure(readings[0].counts, scenes[0].counts, readings[0].unsure)
+    assert not any(read(make_scene(seed)).overexposed for seed in range(FIRST_SEED, FIRST_SEED + 12))
+    monkeypatch.setattr(detect, "OVEREXPOSED_SHARE", math.inf)
+    again = read(scenes[0])
+    assert not again.overexposed and wrong_and_sure(again.counts, scenes[0].counts, again.unsure)
+
+
 def test_change_no_marble_found_explains_makes_its_gate_unsure(monkeypatch) -> None:
     """Held-out seed 72490: two cat's-eye marbles rolling in gate 4 (smeared 0.5 and 1.5 radii) are read as
     one. The change that one marble does not explain flags gate 4 (only); without the changed-blob checks

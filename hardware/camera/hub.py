@@ -75,6 +75,12 @@ NOISY_PICTURE = (
     "The picture is far noisier than the empty reference (a room gone dim, the camera's gain turned up): every "
     "gate waits for a tap. More light on the castle helps.")
 
+OVEREXPOSED_PICTURE = (
+    "The picture is over-exposed over much of the castle where the empty reference was not (the light on it grew "
+    "brighter): every gate waits for a tap. Less light on the castle helps, or a new reference: with the gates empty, "
+    "tap \u201cGates empty: take reference\u201d, or the camera takes it by itself once the empty castle has held "
+    "still for {minutes:g} minutes.")
+
 
 @dataclass(frozen=True)
 class ReadingFrame:
@@ -747,12 +753,15 @@ class CameraHub:
 
     def _unsure_note(self) -> str | None:
         """Why every count, or some gates', wait for a tap whatever the marbles do: no empty reference yet, a picture
-        far noisier than it, or a reference holding marbles gone now (``HOLDS_MARBLES``); None otherwise."""
+        far noisier than it, over-exposed where it was not, or a reference holding marbles gone now (``HOLDS_MARBLES``);
+        None otherwise."""
         last = self._last
         if self.reference.get() is None:
             return UNSURE_WITHOUT_REFERENCE
         if last is not None and last.noisy:
             return NOISY_PICTURE
+        if last is not None and last.overexposed:
+            return OVEREXPOSED_PICTURE.format(minutes=UNSURE_EMPTY_HOLD_S / 60.0)
         return _holds_marbles(last.left) if last is not None and any(m.gate for m in last.left) else None
 
     def _reference_holds(self) -> list[int]:

@@ -47,7 +47,8 @@ def consensus(detections: Sequence[Detection]) -> tuple[Detection, int]:
     best = agreeing.index(max(agreeing))
     return replace(detections[best], counts=counts, outside=outside, unsure=unsure,  # type: ignore[arg-type]
                    with_reference=all(d.with_reference for d in detections),
-                   noisy=2 * sum(d.noisy for d in detections) > n), best
+                   noisy=2 * sum(d.noisy for d in detections) > n,
+                   overexposed=2 * sum(d.overexposed for d in detections) > n), best
 
 
 def _most_common(values: list[int]) -> int:
