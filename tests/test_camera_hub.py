@@ -431,16 +431,32 @@ def test_empty_references_saved_from_several_threads_take_turns(tmp_path: Path) 
     assert saved is not None and np.array_equal(saved, store.get())
 
 
-def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> None:
-    """A room gone dim: the camera's grainy picture makes every gate unsure, and the status says why in plain
-    words (the Camera page and the game page show it); with the light back, the warning goes. The open pages are told
-    each time (``on_change``, which the server publishes to them), not left to find it at their next question."""
-    from hardware.camera.hub import NOISY_PICTURE
+def _grainy(board: np.ndarray) -> np.ndarray:
+    """``board`` as a room gone dim shows it: the camera's gain up, grainy."""
+    grain = cv2.GaussianBlur(np.random.default_rng(5).normal(0.0, 40.0, board.shape), (0, 0), 1.5)
+    return np.clip(board + grain * (30.0 / grain.std()), 0, 255).astype(np.uint8)
+
+
+def _brighter(board: np.ndarray) -> np.ndarray:
+    """``board`` under a brighter light: a pale board clips where it did not."""
+    return np.clip(board.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("grey, change, note", [
+    (120, _grainy, "NOISY_PICTURE"),
+    (200, _brighter, "OVEREXPOSED_PICTURE"),
+], ids=["far noisier", "over-exposed"])
+def test_a_picture_unlike_its_reference_says_so(tmp_path: Path, grey: int, change: Any, note: str) -> None:
+    """A room gone dim (the camera's grainy picture), or the light on a pale castle grown brighter (the picture clips
+    where the reference did not): every gate is unsure, and the status says why in plain words and what helps (the
+    Camera page and the game page show it); with the light as it was, the note goes. The open pages are told each
+    time (``on_change``, which the server publishes to them), not left to find it at their next question."""
+    from hardware.camera import hub as hub_module
     from tests.waiting import wait_for
 
-    board = np.full((480, 640, 3), 120, np.uint8)
-    grain = cv2.GaussianBlur(np.random.default_rng(5).normal(0.0, 40.0, board.shape), (0, 0), 1.5)
-    grainy = np.clip(board + grain * (30.0 / grain.std()), 0, 255).astype(np.uint8)
+    board = np.full((480, 640, 3), grey, np.uint8)
+    cv2.circle(board, (320, 240), 30, (90, 140, 60), -1)  # a printed symbol
+    why = getattr(hub_module, note).format(minutes=hub_module.UNSURE_EMPTY_HOLD_S / 60.0)
     service = FakeService(board)
     told: list[str | None] = []
     hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0,  # type: ignore[arg-type]
@@ -451,41 +467,15 @@ def test_a_picture_far_noisier_than_the_reference_says_so(tmp_path: Path) -> Non
     try:
         wait_for(lambda: hub.status()["last_detection"] is not None)
         assert hub.status()["unsure"] is None
-        service.frame = grainy
-        wait_for(lambda: hub.status()["unsure"] == NOISY_PICTURE)
-        assert hub.status()["last_detection"]["unsure"] == [True] * 6
-        wait_for(lambda: NOISY_PICTURE in told)
+        service.frame = change(board)
+        wait_for(lambda: hub.status()["unsure"] == why)
+        last = hub.status()["last_detection"]
+        assert last["unsure"] == [True] * 6
+        assert (last["noisy"], last["overexposed"]) == (note == "NOISY_PICTURE", note == "OVEREXPOSED_PICTURE")
+        wait_for(lambda: why in told)
         service.frame = board
         wait_for(lambda: hub.status()["unsure"] is None)
         wait_for(lambda: told[-1] is None)
-    finally:
-        hub.close()
-
-
-def test_a_picture_over_exposed_where_the_reference_was_not_says_so(tmp_path: Path) -> None:
-    """The light on a pale castle grew brighter: the picture clips where the reference did not, every gate is unsure,
-    and the status says why and what helps; with the light as it was, the note goes."""
-    from hardware.camera.hub import OVEREXPOSED_PICTURE, UNSURE_EMPTY_HOLD_S
-    from tests.waiting import wait_for
-
-    board = np.full((480, 640, 3), 200, np.uint8)
-    cv2.circle(board, (320, 240), 30, (90, 140, 60), -1)  # a printed symbol
-    brighter = np.clip(board.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)
-    service = FakeService(board)
-    hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0)  # type: ignore[arg-type]
-    hub.set_regions(GATES)
-    hub.capture_reference()
-    hub.start()
-    try:
-        wait_for(lambda: hub.status()["last_detection"] is not None)
-        assert hub.status()["unsure"] is None
-        service.frame = brighter
-        note = OVEREXPOSED_PICTURE.format(minutes=UNSURE_EMPTY_HOLD_S / 60.0)
-        wait_for(lambda: hub.status()["unsure"] == note)
-        last = hub.status()["last_detection"]
-        assert last["unsure"] == [True] * 6 and last["overexposed"]
-        service.frame = board
-        wait_for(lambda: hub.status()["unsure"] is None)
     finally:
         hub.close()
 
