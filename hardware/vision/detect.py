@@ -656,8 +656,12 @@ class MarbleDetector:
         h, w = frame_bgr.shape[:2]
         work = self._prepare(frame_bgr)
         cur = to_log(work)
+        over = _over_exposed(work)
+        overexposed = False
         if self._reference is not None:
-            diff = self._difference(work, cur, self._prepared_reference(h, w))
+            earlier = self._prepared_reference(h, w)
+            diff = self._difference(work, cur, earlier, over)
+            overexposed = _newly_over_exposed(over, earlier[2]) > OVEREXPOSED_SHARE
             tuning = WITH_REFERENCE
         else:
             diff = cur - to_log(local_background(work, self._work_r))
@@ -690,7 +694,6 @@ class MarbleDetector:
         counts = [0] * 6
         outside = 0
         noisy = noise > NOISE_UNSURE
-        overexposed = self._reference is not None and self._newly_clipped(work, h, w) > OVEREXPOSED_SHARE
         unsure = [self._reference is None or noisy or overexposed] * 6
         for cx, cy in near:
             gate = self.regions.gate_at(*frame_xy(cx, cy))
@@ -774,7 +777,7 @@ class MarbleDetector:
                              f"and {later.shape[1]}x{later.shape[0]}")
         h, w = later.shape[:2]
         work = self._prepare(later)
-        diff = self._difference(work, to_log(work), self._as_reference(self._prepare(earlier)))
+        diff = self._difference(work, to_log(work), self._as_reference(self._prepare(earlier)), _over_exposed(work))
         change, _ = change_magnitude(diff, DARK_WEIGHT)
         frame_xy = self._frame_xy(h, w)
         moving = [False] * 6
@@ -785,32 +788,20 @@ class MarbleDetector:
         return tuple(moving)  # type: ignore[return-value]
 
     def _difference(self, work: np.ndarray, cur: np.ndarray,
-                    earlier: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+                    earlier: tuple[np.ndarray, np.ndarray, np.ndarray], over: np.ndarray | None) -> np.ndarray:
         """The log change (``cur``: ``work`` on ``LOG_TABLE``) from an earlier picture (``_as_reference``: the empty
-        reference, or a frame a moment ago), the change of light between them removed."""
+        reference, or a frame a moment ago), the change of light between them removed; ``over``: ``work``'s
+        over-exposed pixels (``_over_exposed``)."""
         ratio_ref, lo, hi = earlier
-        unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
-        clipped = cv2.countNonZero(unclipped) < unclipped.size
-        gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r,
-                          unknown=cv2.bitwise_not(unclipped) if clipped else None)
+        gain = light_gain(to_log(work, RATIO_TABLE) - ratio_ref, self._work_r, unknown=over)
         # the frame clamped to the lit reference's envelope (linear values; a gain scales light,
         # not the log table's offset, so a channel near black stays near black when the light
         # changes and a saturated printed colour does not seem to change hue)
         lit = cv2.min(cv2.max(work.astype(np.float32), cv2.multiply(lo, gain)), cv2.multiply(hi, gain))
         diff = cv2.subtract(cur, cv2.log(lit + np.float32(LOG_OFFSET)))
-        if clipped:  # an over-exposed frame channel is only a lower bound
+        if over is not None:  # an over-exposed frame channel is only a lower bound
             np.maximum(diff, np.float32(0.0), out=diff, where=work >= CLIPPED_VALUE)
         return diff
-
-    def _newly_clipped(self, work: np.ndarray, h: int, w: int) -> float:
-        """The share of the working image (``work``, frames of h x w) over-exposed in some channel where the empty
-        reference was not, nor next to it (its 3x3 envelope's high end known)."""
-        clipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 0 where a channel is over-exposed
-        if cv2.countNonZero(clipped) == clipped.size:
-            return 0.0
-        _, _, high = self._prepared_reference(h, w)
-        known = cv2.inRange(high, (0.0, 0.0, 0.0), (1e5, 1e5, 1e5))  # 255 where no channel was over-exposed
-        return cv2.countNonZero(cv2.bitwise_and(known, cv2.bitwise_not(clipped))) / clipped.size
 
     def _cut_centre(self, change: np.ndarray, cx: int, cy: int, fx: float, fy: float, h: int,
                     w: int) -> tuple[float, float] | None:
@@ -1081,6 +1072,22 @@ def reach_inward(change: np.ndarray, along: int, radius: float, peak_row: int = 
         return float(len(profile))
     e = int(below[0])
     return e - 0.5 + float((profile[e - 1] - level) / (profile[e - 1] - profile[e]))
+
+
+def _over_exposed(work: np.ndarray) -> np.ndarray | None:
+    """Where a channel of the working image ``work`` is over-exposed (uint8, 255 there, 0 elsewhere); None where none
+    is."""
+    unclipped = cv2.inRange(work, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)
+    return None if cv2.countNonZero(unclipped) == unclipped.size else cv2.bitwise_not(unclipped)
+
+
+def _newly_over_exposed(over: np.ndarray | None, high: np.ndarray) -> float:
+    """The share of the working image over-exposed (``over``: ``_over_exposed``) where the empty reference was not,
+    nor next to it: its 3x3 envelope's high end (``high``, ``MarbleDetector._as_reference``) is known."""
+    if over is None:
+        return 0.0
+    known = cv2.inRange(high, (0, 0, 0), (CLIPPED_VALUE - 1,) * 3)  # 255 where no channel was over-exposed
+    return cv2.countNonZero(cv2.bitwise_and(known, over)) / over.size
 
 
 def _noise(lum_change: np.ndarray) -> float:
