@@ -442,15 +442,17 @@ def _brighter(board: np.ndarray) -> np.ndarray:
     return np.clip(board.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)
 
 
-@pytest.mark.parametrize("grey, change, note", [
-    (120, _grainy, "NOISY_PICTURE"),
-    (200, _brighter, "OVEREXPOSED_PICTURE"),
+@pytest.mark.parametrize("grey, change, note, cause", [
+    (120, _grainy, "NOISY_PICTURE", "noisy"),
+    (200, _brighter, "OVEREXPOSED_PICTURE", "overexposed"),
 ], ids=["far noisier", "over-exposed"])
-def test_a_picture_unlike_its_reference_says_so(tmp_path: Path, grey: int, change: Any, note: str) -> None:
+def test_a_picture_unlike_its_reference_says_so(tmp_path: Path, grey: int, change: Any, note: str,
+                                                cause: str) -> None:
     """A room gone dim (the camera's grainy picture), or the light on a pale castle grown brighter (the picture clips
     where the reference did not): every gate is unsure, and the status says why in plain words and what helps (the
-    Camera page and the game page show it); with the light as it was, the note goes. The open pages are told each
-    time (``on_change``, which the server publishes to them), not left to find it at their next question."""
+    Camera page and the game page show it), and names the cause (``unsure_cause``, as it does before any reference);
+    with the light as it was, the note goes. The open pages are told each time (``on_change``, which the server
+    publishes to them), not left to find it at their next question."""
     from hardware.camera import hub as hub_module
     from tests.waiting import wait_for
 
@@ -462,19 +464,24 @@ def test_a_picture_unlike_its_reference_says_so(tmp_path: Path, grey: int, chang
     hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0,  # type: ignore[arg-type]
                     on_change=lambda: told.append(hub._unsure_note()))
     hub.set_regions(GATES)
+    assert (hub.status()["unsure"], hub.status()["unsure_cause"]) == (hub_module.UNSURE_WITHOUT_REFERENCE,
+                                                                      "no_reference")
     hub.capture_reference()
     hub.start()
     try:
         wait_for(lambda: hub.status()["last_detection"] is not None)
-        assert hub.status()["unsure"] is None
+        assert (hub.status()["unsure"], hub.status()["unsure_cause"]) == (None, None)
         service.frame = change(board)
         wait_for(lambda: hub.status()["unsure"] == why)
-        last = hub.status()["last_detection"]
+        status = hub.status()
+        assert status["unsure_cause"] == cause  # what the Diego flag gives as the reason for every gate
+        last = status["last_detection"]
         assert last["unsure"] == [True] * 6
         assert (last["noisy"], last["overexposed"]) == (note == "NOISY_PICTURE", note == "OVEREXPOSED_PICTURE")
         wait_for(lambda: why in told)
         service.frame = board
         wait_for(lambda: hub.status()["unsure"] is None)
+        assert hub.status()["unsure_cause"] is None
         wait_for(lambda: told[-1] is None)
     finally:
         hub.close()

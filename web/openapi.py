@@ -155,7 +155,10 @@ def openapi_document() -> dict[str, Any]:
                 "responses": {"200": {"description": "camera status; its `reference_holds`: the gates where the "
                                                      "empty reference shows a marble the picture no longer does (it "
                                                      "was taken with marbles in them), unsure until it is taken "
-                                                     "again"}}}},
+                                                     "again; its `unsure_cause`: why every gate is unsure whatever "
+                                                     "the marbles do, `no_reference`, `noisy` (a picture far noisier "
+                                                     "than the reference) or `overexposed` (over-exposed where it "
+                                                     "was not), else null"}}}},
             "/api/camera/regions": {"post": {
                 "summary": "Save the six gate regions tapped on a snapshot (polygons in image pixels)",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {

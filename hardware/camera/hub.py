@@ -751,17 +751,26 @@ class CameraHub:
         check = self._marker_check
         return soft_message(check.get("blur_px") if check else None, self.marble_radius)
 
-    def _unsure_note(self) -> str | None:
-        """Why every count, or some gates', wait for a tap whatever the marbles do: no empty reference yet, a picture
-        far noisier than it, over-exposed where it was not, or a reference holding marbles gone now (``HOLDS_MARBLES``);
-        None otherwise."""
+    def _unsure_cause(self) -> str | None:
+        """Why every gate waits for a tap whatever the marbles do, as a word a page can act on: ``"no_reference"``
+        (no empty reference yet), ``"noisy"`` (the picture far noisier than it), ``"overexposed"`` (over-exposed
+        where it was not); None when the picture itself leaves no gate in doubt."""
         last = self._last
         if self.reference.get() is None:
-            return UNSURE_WITHOUT_REFERENCE
+            return "no_reference"
         if last is not None and last.noisy:
-            return NOISY_PICTURE
+            return "noisy"
         if last is not None and last.overexposed:
-            return OVEREXPOSED_PICTURE.format(minutes=UNSURE_EMPTY_HOLD_S / 60.0)
+            return "overexposed"
+        return None
+
+    def _unsure_note(self) -> str | None:
+        """Why every count, or some gates', wait for a tap whatever the marbles do, in plain words: the picture-wide
+        cause (``_unsure_cause``), else a reference holding marbles gone now (``HOLDS_MARBLES``); None otherwise."""
+        cause, last = self._unsure_cause(), self._last
+        if cause is not None:
+            return {"no_reference": UNSURE_WITHOUT_REFERENCE, "noisy": NOISY_PICTURE,
+                    "overexposed": OVEREXPOSED_PICTURE.format(minutes=UNSURE_EMPTY_HOLD_S / 60.0)}[cause]
         return _holds_marbles(last.left) if last is not None and any(m.gate for m in last.left) else None
 
     def _reference_holds(self) -> list[int]:
@@ -782,6 +791,7 @@ class CameraHub:
                 "markers": self._marker_check,
                 "reference": self.reference.status(),
                 "unsure": self._unsure_note(),
+                "unsure_cause": self._unsure_cause(),
                 "reference_holds": self._reference_holds(),
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),

@@ -17,7 +17,7 @@ const beamsFitted = $("sensor-panel").dataset.beams !== "none";
 /** What the sensors' status says (renderSensors): the camera alone fills in the rounds (no gates, the camera
  *  watching), it sees marbles not yet at rest, which it records once they do (ruling D3), and the gates where its
  *  empty reference shows a marble that is gone now (taken with marbles in the gates), which it cannot count. */
-const sensed = { cameraAlone: !beamsFitted, rolling: false, held: [] }; // until the first status, as the set-up has it
+const sensed = { cameraAlone: !beamsFitted, rolling: false, held: [], cause: null }; // until the first status, as the set-up has it
 
 const symbolOf = (gate) => (view.state?.gate_symbols || DEFAULT_SYMBOLS)[gate - 1];
 const gateName = (gate) => (gate == null ? "missed" : view.state?.gate_names?.[gate - 1] || `Gate ${gate}`);
@@ -73,18 +73,32 @@ function namedGates(gates) {
     [i ? (i === gates.length - 1 ? " and " : ", ") : "", icon(symbolOf(gate)), gateName(gate)]);
 }
 
+/** Why the camera is unsure of every gate whatever the marbles do, by the camera's status (``unsure_cause``), and
+ *  what helps: the flag gives it instead of the usual reason. */
+const PICTURE_DOUBT = {
+  no_reference: "the camera has no empty reference yet, so anything resting on the table may count as a marble. " +
+    "Take it once the gates are empty (Camera page).",
+  noisy: "the picture is far noisier than the camera's empty reference (the room grew dim), so it cannot be sure " +
+    "of the counts. More light on the castle helps.",
+  overexposed: "the picture is over-exposed where the camera's empty reference was not (the light grew brighter), " +
+    "so it cannot be sure of the counts. Less light on the castle helps, or the reference taken again once the " +
+    "gates are empty (Camera page).",
+};
+
 /** The gates the camera is unsure of that still want a look, by the table's names and symbols, and why, in plain
  *  words: those where its empty reference shows a marble that is gone now (the camera's status says which) for
- *  that reason, the others for the usual one; and those a person already confirmed, which stay (ruling D4). */
+ *  that reason, the others for the picture's (no reference, a noisy or over-exposed picture) or else the usual
+ *  one; and those a person already confirmed, which stay (ruling D4). */
 function unsureText(gates, settled) {
   const held = gates.filter((gate) => sensed.held.includes(gate));
   const other = gates.filter((gate) => !held.includes(gate));
-  const lookAt = (some) => h("strong", {}, "Look at ", ...namedGates(some), ": ");
+  const lookAt = (some) => h("strong", {}, "Look at ", ...(some.length === 6 ? ["every gate"] : namedGates(some)),
+    ": ");
   const one = held.length === 1;
   const reasons = [
-    ...(other.length ? [h("p", { class: "unsure" }, lookAt(other),
-      "the camera cannot tell how many marbles are there (one may lie on the line between two gates, or still be " +
-      "rolling).")] : []),
+    ...(other.length ? [h("p", { class: `unsure${sensed.cause ? " picture" : ""}` }, lookAt(other),
+      PICTURE_DOUBT[sensed.cause] || "the camera cannot tell how many marbles are there (one may lie on the line " +
+      "between two gates, or still be rolling).")] : []),
     ...(held.length ? [h("p", { class: "unsure held" }, lookAt(held),
       `the camera's empty reference shows ${one ? "a marble" : "marbles"} there that ${one ? "is" : "are"} gone ` +
       `now, so it cannot be sure of the count${one ? "" : "s"}. Take the reference again once the gates are empty ` +
@@ -345,13 +359,15 @@ function renderSensors(status) {
 }
 
 /** Redraw the round when what the camera does changes what it shows: who fills in the marbles, marbles rolling,
- *  the gates its empty reference holds a marble gone now in (the flag's reason for them). */
+ *  the gates its empty reference holds a marble gone now in, and why the picture leaves every gate in doubt (the
+ *  flag's reasons). */
 function followCamera(camera) {
   const next = { cameraAlone: Boolean(camera.ok && camera.camera_only),
                  rolling: Boolean(camera.ok && camera.camera_only && camera.waiting),
-                 held: (camera.ok && camera.reference_holds) || [] };
+                 held: (camera.ok && camera.reference_holds) || [],
+                 cause: (camera.ok && PICTURE_DOUBT[camera.unsure_cause] && camera.unsure_cause) || null };
   if (next.cameraAlone === sensed.cameraAlone && next.rolling === sensed.rolling
-      && next.held.join() === sensed.held.join()) return;
+      && next.held.join() === sensed.held.join() && next.cause === sensed.cause) return;
   Object.assign(sensed, next);
   whenUntouched(game.render);
 }
