@@ -349,6 +349,16 @@ const letGo = () => { pressing.clear(); payOwed(); }; // a press whose release t
 window.addEventListener("blur", letGo);
 document.addEventListener("visibilitychange", () => { if (document.hidden) letGo(); });
 
+// ---- a scroll into view stops below the sticky header ----------------------------------------------------
+
+/** The header's height as measured, one row or wrapped to two on a narrow screen, as the root's scroll-padding
+ *  (``--bar-height`` in kiosk.css, whose estimate by breakpoint stands until it is measured). */
+const bar = document.querySelector("header.bar");
+if (bar && "ResizeObserver" in window) {
+  new ResizeObserver(() => document.documentElement.style.setProperty("--bar-height", `${bar.offsetHeight}px`))
+    .observe(bar);
+}
+
 // ---- the screen stays awake during a running game -------------------------------------------------------
 
 let wakeWanted = false;
