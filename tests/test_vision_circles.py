@@ -99,7 +99,8 @@ def test_every_second_and_channel_medians_match_numpy(h, w) -> None:
         assert np.array_equal(channel_medians(view), want)
 
 
-@pytest.mark.parametrize("shape", [(1,), (2,), (7,), (8,), (9, 9), (13, 12), (60, 3)])
+@pytest.mark.parametrize("shape", [(1,), (2,), (7,), (8,), (9, 9), (13, 12), (60, 3), (511,), (512,), (513,),
+                                   (30, 79), (31, 79)])  # around PAIR_FROM, and a frame's noise sample
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_median_is_numpy_s_to_the_bit(shape, dtype) -> None:
     values = np.random.default_rng(sum(shape)).normal(0.0, 1.0, shape).astype(dtype)
