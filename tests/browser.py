@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from typing import Any, Callable, Iterator
 
@@ -141,12 +142,24 @@ CUT_TITLE = """() => { const title = document.querySelector('header.bar h1'), bo
             || r.right > Math.min(box.right, window.innerWidth) + .5; })
     .map((el) => `${el.textContent.trim()}: ${el.scrollWidth} px in ${el.clientWidth}`); }"""
 
+#: The words a button shows cut short with an ellipsis ("2-hand s…"): a button's label is read whole.
+CUT_LABELS = """() => [...document.querySelectorAll('button, button *')].filter((el) => el.offsetParent !== null
+        && getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1)
+    .map((el) => `${el.textContent.trim()}: ${el.scrollWidth} px in ${el.clientWidth}`)"""
+
+#: A ruling's id in a page's own words, "(W6)": a family reads the rule, the id is a small tag on a refusal only.
+RULING_IN_WORDS = r"\([A-Z][0-9]{1,2}\)"
+
 
 def fits(page: Any, where: str, header: bool = True) -> None:
-    """The screen as a family at the table sees it: no tap target under 48 px, nothing scrolls sideways, and
-    the header (if the page has one) keeps its title whole and stays one row, or two on a phone (the title on a
-    row of its own, or the links under it)."""
+    """The screen as a family at the table sees it: no tap target under 48 px, nothing scrolls sideways, no
+    button's label cut short, no ruling's id in the page's words, and the header (if the page has one) keeps its
+    title whole and stays one row, or two on a phone (the title on a row of its own, or the links under it)."""
     assert page.evaluate(SMALL_TARGETS) == [], f"{where}: tap targets under 48 px"
+    cut = page.evaluate(CUT_LABELS)
+    assert not cut, f"{where}: button labels cut short: {cut}"
+    words = re.findall(RULING_IN_WORDS, page.locator("body").inner_text())
+    assert not words, f"{where}: a ruling's id in the page's words: {words}"
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"{where} scrolls sideways"
     if header:

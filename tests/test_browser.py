@@ -135,6 +135,21 @@ def test_start_a_game_by_tap_and_play_a_quick_round_seen_live_elsewhere(open_pag
     expect(page.locator("#gate-options [data-gate-option='1']")).to_have_text("Moon")
 
 
+def test_the_seats_say_who_starts_as_the_chosen_game_has_it(open_page: Callable[..., Any], base: str) -> None:
+    """Seat 1 starts a Diego game; Drachensachen's first starter is chosen at the table once it begins (ruling S5),
+    and the form says so rather than marking seat 1."""
+    page = open_page()
+    choose_diego(page, base, "Ada", "Ben")
+    expect(page.locator("#seat-hint")).to_have_text("tap in seat order, clockwise; the first starts")
+    expect(page.locator("#seats li[data-seat='1'] small")).to_have_text("starts")
+    page.click("#game-choice [data-game='drachensachen']")
+    expect(page.locator("#seat-hint")).to_have_text(
+        "tap in seat order, clockwise; who starts is chosen at the table once the game begins")
+    expect(page.locator("#seats li small")).to_have_count(0)
+    page.click("#game-choice [data-game='diego-drachenzahn']")
+    expect(page.locator("#seats li[data-seat='1'] small")).to_have_text("starts")
+
+
 def test_a_newcomer_seated_first_takes_no_regulars_colour(open_page: Callable[..., Any], base: str) -> None:
     """Hana's colour is orange, the palette's first. A newcomer seated before her gets another colour, not
     hers, so she keeps orange at Start and no two players share a colour."""
@@ -262,7 +277,9 @@ def test_face_down_is_the_games_choice_and_every_screen_follows_it(open_page: Ca
     choose_diego(kiosk, base, "Ada", "Ben", "Cleo")
     choice = kiosk.get_by_role("button", name="Hold guesses face down")
     expect(choice).to_have_attribute("aria-pressed", "false")  # quick scoring unless the table chooses it
+    expect(choice.locator(".switch-state")).to_have_text("Off")  # said in words, not by its colour alone
     choice.click()
+    expect(choice.locator(".switch-state")).to_have_text("On")
     kiosk.click("#start")
     kiosk.wait_for_url("**/play/*")
     kiosk.wait_for_selector("body[data-ready='yes']")

@@ -106,6 +106,8 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     win(page, f"#middle [data-tile='{tile(1, 1)}']", 2)
     win(page, f"#middle [data-tile='{tile(2, 1)}']", 4)
     expect(page.locator("#k-pad [data-k='2']")).to_have_attribute("aria-disabled", "true")  # all 6 dice used
+    # what the dice won, each with its number of dice first, never run into the landscape's number
+    expect(page.locator("#won-note")).to_have_text(re.compile(r"^0 of 6 dice left · won: 2 on \S+·[^,]+, 4 on \S+·"))
     expect(other.locator(f"#table [data-player='Ada'] [data-side='4'] [data-tile='{tile(2, 1)}']")).to_be_visible(
         timeout=WAIT_MS)
     end_turn(page, "Ben")
@@ -119,7 +121,8 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     low = page.locator("#k-pad [data-k='2']")
     expect(low).to_have_attribute("aria-disabled", "true")
     tap_anyway(low)  # looks disabled, says why
-    expect(page.locator("#toast")).to_have_text("Stealing from side 2 needs more than 2 matching dice (W2).")
+    expect(page.locator("#toast")).to_contain_text("Stealing from side 2 needs more than 2 matching dice.")
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule W2")  # the ruling as a tag, not in the words
     with page.expect_response(lambda r: r.url.endswith("/events")) as answer:
         page.click("#k-pad [data-k='3']")
     assert answer.value.status == 200

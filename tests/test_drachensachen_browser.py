@@ -254,9 +254,10 @@ def test_under_chaos_every_player_draws_a_hindrance(open_page: Callable[..., Any
     expect(pile(page)).to_have_text("64")  # S6: 96 - 11 - 11 - (5 + 2 + 3)
     # play waits for Ada's and Ben's cards too, and says so
     expect(page.locator("#ds-setup-hint")).to_have_text(
-        "Under Chaos every player draws a hindrance: Ada and Ben first (S10); then play can start.")
+        "Under Chaos every player draws a hindrance: Ada and Ben first; then play can start.")
     tap_anyway(page.locator("#ds-next"))
-    expect(page.locator("#toast")).to_have_text(re.compile(r"Ada and Ben first \(S10\)"))
+    expect(page.locator("#toast")).to_contain_text("Ada and Ben first.")
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule S10")
     seq = state(base, session)["seq"]
     page.click("#ds-chaos [data-player='Ada'] [data-kind='chaos']")
     page.click("#ds-chaos [data-player='Ben'] [data-kind='chaos']")
@@ -270,7 +271,8 @@ def test_under_chaos_every_player_draws_a_hindrance(open_page: Callable[..., Any
 def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
     playing = new_game(base, ["Ada", "Ben", "Cleo", "Dan", "Eva"], tricks=True, hindrances=True)
     post(base, playing, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": "Ada"},
-         {"type": "four"}, {"type": "next_turn"}, {"type": "four"}, {"type": "skip", "count": 2})
+         {"type": "four"}, {"type": "next_turn"}, {"type": "four"}, {"type": "skip", "count": 2},
+         {"type": "reverse"})  # "counterclockwise", the direction's longest word
     setup = new_game(base, ["Ada", "Ben", "Cleo", "Dan"], tricks=True, hindrances=True)
     post(base, setup, {"type": "trick", "trick": "golden_feathers"}, {"type": "starter", "player": "Ada"},
          {"type": "went_out", "player": "Ben"}, *({"type": "coins", "player": p, "coins": 12, "eights": 1}
@@ -411,7 +413,8 @@ def test_play_waits_for_the_rounds_trick(open_page: Callable[..., Any], base: st
     post(base, session, {"type": "starter", "player": "Ben"})
     page = open_game(open_page, base, session)
     tap_anyway(page.locator("#ds-next"))
-    expect(page.locator("#toast")).to_have_text(re.compile(r"Reveal round 1's trick first \(S9\)"))
+    expect(page.locator("#toast")).to_contain_text("Reveal round 1's trick first.")
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule S9")
     assert state(base, session)["seq"] == 1  # nothing was sent
     post(base, session, {"type": "trick", "trick": "surprise"})
     expect(page.locator("#ds-next")).not_to_have_attribute("aria-disabled", "true")
@@ -446,3 +449,20 @@ def test_a_tie_for_the_fewest_at_the_limit_plays_one_more_round(open_page: Calla
     expect(page.locator("#ds-last")).to_contain_text("Ada and Cleo tie for the fewest (0): one more round.")
     expect(page.locator("#final")).to_be_hidden()
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")  # S5: who lost the most starts
+
+
+def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[..., Any], base: str) -> None:
+    """Under golden feathers each 8 held gives a coin back (S3): a player who held more 8s than coins gets coins back,
+    and the page says so, in the coin row and in the round's summary; none lost reads "loses nothing", not "−0"."""
+    session = new_game(base, ["Ada", "Ben", "Cleo", "Dan"], tricks=True)
+    post(base, session, {"type": "trick", "trick": "golden_feathers"}, {"type": "starter", "player": "Ada"},
+         {"type": "went_out", "player": "Ben"}, {"type": "coins", "player": "Ada", "coins": 0, "eights": 2},
+         {"type": "coins", "player": "Cleo", "coins": 0, "eights": 0})
+    page = open_game(open_page, base, session, 390, 844)
+    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("0 coins, 2 8s → gets 2 back")
+    expect(page.locator("#ds-coins [data-player='Cleo']")).to_contain_text("0 coins, 0 8s → loses nothing")
+    post(base, session, {"type": "coins", "player": "Dan", "coins": 5, "eights": 1})
+    last = page.locator("#ds-last")
+    expect(last).to_contain_text("Ada gets 2 back, Cleo loses nothing, Dan loses 4.", timeout=WAIT_MS)
+    expect(last).not_to_contain_text("−")
+    assert state(base, session)["scores"] == {"Ada": -2, "Ben": 0, "Cleo": 0, "Dan": 4}

@@ -166,6 +166,9 @@ class Game:
     #: Raised whenever a change to the rules could refuse logs recorded before; stored with each session, and given
     #: to `setup` beside the options (`RULES_VERSION`) so that the game may fold an older log by its older rules.
     rules_version: int = 1
+    #: The first round's starter is chosen at the table once the game runs (an event of the game's own), not the
+    #: first seat: the new-game form says so instead of marking seat 1 as the one who starts.
+    starter_at_table: bool = False
     #: The command step: completes a requested event before it is validated and applied, e.g. rolls the dice a
     #: request left out (`rng` is the table's random source), so the stored event replays exactly. Pure
     #: given `rng`; `apply` never draws randomness itself.
@@ -181,6 +184,7 @@ class Game:
             "name": self.name,
             "min_players": self.min_players,
             "max_players": self.max_players,
+            "starter_at_table": self.starter_at_table,
             "options": [o.to_json() for o in self.options],
             "events": [e.type for e in self.event_types],
         }

@@ -899,4 +899,5 @@ GAME = Game(
     describe=describe,
     sample=sample,
     rules_version=RULES,
+    starter_at_table=True,  # ruling S5: the first round's starter is chosen at the table
 )

@@ -57,7 +57,9 @@ function renderSeats() {
       h("b", {}, `${i + 1}`),
       button(h("span", { class: "swatch" }), { cls: "colour", "aria-label": `Colour for ${seat.name}`,
                                                "data-colour": seat.colour, onTap: () => chooseColour(seat) }),
-      h("span", { class: "seat-name" }, seat.name), i === 0 ? h("small", {}, "starts") : null)));
+      h("span", { class: "seat-name" }, seat.name), i === 0 && !game?.starter_at_table ? h("small", {}, "starts") : null)));
+  $("seat-hint").textContent = `tap in seat order, clockwise; ${game?.starter_at_table
+    ? "who starts is chosen at the table once the game begins" : "the first starts"}`;
 }
 
 function refresh() {
@@ -138,12 +140,19 @@ function intOption(opt) {
     h("small", {}, opt.help));
 }
 
+/** An on/off option: its name, and "On" or "Off" under it in words, not by its colour alone. */
 function boolOption(opt) {
-  const btn = button(opt.name, { cls: "choice", "aria-pressed": String(options[opt.id]) });
+  const state = h("small", { class: "switch-state" });
+  const btn = button([h("span", {}, opt.name), state], { cls: "choice" });
+  const show = () => {
+    btn.setAttribute("aria-pressed", String(options[opt.id]));
+    state.textContent = options[opt.id] ? "On" : "Off";
+  };
   btn.addEventListener("click", () => {
     options[opt.id] = !options[opt.id];
-    btn.setAttribute("aria-pressed", String(options[opt.id]));
+    show();
   });
+  show();
   return h("div", { class: "option" }, btn, h("small", {}, opt.help));
 }
 

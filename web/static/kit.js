@@ -63,6 +63,12 @@ export function toast(message, kind = "info", rule = null) {
   toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 3500);
 }
 
+/** Take the message down: what it said no longer stands (a tap the game took since). */
+function clearToast() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast").hidden = true;
+}
+
 /** A count with its noun: "1 card", "3 cards", plural(2, "die", "dice"). */
 export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -108,8 +114,10 @@ export async function api(path, body = undefined, method = body === undefined ? 
 
 // ---- buttons that explain themselves -----------------------------------------------------------------
 
-/** Look disabled and say why when tapped (aria-disabled, still tappable); `null` enables it again. */
-export function explain(button, reason) {
+/** Look disabled and say why when tapped (aria-disabled, still tappable), with the ruling's id `rule` as the
+ *  message's tag, not in its words; `reason` may also be a [reason, rule] pair; `null` enables it again. */
+export function explain(button, reason, rule = null) {
+  if (Array.isArray(reason)) [reason, rule] = reason;
   if (reason) {
     button.setAttribute("aria-disabled", "true");
     button.dataset.reason = reason;
@@ -117,21 +125,23 @@ export function explain(button, reason) {
     button.removeAttribute("aria-disabled");
     delete button.dataset.reason;
   }
+  if (reason && rule) button.dataset.rule = rule;
+  else delete button.dataset.rule;
   return button;
 }
 
-/** A button that runs `onTap`, or, while `reason` is set, shows the reason instead. */
-export function button(content, { onTap, reason = null, cls = "", ...props } = {}) {
+/** A button that runs `onTap`, or, while `reason` is set, shows the reason instead (with `rule`: ``explain``). */
+export function button(content, { onTap, reason = null, rule = null, cls = "", ...props } = {}) {
   const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
   el.addEventListener("click", (event) => {
     if (el.getAttribute("aria-disabled") === "true") {
       event.preventDefault();
-      toast(el.dataset.reason, "info");
+      toast(el.dataset.reason, "info", el.dataset.rule || null);
       return;
     }
     onTap?.(event);
   });
-  return explain(el, reason);
+  return explain(el, reason, rule);
 }
 
 /** Wire an existing button (from a template) the same way. */
@@ -507,7 +517,10 @@ export function startGame(page) {
         const repeat = key === accepted.key && performance.now() - accepted.at < REPEAT_TAP_MS;
         const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: game.view.seq, ...event },
           "POST", { quiet: repeat || [] });
-        if (result.ok) accepted = { key, at: performance.now() };
+        if (result.ok) {
+          accepted = { key, at: performance.now() };
+          clearToast(); // a refusal or a reason shown before this tap no longer stands
+        }
         return settle(result);
       });
     },

@@ -119,12 +119,12 @@ function phrase(v) {
 function hint(s, active) {
   switch (s.phase) {
     case "flip": return `Tap each tile that came up: ${plural(s.to_flip, "more tile")} to show in the middle.`;
-    case "remove": return `${active} removes one of the ${s.shown} shown tiles from the game (W8): tap it.`;
-    case "secure": return "Every tile on the base goes into the hoard, one by one (W6).";
-    case "bonus": return "Won with 6 dice: it goes straight into the hoard, and another turn follows (W3).";
+    case "remove": return `${active} removes one of the ${s.shown} shown tiles from the game: tap it.`;
+    case "secure": return "Every tile on the base goes into the hoard, one by one.";
+    case "bonus": return "Won with 6 dice: it goes straight into the hoard, and another turn follows.";
     case "dice": return moving ? "Egg move: tap a hoard tile, then the row it moves to."
       : `Tap the tile the dice won, then the number of matching dice.${s.current?.bonus
-        ? " 6 dice on one tile: another turn follows (W3)." : ""}`;
+        ? " 6 dice on one tile: another turn follows." : ""}`;
     case "moved": return "The egg moved a hoard tile: that ends the turn.";
     default: return "";
   }
@@ -201,7 +201,7 @@ function rowTiles(row) {
 /** Why `t` may not join `row` (W6): it shares neither colour nor landscape with the row. */
 function rowRefusal(t, row, number) {
   if (!row.length) return `Row ${number} is empty.`;
-  return `The ${tileName(t)} shares neither colour nor landscape with row ${number} (W6).`;
+  return [`The ${tileName(t)} shares neither colour nor landscape with row ${number}.`, "W6"];
 }
 
 /** A button per hoard row and one for a new row: legal ones light up with the score they give. */
@@ -257,7 +257,7 @@ function renderSecure(s, active) {
     h("span", { class: "rowno" }, `${i + 1}`),
     ...row.map((t) => tile(t, { cls: t === chosen ? "picked" : "", onTap: movable.includes(t) ? () => {
       chosen = chosen === t ? null : t; game.render(); } : null,
-      reason: movable.includes(t) ? null : `The ${tileName(t)} has no other row to go to (W6).` })))));
+      reason: movable.includes(t) ? null : [`The ${tileName(t)} has no other row to go to.`, "W6"] })))));
   if (chosen == null) { $("row-targets").replaceChildren(); return; }
   const from = rows.findIndex((row) => row.includes(chosen)) + 1;
   $("row-targets").replaceChildren(...rowButtons(chosen, rows, s.moves[String(chosen)], (row) => {
@@ -272,8 +272,8 @@ function renderSecure(s, active) {
 
 function eggState(s, active) {
   const cur = s.current;
-  if (cur.egg_doubled) return "An egg already doubled a die this turn: one per turn (W4).";
-  if ((s.eggs[active] ?? 0) < 1) return `${active} has no egg to double a die (W4).`;
+  if (cur.egg_doubled) return ["An egg already doubled a die this turn: one per turn.", "W4"];
+  if ((s.eggs[active] ?? 0) < 1) return [`${active} has no egg to double a die.`, "W4"];
   return null;
 }
 
@@ -288,7 +288,7 @@ function kReason(s, k, eggReason) {
   }
   if (!pick) return "First tap the tile the dice won: in the middle or on another player's base.";
   if (pick.side != null && k <= pick.side) {
-    return `Stealing from side ${pick.side} needs more than ${pick.side} matching dice (W2).`;
+    return [`Stealing from side ${pick.side} needs more than ${pick.side} matching dice.`, "W2"];
   }
   if (eggOn && k < 2) return "With the egg, at least 2.";
   return null;
@@ -303,7 +303,8 @@ function renderDice(s, active) {
   if (pick && !(s.winnable[String(Math.max(2, s.max_k))] || []).includes(pick.tile)) pick = null;
   const eggReason = eggState(s, active);
   if (eggReason) eggOn = false;
-  const wins = cur.wins.map((w) => `${shortName(colourName(w.tile))}·${landName(w.tile)} ${w.k}${w.egg ? "+egg" : ""}`);
+  // "3 on C1·Landscape 1": the dice first, so that their number never runs into the landscape's
+  const wins = cur.wins.map((w) => `${w.k}${w.egg ? " with an egg" : ""} on ${shortName(colourName(w.tile))}·${landName(w.tile)}`);
   $("won-note").textContent = pick
     ? `the ${tileName(pick.tile)}${pick.from === "middle" ? "" : `, stolen from ${pick.from}'s side ${pick.side}`}: how many dice?`
     : `${cur.dice_left} of ${DICE} dice left${wins.length ? ` · won: ${wins.join(", ")}` : ""}`;
@@ -329,9 +330,9 @@ function renderActions(s, active) {
   move.hidden = !(s.phase === "dice" || s.phase === "moved") || rows.length === 0;
   move.setAttribute("aria-pressed", String(moving));
   let reason = null;
-  if (s.phase === "moved") reason = "One egg move per turn, and it ends the turn (W4).";
-  else if ((s.eggs[active] ?? 0) < 1) reason = `${active} has no egg to move a hoard tile (W4).`;
-  else if (!s.expects.includes("move")) reason = "No hoard tile can go to another row (W6).";
+  if (s.phase === "moved") reason = ["One egg move per turn, and it ends the turn.", "W4"];
+  else if ((s.eggs[active] ?? 0) < 1) reason = [`${active} has no egg to move a hoard tile.`, "W4"];
+  else if (!s.expects.includes("move")) reason = ["No hoard tile can go to another row.", "W6"];
   if (reason) moving = false;
   explain(move, reason);
   const end = $("end-turn");
@@ -355,7 +356,7 @@ function baseTile(s, player, active, t, side) {
     const can = (s.stealable[String(Math.max(2, s.max_k))] || []).includes(t);
     return tile(t, { cls: `${can ? "steal" : ""}${pick?.tile === t ? " picked" : ""}`, onTap: can ? winTarget(t, player, side) : null,
       reason: can ? null : s.max_k < 2 ? "All 6 dice are used this turn."
-        : `Stealing from side ${side} needs more than ${side} matching dice; at most ${s.max_k} this turn (W2).` });
+        : [`Stealing from side ${side} needs more than ${side} matching dice; at most ${s.max_k} this turn.`, "W2"] });
   }
   if (s.phase === "secure" && player === active) {
     return tile(t, { cls: chosen === t ? "picked" : "", onTap: () => { chosen = t; game.render(); } });

@@ -152,7 +152,7 @@ function renderSetup(view, s) {
   }
   box.replaceChildren(...[facts.length ? h("p", { class: "ds-facts" }, ...facts) : null, ...steps,
     s.turn && s.setup_owed ? h("p", { class: "muted ds-hint", id: "ds-setup-hint" },
-      sentence(`${s.setup_owed.message} (${s.setup_owed.rule}); then play can start.`)) : null].filter(Boolean));
+      sentence(`${s.setup_owed.message}; then play can start.`)) : null].filter(Boolean));
 }
 
 // ---- the trackers -------------------------------------------------------------------------------------------------
@@ -161,7 +161,7 @@ function reasonFor(s, type) {
   if (expects(s, type)) return null;
   if (s.phase === "scoring") return "The round is over: enter the coins.";
   if (!s.turn) return "Choose who starts round 1 first.";
-  if (s.setup_owed) return sentence(`${s.setup_owed.message} (${s.setup_owed.rule})`);  // what the setup owes
+  if (s.setup_owed) return [sentence(s.setup_owed.message), s.setup_owed.rule];  // what the setup owes
   const faces = s.pending_faces;
   if (faces && ["next_turn", "skip", "draw", "set_out", "reverse"].includes(type)) {
     return `${faces} faces +${s.pending_draw}: pass it on (a 4 or a Defender) or draw it first.`;
@@ -326,7 +326,7 @@ function renderTricks(view, s) {
       h("span", { class: "ds-trick", dataset: { trick: t.id }, title: t.reminder }, SHORT[t.id] || t.name)))
       : h("span", { class: "muted" }, "none revealed yet"),
   ], { cls: "ds-tricks-button", id: "ds-tricks-open", "aria-label": `Tricks in play: ${s.tricks.length} of 7`,
-       reason: s.tricks.length ? null : "No trick is revealed yet: one is revealed at the start of every round (S9).",
+       reason: s.tricks.length ? null : ["No trick is revealed yet: one is revealed at the start of every round.", "S9"],
        onTap: () => showTricks(s) }));
 }
 
@@ -349,6 +349,11 @@ function lossOf(s, coins, eights) {
   return Math.min(s.round_cap, coins) - (s.golden_feathers ? eights || 0 : 0);
 }
 
+/** A round's loss in words: "loses 3", "loses nothing", or with golden feathers, 8s worth more, "gets 2 back". */
+function lossWords(loss) {
+  return loss > 0 ? `loses ${loss}` : loss < 0 ? `gets ${-loss} back` : "loses nothing";
+}
+
 function renderScoring(view, s) {
   const box = $("ds-scoring");
   box.hidden = s.phase !== "scoring";
@@ -356,8 +361,8 @@ function renderScoring(view, s) {
   const feathers = s.golden_feathers;
   box.replaceChildren(
     h("h3", {}, who(view, s.finisher), " went out and loses nothing. ",
-      h("small", {}, feathers ? "Each other player: coins on the other cards, then the 8s held (S3)."
-        : "Each other player: coins on hand and available reserve (S2).")),
+      h("small", {}, feathers ? "Each other player: coins on the other cards, then the 8s held."
+        : "Each other player: coins on hand and available reserve.")),
     h("div", { class: "ds-coin-rows", id: "ds-coins" }, ...view.players.filter((p) => p !== s.finisher).map((p) => {
       const coins = s.coins[p];
       const done = coins != null;
@@ -365,7 +370,7 @@ function renderScoring(view, s) {
       return h("div", { class: `ds-coin-row${done ? " done" : ""}`, dataset: { player: p } },
         who(view, p, "who name"),
         done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${eights}`,
-          h("strong", {}, ` → loses ${lossOf(s, coins, s.eights[p])}`),
+          h("strong", {}, ` → ${lossWords(lossOf(s, coins, s.eights[p]))}`),
           coins > s.round_cap ? h("small", {}, ` (capped at ${s.round_cap})`) : null)
           : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p },
                                                             onTap: () => enterCoins(view, p, feathers) }));
@@ -391,7 +396,7 @@ function renderLast(view, s) {
   const parts = view.players.filter((p) => p !== last.finisher).map((p) => {
     const loss = last.losses[p];
     const coins = last.coins[p];
-    return [who(view, p), loss < 0 ? ` +${-loss} back` : ` −${loss}`,
+    return [who(view, p), ` ${lossWords(loss)}`,
       ...(coins > s.round_cap ? [h("small", {}, ` (${coins}, capped)`)] : [])];
   });
   box.replaceChildren(h("strong", {}, `Round ${last.number}: `), who(view, last.finisher), " went out. ",

@@ -5,7 +5,7 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, toast, who, whoList } from "../kit.js";
+import { button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -41,14 +41,6 @@ const heroOf = (s, player) => s.heroes.find((x) => x.player === player);
 const mover = (s) => s.heroes.find((x) => x.turn) || null;
 const itemName = (s, id) => s.shop.flatMap((q) => q.items).find((i) => i.item === id)?.name || SHORT[id] || id;
 const weaponAttack = (s, id) => s.shop.flatMap((q) => q.items).find((i) => i.item === id)?.attack || 0;
-
-/** A button that, while `reason` is set, looks disabled and shows the reason with its rule as a tag. */
-function ruled(content, { reason = null, rule = null, onTap, cls = "", ...props } = {}) {
-  const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
-  if (reason) el.setAttribute("aria-disabled", "true");
-  el.addEventListener("click", () => { if (reason) toast(reason, "info", rule); else onTap?.(); });
-  return el;
-}
 
 // ---- the turn line ------------------------------------------------------------------------------------------
 
@@ -162,7 +154,7 @@ function renderTabs(view, s) {
     local.keeper = null;
   }
   const busy = fighting ? "A fight is running: finish it first (Roll, or End the fight…)." : null;
-  const tab = (pane, label, full = label) => ruled(label, {
+  const tab = (pane, label, full = label) => button(label, {
     cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane), "aria-label": full,
     reason: pane === "city" || pane === "castle" ? busy : null, rule: "H5",
     onTap: () => { local.pane = pane; game.render(); } });
@@ -170,7 +162,7 @@ function renderTabs(view, s) {
   const spare = leftOver(s);
   const nextReason = fighting ? "The fight ends the move when it is over." : spare ? why : hero?.waiting ? null : hero ? null : why;
   $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle", "Castle card"), tab("fight", "Fight"), tab("bank", "Bank"),
-    ruled(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
+    button(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
       cls: "primary hr-next", id: "hr-next", reason: nextReason, rule: fighting ? "H5" : rule,
       onTap: () => send({ type: "end_turn", player: view.turn }) }));
   for (const pane of PANES) $(`hr-${pane}`).hidden = local.pane !== pane;
@@ -199,7 +191,7 @@ function renderCity(view, s) {
     for (const item of square.items) {
       const [reason, rule] = hero ? buyReason(s, hero, item) : ["Nobody is on the move.", "turn-order"];
       const left = item.kind === "card" ? ` · ${item.stock.length} left` : "";
-      cells.push(ruled([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
+      cells.push(button([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
         h("small", { class: "hr-price" }, item.price == null ? "sold out" : `${item.price} gold${left}`)], {
         cls: `hr-buy hr-${item.kind}`, dataset: { item: item.item }, "aria-label": `Buy ${item.name}`, reason, rule,
         onTap: () => send({ type: "buy", player: hero.player, item: item.item }) }));
@@ -210,7 +202,7 @@ function renderCity(view, s) {
     const cost = s.city[square];
     let [reason, rule] = hero ? whyNot(s, hero) : ["Nobody is on the move.", "turn-order"];
     if (!reason && hero.gold < cost) [reason, rule] = [`The ${square} costs ${cost} gold; ${hero.player} has ${hero.gold}.`, "H3"];
-    cells.push(ruled([h("span", { class: "hr-item" }, label), h("small", { class: "hr-price" }, `${cost} gold · a round`)], {
+    cells.push(button([h("span", { class: "hr-item" }, label), h("small", { class: "hr-price" }, `${cost} gold · a round`)], {
       cls: "hr-buy stop", dataset: { stop: square }, reason, rule,
       onTap: () => send({ type: "stop", player: hero.player, square }) }));
   }
@@ -249,7 +241,7 @@ async function editStock(item) {
         h("div", { class: "hr-row", id: "hr-stock-prices" }, ...prices.map((price, i) => button(`${price} gold ✕`, {
           cls: "hr-price-chip", dataset: { price }, "aria-label": `Take out the copy at ${price} gold`,
           onTap: () => { prices.splice(i, 1); draw(); } })),
-        ruled("+ Add a copy…", { id: "hr-stock-add", reason: full ? `At most ${MAX_COPIES} copies of a card.` : null,
+        button("+ Add a copy…", { id: "hr-stock-add", reason: full ? `At most ${MAX_COPIES} copies of a card.` : null,
           rule: "H4", onTap: async () => {
             const price = await keypad(`${item.name}: the new copy's price`, { min: 0, max: MAX_PRICE });
             if (price == null) return;
@@ -258,7 +250,7 @@ async function editStock(item) {
             draw();
           } })),
         h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) }),
-          ruled("Save", { cls: "primary", id: "hr-stock-save", reason: same() ? "Nothing changed yet." : null,
+          button("Save", { cls: "primary", id: "hr-stock-save", reason: same() ? "Nothing changed yet." : null,
                           onTap: () => close([...prices]) })));
     };
     draw();
@@ -274,7 +266,7 @@ async function editStock(item) {
 function renderBank(view, s) {
   const pay = s.heroes.map((hero) => {
     const [reason, rule] = exchangeReason(hero);
-    return ruled([who(view, hero.player), h("small", {}, `${hero.treasure} treasure`)], {
+    return button([who(view, hero.player), h("small", {}, `${hero.treasure} treasure`)], {
       cls: "hr-exchange", dataset: { exchange: hero.player }, "aria-label": `${hero.player}: treasure to gold`,
       style: { "--c": colourOf(view, hero.player) }, reason, rule, onTap: () => exchange(hero) });
   });
@@ -326,14 +318,14 @@ function treasureRows(view, s, hero, why, rule) {
   const count = 1 + group.length;
   const values = s.treasures.map((value) => {
     const { each, rest } = split(value, count);
-    return ruled([h("span", {}, String(value)), group.length ? h("small", {}, `${each} each${rest ? ` +${rest}` : ""}`) : null], {
+    return button([h("span", {}, String(value)), group.length ? h("small", {}, `${each} each${rest ? ` +${rest}` : ""}`) : null], {
       cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
       onTap: () => (group.length ? shareTreasure(view, hero, group, value)
         : send({ type: "treasure", player: hero.player, value })) });
   });
   const row = (label, ...buttons) => h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, label), ...buttons);
   return [row("Treasure", ...values),
-    others.length && !why ? row("Shared with", ...others.map((x) => ruled(who(view, x.player), {
+    others.length && !why ? row("Shared with", ...others.map((x) => button(who(view, x.player), {
       cls: "hr-join", dataset: { share: x.player }, "aria-pressed": String(group.includes(x.player)),
       "aria-label": `${x.player} shares the treasure`, style: { "--c": colourOf(view, x.player) },
       onTap: () => {
@@ -366,28 +358,28 @@ function renderCastle(view, s) {
       if ((item === "food" || item === "potion") && hero.lives >= hero.max_lives) reason = `${hero.player} has all ${hero.max_lives} lives.`;
       if (item === "torch" && hero.wait_reason !== "dark_corridor") reason = "A torch lights a dark corridor.";
       if (item === "opening_spell" && hero.wait_reason !== "locked_door") reason = "An opening spell opens a locked door.";
-      usable.push(ruled(n > 1 ? `${SHORT[item]} ×${n}` : SHORT[item], {
+      usable.push(button(n > 1 ? `${SHORT[item]} ×${n}` : SHORT[item], {
         cls: "hr-use", dataset: { use: item }, reason, rule: reason ? "H15" : null,
         onTap: () => send({ type: "use", player: p, item }) }));
     }
   }
   const obstacles = Object.entries(s.obstacles).map(([id, name]) => {
     const rounds = { dark_corridor: 1, thick_fog: 2, locked_door: s.options.locked_door_rounds }[id];
-    return ruled([h("span", {}, name), h("small", {}, rounds ? `waits ${plural(rounds, "round")}` : "go back next move")], {
+    return button([h("span", {}, name), h("small", {}, rounds ? `waits ${plural(rounds, "round")}` : "go back next move")], {
       cls: "hr-obstacle", dataset: { obstacle: id }, reason: why, rule,
       onTap: () => send({ type: "obstacle", player: p, obstacle: id }) });
   });
   $("hr-castle").replaceChildren(...[
     ...treasureRows(view, s, hero, why, rule),
-    row("Trap", ruled([h("span", {}, "Poisoned dart"), h("small", {}, `${s.dart.attack} + die`)], {
+    row("Trap", button([h("span", {}, "Poisoned dart"), h("small", {}, `${s.dart.attack} + die`)], {
       id: "hr-dart", "aria-label": "Poisoned dart: roll", reason: why, rule,
       onTap: () => send({ type: "dart", player: p }) }),
-    ruled("Dart dice…", { id: "hr-dart-dice", "aria-label": "Poisoned dart: enter the dice", reason: why, rule,
+    button("Dart dice…", { id: "hr-dart-dice", "aria-label": "Poisoned dart: enter the dice", reason: why, rule,
       onTap: async () => {
         const event = await dartDice(s, p);
         if (event) send(event);
       } }),
-    ruled("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: async () => {
+    button("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: async () => {
       if (await confirm(`${p} found the royal sceptre?`, "Yes: +50, the game ends", "Not yet")) send({ type: "sceptre", player: p });
     } })),
     row("Obstacle", ...obstacles),
@@ -441,7 +433,7 @@ function weaponRow(view, s, player, label) {
   const owned = ownedWeapons(heroOf(s, player));
   return h("div", { class: "hr-row hr-weapons", dataset: { weaponsOf: player } },
     h("span", { class: "hr-row-label" }, label),
-    ...[null, ...owned].map((w) => ruled(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "None", {
+    ...[null, ...owned].map((w) => button(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "None", {
       cls: "hr-weapon", dataset: { weapon: w || "none", for: player }, "aria-pressed": String(chosen === w),
       "aria-label": `${player}: ${w ? SHORT[w] : "no weapon"}`,
       onTap: () => { local.weapons[player] = w; game.render(); } })),
@@ -451,7 +443,7 @@ function weaponRow(view, s, player, label) {
 function renderFightSetup(view, s) {
   const hero = mover(s);
   const [why, rule] = whyNot(s, hero);
-  const enemies = s.enemies.map((e) => ruled([h("span", { class: "hr-item" }, e.name),
+  const enemies = s.enemies.map((e) => button([h("span", { class: "hr-item" }, e.name),
     h("small", {}, `att ${e.attacks.join("/")} · def ${e.defence} · ♥${e.lives}`),
     h("small", {}, e.treasure ? `treasure ${e.treasure}` : "no treasure")], {
     cls: "hr-enemy", dataset: { enemy: e.id }, "aria-pressed": String(local.enemy === e.id),
@@ -460,7 +452,7 @@ function renderFightSetup(view, s) {
   local.group = local.group.filter((n) => others.some((x) => x.player === n));
   const fighters = hero ? [hero.player, ...local.group] : [];
   const weapons = fighters.map((p) => weaponRow(view, s, p, fighters.length > 1 ? who(view, p) : "Weapon"));
-  const group = others.map((x) => ruled(who(view, x.player), {
+  const group = others.map((x) => button(who(view, x.player), {
     cls: "hr-join", dataset: { join: x.player }, "aria-pressed": String(local.group.includes(x.player)),
     "aria-label": `${x.player} fights too`, style: { "--c": colourOf(view, x.player) },
     onTap: () => {
@@ -470,7 +462,7 @@ function renderFightSetup(view, s) {
   // a victory's treasure shared by the group (ruling H13): what is left over goes to the hero the table names
   const keeper = fighters.includes(local.keeper) ? local.keeper : hero?.player;
   const enemy = s.enemies.find((e) => e.id === local.enemy);
-  const start = ruled(enemy ? `Fight the ${enemy.name}` : "Pick the enemy", {
+  const start = button(enemy ? `Fight the ${enemy.name}` : "Pick the enemy", {
     cls: "primary hr-start", id: "hr-start", reason: why || (enemy ? null : "Pick the enemy on the card first."),
     rule: why ? rule : null,
     onTap: () => send({ type: "fight", players: fighters, enemy: local.enemy,
@@ -519,7 +511,7 @@ function targetButtons(view, f, player) {
   const attacks = f.enemy === "dragon" ? f.enemy_attacks.map((_, i) => i) : [null];
   return attacks.map((i) => {
     const on = targets[i ?? 0] === player;
-    return ruled(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
+    return button(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
       cls: "hr-target", dataset: { target: player, attack: i ?? "all" }, "aria-pressed": String(on),
       "aria-label": i == null ? `The ${f.name} ${verb(f, "attacks", "attack")} ${player}`
         : `The ${f.possessive} ${attackLabel(f, i)} attacks ${player}`,
