@@ -3,6 +3,7 @@ keypad, the screens it must fit, a refused tap's rule tag, and the final screen 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any, Callable
 
 import pytest
@@ -466,3 +467,23 @@ def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[
     expect(last).to_contain_text("Ada gets 2 back, Cleo loses nothing, Dan loses 4.", timeout=WAIT_MS)
     expect(last).not_to_contain_text("−")
     assert state(base, session)["scores"] == {"Ada": -2, "Ben": 0, "Cleo": 0, "Dan": 4}
+
+
+def test_a_reason_shown_before_a_tap_the_game_took_is_taken_down(open_page: Callable[..., Any], base: str) -> None:
+    """A disabled tracker says why it cannot be tapped; the next tap the game takes makes that reason stale, and it
+    goes at once, not when its time is up (the page's clock stands still here, so only the tap can take it down)."""
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    page = open_page(800, 480)
+    page.clock.install()
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("#live:text-is('live')")
+    page.clock.pause_at(time.time() + 3600)  # an hour ahead: no timer of the page fires from here on
+    tap_anyway(page.locator("#ds-draw-pending"))
+    toast = page.locator("#toast")
+    expect(toast).to_have_text("No draw is pending: a 4 makes one.")
+    with page.expect_response(lambda r: r.url.endswith("/events")) as answer:
+        page.click("#ds-draw")
+    assert answer.value.status == 200
+    expect(toast).to_be_hidden()
+    assert state(base, session)["state"]["trouble_pile"]["drawn"] == 1
