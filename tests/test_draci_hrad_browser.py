@@ -167,6 +167,26 @@ def test_a_long_press_on_a_hero_sets_a_number_by_hand(open_page: Callable[..., A
     assert log[-1]["player"] == "Ben" and log[-1]["reason"] == "Entered wrong"
 
 
+def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(open_page: Callable[..., Any],
+                                                                              base: str) -> None:
+    """Ben pays the oracle, kept a whole round (ruling H14): Ada's Next passes over him and gives Ada the move again,
+    and the page says why (the turn line and Ben's card), not as if Next did nothing."""
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "end_turn", "player": "Ada"})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("[data-stop='oracle']")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("waits 1 · oracle")
+    page.click("#hr-next")
+    expect(page.locator("#turn .phrase")).to_have_text(re.compile(r"^moves · \d+ gold · Ben missed this move$"))
+    expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("missed a move · oracle")
+    fits(page, "a move passed over at 800x480")
+    page.click("#hr-next")  # Ben's move again: nobody missed it
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    expect(page.locator("#turn .phrase")).not_to_contain_text("missed")
+    expect(page.locator(".hr-badge.wait")).to_have_count(0)
+
+
 @pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844)])
 def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, height: int) -> None:
     players = ["Ada", "Ben", "Cleo", "Dan"]

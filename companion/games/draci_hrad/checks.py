@@ -102,7 +102,7 @@ def end_move(state: HradState) -> HradState:
     heroes = list(state.heroes)
     count = len(heroes)
     seat, number = state.turn, state.round
-    missed: list[str] = []
+    missed: list[tuple[str, str]] = []
     for _ in range(count * (MAX_WAIT + 2)):
         seat += 1
         if seat == count:
@@ -117,7 +117,7 @@ def end_move(state: HradState) -> HradState:
         if hero.waiting > 0:
             left = hero.waiting - 1
             heroes[seat] = replace(hero, waiting=left, wait_reason=hero.wait_reason if left else None)
-            missed.append(hero.player)
+            missed.append((hero.player, hero.wait_reason or "held"))
             continue
         if hero.wait_reason is not None:  # a locked door: this move goes back (ruling H14)
             heroes[seat] = replace(hero, wait_reason=None)

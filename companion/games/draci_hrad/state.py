@@ -161,7 +161,7 @@ class HradState:
     reinitiative: bool = False     # option (ruling H5)
     one_die_per_charge: bool = False  # option (ruling H6)
     door_rounds: int = 0           # option: rounds missed at a locked door without a spell (ruling H14)
-    missed: tuple[str, ...] = ()   # who was skipped when the turn last passed (ruling H14)
+    missed: tuple[tuple[str, str], ...] = ()  # who was skipped when the turn last passed, and where (ruling H14)
     antidote_choice: bool = False  # ruling H9: the dart pierced the mover, who holds an antidote: use it or Next
     rules: int = RULES  # the rules version the game is played under (a log recorded before folds by its own)
 

@@ -52,7 +52,9 @@ function phrase(view) {
   if (s.antidote_choice) return "is poisoned: the antidote now, or Next";
   if (leftOver(s)) return "waits: who keeps the treasure left over?";
   if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
-  return hero ? `moves · ${hero.gold} gold` : "";
+  // a hero kept a round (ruling H14) is passed over by Next: said, or the turn seems not to have moved
+  const missed = s.missed.length ? ` · ${s.missed.join(" and ")} missed this move` : "";
+  return hero ? `moves · ${hero.gold} gold${missed}` : "";
 }
 
 /** The last victory's remainder waiting for a keeper (ruling H13), or null. */
@@ -92,6 +94,8 @@ function heroCard(view, s, hero) {
   if (hero.waiting) {
     badges.push(h("span", { class: "hr-badge wait" }, `waits ${hero.waiting} · ${WAIT[hero.wait_reason] || "held"}`));
   }
+  const keptAt = s.missed_at?.[hero.player];
+  if (keptAt) badges.push(h("span", { class: "hr-badge wait" }, `missed a move · ${WAIT[keptAt] || "held"}`));
   if (hero.poisoned) badges.push(h("span", { class: "hr-badge poison" }, "poisoned"));
   if (hero.out) badges.push(h("span", { class: "hr-badge out" }, "out"));
   else if (!hero.can_attack) badges.push(h("span", { class: "hr-badge red" }, "no attack"));
