@@ -103,3 +103,42 @@ def test_without_a_simulated_castle_the_page_offers_no_roll(make_app: Callable[.
     page = client.get(f"/play/{session['id']}").get_data(as_text=True)
     assert 'id="sim-pad"' not in page
     assert "no beams are fitted. Enter the marbles by tap" in page  # the Simulation badge's note
+
+
+@pytest.mark.parametrize("beams", [False, True], ids=["camera alone", "with beams"])
+def test_a_restart_in_the_middle_of_a_round_does_not_take_it_for_an_empty_one(app_config: dict[str, Any],
+                                                                              beams: bool) -> None:
+    """The companion restarts while a round holds marbles, its empty reference gone with the old picture: the round
+    still holds them, so the camera takes no reference of the castle as it is now (its marbles would be the
+    reference's), and asked to, answers 409 as before the restart; with beams, the first marble a beam sees after the
+    restart counts in the gates' panel for this round."""
+    from pathlib import Path
+
+    from web.app import create_app, shutdown
+
+    config = {**app_config, "SENSORS": "simulation", "BEAMS": beams, "CAMERA_SETTLE_S": 0.3}
+    first = create_app(config)
+    try:
+        wait_for(lambda: first.extensions["sensors"].camera.reference.get() is not None)
+        client = first.test_client()
+        session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+        assert client.post(ROLL, json={"gate": 2}).status_code == 202
+        wait_for(lambda: _current(client, session)["marbles"] == [2])
+    finally:
+        shutdown(first)
+    (Path(config["DATA_DIR"]) / "camera" / "empty-reference.png").unlink()  # taken again after the restart
+
+    second = create_app(config)
+    try:
+        sensors, client = second.extensions["sensors"], second.test_client()
+        assert not sensors.round_empty()
+        wait_for(lambda: sensors.camera.preview_jpeg() is not None)  # it gives pictures again
+        answer = client.post("/api/camera/reference", json={})
+        assert answer.status_code == 409 and answer.get_json()["error"]["code"] == "not_empty", answer.get_json()
+        assert sensors.camera.reference.get() is None
+        if beams:
+            assert client.post(ROLL, json={"gate": 4}).status_code == 202
+            wait_for(lambda: _current(client, session)["marbles"] == [2, 4])
+            assert sensors.status()["gates"]["gates"][3]["round_marbles"] == 1
+    finally:
+        shutdown(second)

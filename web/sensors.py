@@ -86,6 +86,20 @@ class Sensors:
         self.table.bus.publish(SENSORS_TOPIC, "sensors", self.status())
 
     # the round, followed through the table's watch hook
+    def follow_holder(self) -> None:
+        """The round of the game that holds the castle, as the table stands at the start: after a restart in the
+        middle of a round, its marbles are still in the gates, and neither the camera (its empty reference) nor the
+        gates' panel (this round's counts) may take the castle for an empty round until the table next changes."""
+        holder = self.castle_owner.holder
+        if holder is None:
+            return
+        try:
+            view = self.table.view(holder)
+        except Exception:  # a game that cannot be shown is not followed: the next change will be
+            log.exception("the game holding the castle (%s) could not be followed at the start", holder)
+            return
+        self.on_view(view)
+
     def on_view(self, view: dict[str, Any]) -> None:
         if view["id"] != self.castle_owner.holder:
             return
@@ -239,6 +253,7 @@ def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
     mode = detect_mode() if setting in ("auto", "off") else setting
     sensors = Sensors(mode, table, castle, _photo_keeper(app))
     table.watch(sensors.on_view)
+    sensors.follow_holder()  # before the gates and the camera start: a round left with marbles in it is not empty
     if setting == "off":
         sensors.gates_error = sensors.camera_error = "sensors are switched off"
         return sensors
