@@ -458,7 +458,8 @@ def test_a_picture_unlike_its_reference_says_so(tmp_path: Path, grey: int, chang
 
     board = np.full((480, 640, 3), grey, np.uint8)
     cv2.circle(board, (320, 240), 30, (90, 140, 60), -1)  # a printed symbol
-    why = getattr(hub_module, note).format(minutes=hub_module.UNSURE_EMPTY_HOLD_S / 60.0)
+    why = getattr(hub_module, note).format(minutes=hub_module.UNSURE_EMPTY_HOLD_S / 60.0,
+                                           waiting="every gate is left to the beams")  # beams fitted: their count
     service = FakeService(board)
     told: list[str | None] = []
     hub = CameraHub(service, tmp_path, on_reading=lambda *_: None, vision_fps=50.0,  # type: ignore[arg-type]

@@ -87,9 +87,13 @@ def test_a_reference_holding_marbles_is_taken_again_once_the_empty_castle_held_s
         return hub.reference.get() is not bad
 
     assert not refreshed() and not refreshed()
-    note = hub.status()["unsure"]  # the Camera page says why gate 3 waits, and what heals it
-    assert note.startswith("The empty reference shows 2 marbles no longer there") and "Gate 3 waits" in note
+    note = hub.status()["unsure"]  # the Camera page says why gate 3 is in doubt, and what heals it
+    assert note.startswith("The empty reference shows 2 marbles no longer there") and "Gate 3 is left to the beams" \
+        in note  # with beams fitted their count stands there: nothing waits for a tap
     assert "Gates empty: take reference" in note and "2 minutes" in note
+    hub.camera_only = True
+    assert "Gate 3 waits for a tap until it is taken again" in hub.status()["unsure"]  # the camera alone: a tap
+    hub.camera_only = False
     monkeypatch.setattr(hub_module, "UNSURE_EMPTY_HOLD_S", 0.0)
     assert refreshed()  # at once: a reference holding marbles gone now has no least age to wait (5 minutes)
     again = hub.detect(castle.render())

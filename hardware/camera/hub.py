@@ -67,19 +67,30 @@ MISSED_WHILE_DOWN = ("the camera was down when the marbles came to rest: it read
                      "again (until then the gates' count stands)")
 
 HOLDS_MARBLES = (
-    "The empty reference shows {marbles} no longer there: it was taken with marbles in the gates. {waiting} for a "
-    "tap until it is taken again: with the gates empty, tap \u201cGates empty: take reference\u201d, or the camera "
-    "takes it by itself once the empty castle has held still for {minutes:g} minutes.")
+    "The empty reference shows {marbles} no longer there: it was taken with marbles in the gates. {waiting} until it "
+    "is taken again: with the gates empty, tap \u201cGates empty: take reference\u201d, or the camera takes it by "
+    "itself once the empty castle has held still for {minutes:g} minutes.")
 
 NOISY_PICTURE = (
-    "The picture is far noisier than the empty reference (a room gone dim, the camera's gain turned up): every "
-    "gate waits for a tap. More light on the castle helps.")
+    "The picture is far noisier than the empty reference (a room gone dim, the camera's gain turned up): {waiting}. "
+    "More light on the castle helps.")
 
 OVEREXPOSED_PICTURE = (
     "The picture is over-exposed over much of the castle where the empty reference was not (the light on it grew "
-    "brighter): every gate waits for a tap. Less light on the castle helps, or a new reference: with the gates empty, "
-    "tap \u201cGates empty: take reference\u201d, or the camera takes it by itself once the empty castle has held "
-    "still for {minutes:g} minutes.")
+    "brighter): {waiting}. Less light on the castle helps, or a new reference: with the gates empty, tap \u201cGates "
+    "empty: take reference\u201d, or the camera takes it by itself once the empty castle has held still for "
+    "{minutes:g} minutes.")
+
+
+def waiting(gates: list[int] | None, camera_only: bool) -> str:
+    """What the gates the camera is unsure of come to (``gates``, None for every gate), in words: with the camera
+    alone each waits for a tap (ruling D4); with beams the beams' count stands there (the camera's doubt flags a round
+    only where its counts disagree with them)."""
+    one = gates is None or len(gates) == 1
+    some = "every gate" if gates is None else f"gate{'' if one else 's'} {', '.join(map(str, gates))}"
+    if camera_only:
+        return f"{some} wait{'s' if one else ''} for a tap"
+    return f"{some} {'is' if one else 'are'} left to the beams"
 
 
 @dataclass(frozen=True)
@@ -162,12 +173,11 @@ def _held_gates(left: tuple[Marble, ...]) -> list[int]:
     return sorted({m.gate for m in left if m.gate is not None})
 
 
-def _holds_marbles(left: tuple[Marble, ...]) -> str:
+def _holds_marbles(left: tuple[Marble, ...], camera_only: bool) -> str:
     """``HOLDS_MARBLES`` for the marbles the empty reference holds that the picture no longer does, some in a gate."""
-    gates = _held_gates(left)
-    waiting = f"Gate {gates[0]} waits" if len(gates) == 1 else f"Gates {', '.join(map(str, gates))} wait"
-    return HOLDS_MARBLES.format(marbles="a marble" if len(left) == 1 else f"{len(left)} marbles", waiting=waiting,
-                                minutes=UNSURE_EMPTY_HOLD_S / 60.0)
+    those = waiting(_held_gates(left), camera_only)
+    return HOLDS_MARBLES.format(marbles="a marble" if len(left) == 1 else f"{len(left)} marbles",
+                                waiting=those[0].upper() + those[1:], minutes=UNSURE_EMPTY_HOLD_S / 60.0)
 
 
 def _shift_px(a: GateRegions, b: GateRegions) -> float:
@@ -769,9 +779,12 @@ class CameraHub:
         cause (``_unsure_cause``), else a reference holding marbles gone now (``HOLDS_MARBLES``); None otherwise."""
         cause, last = self._unsure_cause(), self._last
         if cause is not None:
-            return {"no_reference": UNSURE_WITHOUT_REFERENCE, "noisy": NOISY_PICTURE,
-                    "overexposed": OVEREXPOSED_PICTURE.format(minutes=UNSURE_EMPTY_HOLD_S / 60.0)}[cause]
-        return _holds_marbles(last.left) if last is not None and any(m.gate for m in last.left) else None
+            every = waiting(None, self.camera_only)
+            return {"no_reference": UNSURE_WITHOUT_REFERENCE, "noisy": NOISY_PICTURE.format(waiting=every),
+                    "overexposed": OVEREXPOSED_PICTURE.format(waiting=every,
+                                                              minutes=UNSURE_EMPTY_HOLD_S / 60.0)}[cause]
+        return _holds_marbles(last.left, self.camera_only) if last is not None and any(m.gate for m in last.left) \
+            else None
 
     def _reference_holds(self) -> list[int]:
         """The gates where the empty reference shows a marble the latest picture no longer does (it was taken with
