@@ -1,6 +1,7 @@
 """The camera wired into the table: confirmation frames (rulings D3, D4), camera alone, calibration API."""
 from __future__ import annotations
 
+import re
 import threading
 import time
 from typing import Any, Callable
@@ -177,13 +178,23 @@ def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask
     for bad in ({"gates": []}, {"gates": [{"gate": 1, "polygon": [[0, 0], [1, 1]]}]}, {"nope": 1}):
         response = client.post("/api/camera/regions", json=bad)
         assert response.status_code == 400 and response.get_json()["error"]["message"]
-    gates = [{"gate": g, "polygon": [[g * 100, 100], [g * 100 + 80, 100], [g * 100 + 80, 180], [g * 100, 180]]}
-             for g in range(1, 7)]
+    gates = [{"gate": g, "polygon": [[x, 100], [x + 80, 100], [x + 80, 180], [x, 180]]}
+             for g, x in zip(range(1, 7), range(40, 640, 100))]  # side by side, within the 640x480 picture
     saved = client.post("/api/camera/regions", json={"gates": gates})
     assert saved.status_code == 200
     status = client.get("/api/camera").get_json()
-    assert status["calibration"] == "tap" and status["regions"]["gates"][0]["polygon"][0] == [100, 100]
+    assert status["calibration"] == "tap" and status["regions"]["gates"][0]["polygon"][0] == [40, 100]
     assert (app.extensions["sensors"].camera.regions_path).exists()
+    # two gates overlapping, or a gate beyond the camera's picture, are refused, and what was saved stands
+    wait_for(lambda: app.extensions["sensors"].camera.service.latest() is not None)
+    over = [dict(g, polygon=[[x - 50, y] for x, y in g["polygon"]]) if g["gate"] == 3 else g for g in gates]
+    beyond = [dict(g, polygon=[[x + 100, y] for x, y in g["polygon"]]) if g["gate"] == 6 else g for g in gates]
+    for bad, says in ((over, r"gates 2 and 3 overlap \(3\d% of the smaller one\): a marble there would count in gate "
+                              r"2 only\. Tap them again so that they meet only at their border"),
+                      (beyond, r"gate 6 reaches beyond the camera's 640x480 picture: tap every gate on the picture")):
+        response = client.post("/api/camera/regions", json={"gates": bad})
+        assert response.status_code == 400 and re.fullmatch(says, response.get_json()["error"]["message"])
+        assert client.get("/api/camera").get_json()["regions"]["gates"][0]["polygon"][0] == [40, 100]
 
 
 def test_reference_and_markers_api(make_app: Callable[..., Flask]) -> None:

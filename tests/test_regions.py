@@ -129,3 +129,23 @@ def test_a_kept_rounds_label_gives_its_gates(tmp_path) -> None:
     (folder / "label.json").write_text(json.dumps(label))
     with pytest.raises(RegionsError, match="missing gate 6"):
         load_regions(folder / "label.json")
+
+
+def test_overlapping_gates_are_found_and_gates_meeting_at_a_border_are_not() -> None:
+    """A marble where two tapped gates overlap would count in one of them only: more than ``OVERLAP_SHARE`` of the
+    smaller one is an overlap; borders tapped a pixel into each other are not."""
+    row = _row()
+    assert GateRegions.from_json(row).overlapping() == []
+    row["gates"][1]["polygon"] = [[240, 0], [320, 0], [320, 90], [240, 90]]  # gate 2 over a quarter of gate 3
+    (a, b, share), = GateRegions.from_json(row).overlapping()
+    assert (a, b) == (2, 3) and share == pytest.approx(0.25, abs=0.02)
+    row["gates"][1]["polygon"] = [[220, 0], [301, 0], [301, 90], [220, 90]]  # meets gate 3 (from 300) a pixel in
+    assert GateRegions.from_json(row).overlapping() == []
+
+
+def test_gates_beyond_the_picture() -> None:
+    regions = GateRegions.from_json(_row())  # gate 6 spans x 600..680
+    assert regions.beyond_picture(640, 480) == [6]
+    assert regions.beyond_picture(700, 480) == []
+    assert regions.beyond_picture(681, 480) == []  # within the slack of a tap on the picture's edge
+

@@ -332,8 +332,18 @@ class CameraHub:
         return None if size is None else size.radius_px
 
     def set_regions(self, data: Any) -> GateRegions:
-        """Save gate polygons tapped on a snapshot; RegionsError names what is wrong."""
+        """Save gate polygons tapped on a snapshot; RegionsError names what is wrong: the data, two gates that
+        overlap, or a gate beyond the camera's picture (nothing is saved then)."""
         regions = GateRegions.from_json(data)
+        if overlaps := regions.overlapping():
+            a, b, share = overlaps[0]
+            raise RegionsError(f"gates {a} and {b} overlap ({share:.0%} of the smaller one): a marble there would "
+                               f"count in gate {a} only. Tap them again so that they meet only at their border")
+        frame = self.service.latest()
+        if frame is not None and (beyond := regions.beyond_picture(frame.shape[1], frame.shape[0])):
+            raise RegionsError(f"gate{'s' if len(beyond) > 1 else ''} {', '.join(map(str, beyond))} reach"
+                               f"{'' if len(beyond) > 1 else 'es'} beyond the camera's {frame.shape[1]}x"
+                               f"{frame.shape[0]} picture: tap every gate on the picture")
         save_regions(regions, self.regions_path)
         with self._lock:
             self._regions, self._regions_source = regions, "tap"

@@ -23,6 +23,14 @@ MAX_COORDINATE = 1e6
 """No picture reaches a million pixels across: a point further out is a typing slip (and overflows areas)."""
 
 
+OVERLAP_SHARE = 0.05
+"""Two gates overlapping by more than this share of the smaller one are refused when tapped: a marble there would
+count in one of them only."""
+
+OVERLAP_GRID = 400
+"""Cells across the gates on which their overlap is drawn."""
+
+
 class RegionsError(ValueError):
     """Gate regions data or file is invalid; the message names the problem."""
 
@@ -113,6 +121,36 @@ class GateRegions:
         """The gates wholly outside a ``width`` x ``height`` picture (drawn on another picture), in gate order."""
         return [g.gate for g in self.gates
                 if g.bounds[0] > width - 0.5 or g.bounds[2] < -0.5 or g.bounds[1] > height - 0.5 or g.bounds[3] < -0.5]
+
+    def overlapping(self) -> list[tuple[int, int, float]]:
+        """The pairs of gates whose polygons overlap by more than ``OVERLAP_SHARE`` of the smaller one, with that
+        share: a marble there would count in the first gate only (``gate_at``). Drawn on a grid of at most
+        ``OVERLAP_GRID`` cells across the gates (tapped borders that meet within a cell or two do not count)."""
+        import cv2
+        import numpy as np
+
+        x0, y0, x1, y1 = self.bounds()
+        scale = OVERLAP_GRID / max(x1 - x0, y1 - y0, 1.0)
+        size = (int(math.ceil((y1 - y0) * scale)) + 1, int(math.ceil((x1 - x0) * scale)) + 1)
+        masks: list[np.ndarray] = []
+        for g in self.gates:
+            mask = np.zeros(size, np.uint8)
+            points = np.round((np.array(g.polygon) - (x0, y0)) * scale).astype(np.int32)
+            cv2.fillPoly(mask, [points.reshape(-1, 1, 2)], 1)
+            masks.append(mask.astype(bool))
+        areas = [int(np.count_nonzero(m)) for m in masks]
+        pairs = []
+        for i, a in enumerate(self.gates):
+            for j in range(i + 1, len(self.gates)):
+                share = int(np.count_nonzero(masks[i] & masks[j])) / max(1, min(areas[i], areas[j]))
+                if share > OVERLAP_SHARE:
+                    pairs.append((a.gate, self.gates[j].gate, share))
+        return pairs
+
+    def beyond_picture(self, width: int, height: int, slack: float = 2.0) -> list[int]:
+        """The gates with a corner more than ``slack`` pixels beyond a ``width`` x ``height`` picture, in gate
+        order: not tapped on that picture."""
+        return [g.gate for g in self.gates if edge_clearance(*g.bounds, width, height) < -slack]
 
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
