@@ -100,11 +100,21 @@ def test_eval_report_counts_exact_and_wrong_samples(folder, capsys) -> None:
 
 
 def test_eval_text_report(folder, capsys) -> None:
+    """The text report speaks to a table owner: rounds and gates counted ("5 of 6 rounds (83%)"), what today's
+    detector reads apart from what the camera read at the table, how little few rounds can tell, the worst rounds."""
+    assert _cli(["--eval", str(folder), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
     assert _cli(["--eval", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "samples: 6 (2 skipped)" in out and "all six gates exact:" in out
-    assert re.search(r"all six gates exact: 0\.\d{3} \(95 % 0\.\d{3}\.\.[01]\.\d{3} over 6 samples\)", out), out
-    assert "20261201T103009Z-s1-r9" in out
+    right = rep["counts"]["six_right"]
+    low, high = rep["six_exact_interval"]
+    assert out.startswith("Kept rounds: 6 read, 2 skipped\n"), out
+    assert (f"Today's detector, reading the kept photos again:\n  all six gates right: {right} of 6 rounds "
+            f"({right / 6:.0%}); on 6 rounds the true share may lie anywhere from {low:.0%} to {high:.0%}\n") in out
+    assert re.search(r"gates right: 3[0-9] of 36 \(\d+%\); gate by gate: 1: [0-6] of 6, 2: [0-6] of 6", out), out
+    assert "As the camera read them at the table:\n  all six gates right: 5 of 6 rounds (83%)" in out
+    assert "Rounds read wrong, worst first:\n" in out and "20261201T103009Z-s1-r9: read" in out
+    assert "0." not in out.replace("20261201T", "")  # shares in per cent, never 0.833
 
 
 def test_eval_without_samples_exits_2(tmp_path, capsys) -> None:

@@ -269,12 +269,19 @@ def report(results: list[Result], skipped: list[dict[str, str]]) -> dict[str, An
     sure = [r for r in results if not any(r.unsure)]
     recorded = [r for r in results if r.camera_counts is not None]
     worst = sorted((r for r in results if r.wrong_gates), key=lambda r: (-r.wrong_gates, -r.error, r.name))
+    six_right = sum(r.wrong_gates == 0 for r in results)
     return {
         "samples": n,
         "skipped": skipped,
         "gate_exact": _rate(sum(6 - r.wrong_gates for r in results), 6 * n),
         "per_gate_exact": per_gate,
-        "six_exact": _rate(sum(r.wrong_gates == 0 for r in results), n),
+        # the counts behind the rates, as a table owner reads them ("5 of 6 rounds")
+        "counts": {"six_right": six_right, "gates_right": sum(6 - r.wrong_gates for r in results),
+                   "per_gate_right": [sum(r.counts[g] == r.expected[g] for r in results) for g in range(6)],
+                   "sure": len(sure), "sure_six_right": sum(r.wrong_gates == 0 for r in sure),
+                   "recorded": len(recorded),
+                   "camera_six_right": sum(r.camera_counts == r.expected for r in recorded)},
+        "six_exact": _rate(six_right, n),
         "six_exact_interval": [round(v, 4) for v in wilson(sum(r.wrong_gates == 0 for r in results), n)] if n else None,
         "unsure": len(results) - len(sure),
         "sure_six_exact": _rate(sum(r.wrong_gates == 0 for r in sure), len(sure)),
@@ -289,26 +296,38 @@ def report(results: list[Result], skipped: list[dict[str, str]]) -> dict[str, An
 
 
 def format_report(rep: dict[str, Any]) -> str:
-    """The report as a few lines of text."""
-    def pct(v: float | None) -> str:
-        return "-" if v is None else f"{v:.3f}"
+    """The report in plain words for a table owner: how many kept rounds today's detector reads right, read again,
+    and how many the camera read right at the table, each as "5 of 6 rounds" with its share."""
+    n, c = rep["samples"], rep.get("counts") or {}
 
-    lines = [f"samples: {rep['samples']} ({len(rep['skipped'])} skipped)"]
+    def of(hits: int, total: int, noun: str = "") -> str:
+        return f"{hits} of {total}{rounds(total) if noun else ''}" + (f" ({hits / total:.0%})" if total else "")
+
+    def rounds(k: int) -> str:
+        return " round" if k == 1 else " rounds"
+
+    lines = [f"Kept rounds: {n} read, {len(rep['skipped'])} skipped"]
     lines += [f"  skipped {s['sample']}: {s['error']}" for s in rep["skipped"]]
-    lines.append(f"gates exact: {pct(rep['gate_exact'])}  (per gate: "
-                 + " ".join(pct(v) for v in rep["per_gate_exact"]) + ")")
-    interval = rep["six_exact_interval"]
-    lines.append(f"all six gates exact: {pct(rep['six_exact'])}"
-                 + (f" (95 % {interval[0]:.3f}..{interval[1]:.3f} over {rep['samples']} samples)" if interval else ""))
-    lines.append(f"flagged unsure: {rep['unsure']} (of them wrong: {rep['unsure_wrong']}); "
-                 f"all six exact when sure: {pct(rep['sure_six_exact'])}")
-    if rep["camera_six_exact"] is not None:
-        lines.append(f"all six exact as the camera read them then: {pct(rep['camera_six_exact'])}")
-    if rep["camera_flags_recorded"]:
-        lines.append("the camera then read a gate wrong without flagging it (ruling D4): "
-                     f"{rep['camera_wrong_sure']} of {rep['camera_flags_recorded']} rounds")
+    if n:
+        low, high = rep["six_exact_interval"]
+        lines += ["Today's detector, reading the kept photos again:",
+                  f"  all six gates right: {of(c['six_right'], n, 'rounds')}"
+                  + (f"; on {n}{rounds(n)} the true share may lie anywhere from {low:.0%} to {high:.0%}"
+                     if high - low > 0.1 else ""),
+                  f"  gates right: {of(c['gates_right'], 6 * n)}; gate by gate: "
+                  + ", ".join(f"{g + 1}: {hits} of {n}" for g, hits in enumerate(c["per_gate_right"])),
+                  f"  rounds it is unsure of (a tap decides): {rep['unsure']}, of them read wrong: "
+                  f"{rep['unsure_wrong']}; when sure, all six right: "
+                  + (of(c["sure_six_right"], c["sure"], "rounds") if c["sure"] else "none read sure")]
+    if c.get("recorded"):
+        lines += ["As the camera read them at the table:",
+                  f"  all six gates right: {of(c['camera_six_right'], c['recorded'], 'rounds')}"]
+        if rep["camera_flags_recorded"]:
+            lines.append("  read a gate wrong without asking for a tap: "
+                         f"{rep['camera_wrong_sure']} of {rep['camera_flags_recorded']}"
+                         f"{rounds(rep['camera_flags_recorded'])}")
     if rep["worst"]:
-        lines.append("worst samples:")
+        lines.append("Rounds read wrong, worst first:")
         lines += [f"  {w['sample']}: read {w['counts']}, confirmed {w['expected']}"
-                  + (f", unsure gates {w['unsure']}" if w["unsure"] else "") for w in rep["worst"]]
+                  + (f", unsure of gates {w['unsure']}" if w["unsure"] else "") for w in rep["worst"]]
     return "\n".join(lines)
