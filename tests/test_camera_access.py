@@ -311,7 +311,7 @@ def test_photos_kept_before_can_be_downloaded_and_deleted_with_the_camera_off(
     state = kiosk.get("/api/camera").get_json()
     assert state["ok"] is False and state["keeping"]["count"] == 1
     page = kiosk.get("/camera")
-    assert page.status_code == 200 and b'"count": 1' in page.data and b"Download the kept photos" in page.data
+    assert page.status_code == 200 and b'"count": 1' in page.data and b"Download the kept rounds" in page.data
     download = kiosk.get("/camera/photos.zip")
     assert download.status_code == 200 and download.mimetype == "application/zip" and download.data[:2] == b"PK"
     download.close()  # the download has ended: the photos may be deleted

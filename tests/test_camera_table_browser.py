@@ -224,7 +224,7 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
         "for a tap in 1 of 3.")
     # and sends them on: one zip of both rounds' folders
     link = page.locator("#photos-download")
-    expect(link).to_have_text("Download the 3 kept photos (zip)")
+    expect(link).to_have_text("Download the 3 kept rounds (zip)")
     with page.expect_download() as download:
         link.click()
     with zipfile.ZipFile(download.value.path()) as archive:
@@ -272,7 +272,7 @@ def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable
     delete = page.locator("#photos-delete")
     expect(delete).to_be_visible(timeout=WAIT_MS)
     delete.click()
-    expect(page.locator(".overlay[role=dialog]")).to_contain_text("Delete the 2 kept photos?")
+    expect(page.locator(".overlay[role=dialog]")).to_contain_text("Delete the photos of the 2 kept rounds?")
     expect(page.locator(".overlay[role=dialog]")).to_contain_text("Keeping stays on")
     shoot(page, "camera-delete-question-800x480")
     page.click("[data-answer='no']")

@@ -138,7 +138,7 @@ def test_readme_says_where_photos_are_kept_what_they_cost_and_how_they_go() -> N
     pi_data = re.search(r"^DATA=(\S+)", (ROOT / "systemd" / "install.sh").read_text(), re.M)
     assert pi_data is not None and f"{pi_data.group(1)}/photos" in keeping
     assert f"`keep_photos_max` ({DEFAULT_LIMIT})" in keeping and " MB" in keeping
-    assert "kept photos (zip)\" button" in keeping and "Delete the kept photos" in keeping
+    assert "kept rounds (zip)\" button" in keeping and "Delete the kept photos" in keeping
     assert "DELETE /api/camera/photos" in keeping
 
 
@@ -215,9 +215,9 @@ def test_the_camera_steps_name_the_pages_own_controls() -> None:
             assert f"<h3>{name}</h3>" in pages
         else:
             assert name.replace("'", "&#39;") in pages or name in pages, f"the README names *{name}*; no page shows it"
-    download = re.search(r'"Download the (\d+) kept photos \(zip\)"', camera)
+    download = re.search(r'"Download the (\d+) kept rounds \(zip\)"', camera)
     assert download is not None, "the README quotes the download button as the page words it"
-    assert "`Download the ${keeping.count} kept photo${keeping.count === 1 ? \"\" : \"s\"} (zip)`" in pages
+    assert "`Download the ${keeping.count} kept round${keeping.count === 1 ? \"\" : \"s\"} (zip)`" in pages
 
 
 def test_the_camera_steps_name_real_options_defaults_and_files() -> None:

@@ -24,7 +24,8 @@ from tests.servers import serving
 from tests.waiting import PATIENCE_S, wait_for
 
 NO_FLAGS = {"flags": 0, "wrong_sure": 0}  # kept rounds that record no flags of the camera's (older ones)
-LABEL_KEYS = {"counts", "camera_counts", "camera_unsure", "gates", "marble_radius", "confirmed_at", "session", "round"}
+LABEL_KEYS = {"counts", "camera_counts", "camera_unsure", "gates", "reference_holds", "marble_radius", "confirmed_at",
+              "session", "round"}
 
 
 @pytest.fixture
@@ -83,6 +84,7 @@ def test_on_a_confirmed_round_is_kept_in_the_eval_format(make_app: Callable[...,
     assert set(label) == LABEL_KEYS
     assert label["counts"] == label["camera_counts"] == [0, 1, 0, 1, 1, 0]
     assert label["camera_unsure"] == [False] * 6  # what the camera flagged then: nothing
+    assert label["reference_holds"] == []  # an empty reference
     assert label["session"] == session["id"] and label["round"] == 1 and label["confirmed_at"].endswith("Z")
     assert [g["gate"] for g in label["gates"]["gates"]] == [1, 2, 3, 4, 5, 6]
     frame = cv2.imread(str(sample / "frame.png"), cv2.IMREAD_COLOR)
@@ -92,6 +94,33 @@ def test_on_a_confirmed_round_is_kept_in_the_eval_format(make_app: Callable[...,
     status = client.get("/api/camera").get_json()["keeping"]
     assert status["count"] == 1 and status["folder"].endswith("photos") and status["error"] is None
     assert status["camera"] == {"rounds": 1, "right": 1, "flags": 1, "wrong_sure": 0}
+
+
+def test_a_round_read_against_a_reference_holding_a_marble_says_so_and_eval_leaves_it_out(
+        make_app: Callable[..., Flask]) -> None:
+    """The reference taken with a marble in gate 3 ("take it anyway"), the marble taken out: a round kept then says
+    that its reference holds a marble in gate 3, and ``--eval`` leaves it out, saying why: with no empty scene it is
+    no fair test of the camera."""
+    from hardware.vision.evaluate import evaluate
+
+    app = make_app(CAMERA_KEEP_PHOTOS=True)
+    sensors, client = app.extensions["sensors"], app.test_client()
+    sensors.castle.add_marble(3)
+    wait_for(lambda: (sensors.camera.status()["last_detection"] or {}).get("counts", [])[2:3] == [1])
+    assert client.post("/api/camera/reference", json={"anyway": True}).status_code == 200
+    sensors.castle.clear()
+    wait_for(lambda: sensors.camera.status()["reference_holds"] == [3])
+    client, session = _round_seen_by_the_camera(app)
+    _events(client, session, {"type": "guess", "player": "Ben", "gate": 5}, {"type": "reveal", "gate": 2})
+    assert sensors.keeper.flush()
+    photos = Path(app.config["DATA_DIR"]) / "photos"
+    (sample,) = kept_samples(photos)
+    label = json.loads((sample / "label.json").read_text())
+    assert label["reference_holds"] == [3] and label["counts"] == [0, 1, 0, 1, 1, 0]
+    report = evaluate(photos)
+    assert report["samples"] == 0 and report["skipped"] == [{
+        "sample": sample.name, "error": "its reference was taken with marbles in gate 3: no empty scene, so no fair "
+                                        "test of the camera"}]
 
 
 def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Callable[..., Flask]) -> None:

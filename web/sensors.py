@@ -176,7 +176,8 @@ class Sensors:
                 counts=tuple(sum(1 for g in gates if g == gate) for gate in range(1, 7)),
                 camera_counts=tuple(camera["counts"]), marble_radius=reading.marble_radius,
                 session=session_id, round=accepted["number"], confirmed_at=time.time(),
-                camera_unsure=flags))
+                camera_unsure=flags, reference_holds=tuple(sorted({m.gate for m in reading.detection.left
+                                                                   if m.gate is not None}))))
         except Exception:  # keeping a photo never breaks the tap that revealed the round
             log.exception("photo keeping failed for game %s round %s", *round_key)
 

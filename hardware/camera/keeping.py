@@ -49,6 +49,7 @@ class Sample:
     round: int | None
     confirmed_at: float
     camera_unsure: tuple[bool, ...] | None = None  # the gates the camera was unsure of (ruling D4), when it read
+    reference_holds: tuple[int, ...] = ()  # gates where the reference shows a marble gone from the frame
 
     def name(self) -> str:
         stamp = datetime.fromtimestamp(self.confirmed_at, UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -61,6 +62,8 @@ class Sample:
             "camera_counts": None if self.camera_counts is None else [int(c) for c in self.camera_counts],
             "camera_unsure": None if self.camera_unsure is None else [bool(u) for u in self.camera_unsure],
             "gates": self.gates,
+            # taken with marbles in the gates: no empty scene, not a fair test of the camera (``--eval`` skips it)
+            "reference_holds": [int(g) for g in self.reference_holds],
             "marble_radius": None if self.marble_radius is None else round(float(self.marble_radius), 2),
             "confirmed_at": datetime.fromtimestamp(self.confirmed_at, UTC).isoformat(timespec="seconds")
             .replace("+00:00", "Z"),

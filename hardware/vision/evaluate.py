@@ -6,6 +6,7 @@ The folder format (written by the table's opt-in photo keeping):
     DIR/<sample>/reference.png    the empty scene of that round (absent when there was none)
     DIR/<sample>/label.json       {"counts": [6 ints], "camera_counts": [6 ints] | null,
                                    "camera_unsure": [6 booleans] | null (absent from older samples),
+                                   "reference_holds": [gates] (absent from older samples),
                                    "gates": <GateRegions JSON>, "marble_radius": px | null, ...}
 
 Each sample is detected with its own gates, reference and marble radius. The report: samples read,
@@ -158,6 +159,12 @@ def read_sample(folder: Path) -> Sample:
     if flags is not None and (not isinstance(flags, list) or len(flags) != 6 or
                               not all(isinstance(f, bool) for f in flags)):
         raise SampleError("label.json: camera_unsure must be a list of 6 true/false or null")
+    held = label.get("reference_holds") or []
+    if not isinstance(held, list) or not all(isinstance(g, int) and not isinstance(g, bool) for g in held):
+        raise SampleError("label.json: reference_holds must be a list of gate numbers")
+    if held:  # the reference was taken with marbles in the gates: it is no empty scene to read the frame against
+        raise SampleError(f"its reference was taken with marbles in gate{'s' if len(held) > 1 else ''} "
+                          f"{', '.join(map(str, held))}: no empty scene, so no fair test of the camera")
     try:
         regions = GateRegions.from_json(label.get("gates"))
     except RegionsError as exc:

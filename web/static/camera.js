@@ -122,7 +122,7 @@ function renderKeeping(s) {
     (keeping.error ? ` Problem: ${keeping.error}` : "");
   $("keeping-state").classList.toggle("warn", Boolean(keeping.error));
   $("photos-download").hidden = !keeping.count;
-  $("photos-download").textContent = `Download the ${keeping.count} kept photo${keeping.count === 1 ? "" : "s"} (zip)`;
+  $("photos-download").textContent = `Download the ${keeping.count} kept round${keeping.count === 1 ? "" : "s"} (zip)`;
   $("photos-delete").hidden = !keeping.count;
 }
 
@@ -271,7 +271,7 @@ $("keeping").addEventListener("click", async () => {
 });
 $("photos-delete").addEventListener("click", async () => {
   const count = status?.keeping?.count || 0;
-  const sure = await confirm(`Delete the ${count} kept photo${count === 1 ? "" : "s"}?`, "Delete them", "Keep them",
+  const sure = await confirm(`Delete the photos of the ${count} kept round${count === 1 ? "" : "s"}?`, "Delete them", "Keep them",
     "They leave this companion for good (a zip downloaded before is not touched). Keeping stays " +
     (status?.keeping?.enabled ? "on: switch it off too to keep no more." : "off."));
   if (!sure) return;
