@@ -8,6 +8,7 @@ import json
 import socket
 import subprocess
 import threading
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
@@ -60,6 +61,9 @@ def test_doctor_reads_mock_pins_and_one_frame_of_a_file_camera(tmp_path: Path, p
         factory.pin(DEFAULT_PINS[2]).drive_low()
         args = _args("--data", str(tmp_path / "data"), "--port", str(free_port()), "--camera", f"file:{photo}",
                      "--external-pull-up")
+        unit = tmp_path / "etc/systemd/system/companion.service"  # installed (systemd/install.sh), and failed
+        unit.parent.mkdir(parents=True)
+        unit.write_text("[Unit]\n")
         report = _by_name(doctor.checks(args, pin_factory=factory, runner=_systemctl("failed"), root=tmp_path,
                                         on_pi=False))
     finally:
@@ -73,7 +77,26 @@ def test_doctor_reads_mock_pins_and_one_frame_of_a_file_camera(tmp_path: Path, p
     assert report["calibration"].ok is None and "not running" in report["calibration"].detail
     assert report["port"].ok is False and "sudo systemctl start companion" in report["port"].fix
     assert report["service"].ok is False and "failed" in report["service"].detail
+    assert "sudo systemctl restart companion" in report["service"].fix
     assert report["kiosk"].ok is False and report["kiosk"].fix == "sudo ./systemd/install.sh"
+    unit.unlink()  # never installed: a restart would not help, the install does
+    service = _by_name(doctor.checks(args, runner=_systemctl("inactive"), root=tmp_path, on_pi=False))["service"]
+    assert (service.ok, service.detail, service.fix) == (False, "companion.service is not installed",
+                                                         "sudo ./systemd/install.sh")
+
+
+def test_doctor_off_a_pi_says_why_there_is_no_camera_to_test_and_no_pin_library_warnings(tmp_path: Path) -> None:
+    """Off a Pi with no camera set, the camera check says so (not "camera off", which nobody chose); gpiozero's
+    warnings as it falls back from pin library to pin library stay out of the report, which says itself that none
+    opened the pins."""
+    args = _args("--data", str(tmp_path / "data"), "--port", str(free_port()))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        report = _by_name(doctor.checks(args, runner=_systemctl("inactive"), root=tmp_path, on_pi=False))
+    assert report["camera"] == doctor.Check("camera", None, "not a Pi, and no `[camera] source` set: no camera to "
+                                                            "test")
+    assert report["gates"].ok is False and "cannot open the pins" in report["gates"].detail
+    assert [str(w.message) for w in caught if "Falling back" in str(w.message)] == []
 
 
 def test_doctor_prints_each_failure_with_its_fix_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -272,6 +295,11 @@ def test_doctor_reads_the_camera_calibration_through_the_running_service(service
     camera.update(focus=None, markers={"ok": True, "blur_px": 0.5})
     check = calibration()
     assert check.ok is True and check.detail.endswith("; the markers' edges blurred by 0.5 px"), check
+    held = "The empty reference shows a marble no longer there: it was taken with marbles in the gates. ..."
+    camera.update(unsure=held)  # the Camera page's note: gates in doubt whatever the marbles do
+    check = calibration()
+    assert check.ok is None and check.detail.endswith(f"; the markers' edges blurred by 0.5 px. {held}"), check
+    camera.update(unsure=None)
     camera.update(calibrated=False, calibration="none", marble={"radius_px": None, "source": "guess"})
     check = calibration()
     assert check.ok is False and "the gates are not calibrated" in check.detail

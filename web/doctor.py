@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
@@ -94,7 +95,7 @@ def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner 
     port = args.port or 8080
     health = _health(port)
     report += [_gates(args, health, pin_factory), _camera(args, health, on_pi), _calibration(health),
-               _port(port, health), _service(runner or _run), _kiosk(root), _blanking(root)]
+               _port(port, health), _service(runner or _run, root), _kiosk(root), _blanking(root)]
     return report
 
 
@@ -204,9 +205,11 @@ def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory:
 
         factory = MockFactory()
     try:
-        gates = GateArray(GateConfig(**wiring_from_args(args)), lambda _reading: None, pin_factory=factory)
-        with gates:
-            status, name = gates.status(), gates.pin_factory_name
+        with warnings.catch_warnings():  # gpiozero's "falling back from lgpio..." as it tries each pin library:
+            warnings.simplefilter("ignore")  # this check says itself which one opened the pins, or that none did
+            gates = GateArray(GateConfig(**wiring_from_args(args)), lambda _reading: None, pin_factory=factory)
+            with gates:
+                status, name = gates.status(), gates.pin_factory_name
     except GateConfigError as err:
         return Check("gates", False, str(err), "fix [gates] in the config file")
     except GateHardwareError as err:
@@ -227,10 +230,13 @@ def _camera(args: argparse.Namespace, health: dict[str, Any] | None, on_pi: bool
         return Check("camera", bool(camera.get("ok")), f"read through the running service: {detail}",
                      "check the ribbon cable and `[camera] source`; journalctl -u companion -n 20")
     spec = args.camera or "auto"
+    if spec == "auto" and not on_pi:
+        return Check("camera", None, "not a Pi, and no `[camera] source` set: no camera to test")
     if spec == "auto":
-        spec = "picamera2:640x480" if on_pi else "off"
+        spec = "picamera2:640x480"
     if spec in ("off", "simulation"):
-        return Check("camera", None, f"camera {spec}: nothing to test")
+        return Check("camera", None, "the camera is switched off (`[camera] source = off`): nothing to test"
+                     if spec == "off" else "the simulated camera: nothing to test")
     from hardware.camera.sources import CameraError, open_source
 
     try:
@@ -259,8 +265,8 @@ CALIBRATE = ("on the kiosk's Camera page: tap the corners of each gate and save;
 def _calibration(health: dict[str, Any] | None) -> Check:
     """The camera's calibration as the running service holds it: the gates and the marble's size, which the
     detector needs (a size guessed from the gates is often far off), gates that reach the picture's edge, a
-    picture out of focus (measured across the markers' edges), and the empty reference (until it is taken every
-    count is unsure)."""
+    picture out of focus (measured across the markers' edges), the empty reference (until it is taken every
+    count is unsure), and gates in doubt whatever the marbles do (the Camera page's note)."""
     if health is None:
         return Check("calibration", None, "the service is not running: the camera's calibration is read through it")
     camera = health["sensors"]["camera"]
@@ -287,9 +293,11 @@ def _calibration(health: dict[str, Any] | None) -> Check:
                "itself once the beams are idle and no round has marbles)")
     if (blur := (camera.get("markers") or {}).get("blur_px")) is not None:
         detail += f"; the markers' edges blurred by {blur:.1f} px"
-    # a gate that reaches the picture's edge, a picture out of focus, a camera that moved: the page's warning
-    # says what to do
-    warnings = [camera[key] for key in ("edge", "focus", "moved") if camera.get(key)]
+    # a gate that reaches the picture's edge, a picture out of focus, a camera that moved, and, with a reference,
+    # why gates are in doubt whatever the marbles do (a reference holding marbles, a noisy or over-exposed picture):
+    # the page's warning says what to do
+    doubt = ("unsure",) if reference.get("captured") else ()  # without one, said above
+    warnings = [camera[key] for key in ("edge", "focus", "moved", *doubt) if camera.get(key)]
     detail += "".join(f". {warning}" for warning in warnings)
     return Check("calibration", None if fix or warnings else True, detail, fix)
 
@@ -318,7 +326,7 @@ def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(command), capture_output=True, text=True, timeout=10)
 
 
-def _service(runner: Runner) -> Check:
+def _service(runner: Runner, root: Path) -> Check:
     try:
         result = runner(["systemctl", "is-active", "companion.service"])
     except (OSError, subprocess.SubprocessError):
@@ -326,6 +334,8 @@ def _service(runner: Runner) -> Check:
     state = result.stdout.strip() or "unknown"
     if state == "active":
         return Check("service", True, "companion.service is active")
+    if not (root / "etc/systemd/system/companion.service").exists():  # where systemd/install.sh puts it
+        return Check("service", False, "companion.service is not installed", "sudo ./systemd/install.sh")
     return Check("service", False, f"companion.service is {state}",
                  "sudo systemctl restart companion; journalctl -u companion -n 20 says why it stopped")
 
