@@ -415,12 +415,13 @@ class CameraHub:
         camera's old reference is what is wrong)."""
         frame = self._picture_now()
         if not anyway:
-            if not self._round_empty():
-                raise NotEmpty("The running round holds marbles: take the empty reference between rounds, once the "
-                               "marbles are out of the castle (or, if its gates are empty now, take it anyway).")
             with self._lock:
                 last = self._last  # what the vision loop read of the latest picture: the Camera page shows it too
             seen = last.total if last is not None and last.with_reference else 0
+            if not self._round_empty():
+                now = f", and the camera sees {seen} in the gates now" if seen else ""
+                raise NotEmpty(f"The running round holds marbles{now}: take the empty reference between rounds, once "
+                               "the marbles are out of the castle (or, if its gates are empty now, take it anyway).")
             if seen:
                 raise NotEmpty(f"The camera sees {seen} marble{'s' if seen > 1 else ''} in the gates: take "
                                f"{'them' if seen > 1 else 'it'} out of the castle first (or, if the gates are empty "
