@@ -133,8 +133,8 @@ def test_a_round_cleared_to_be_tapped_asks_for_taps(open_page: Callable[..., Any
     page = open_game(open_page, base, session, *KIOSK)
     page.locator("#flag").get_by_role("button", name="Clear, enter by tap").click()
     expect(page.locator("#flag")).to_be_hidden(timeout=WAIT_MS)
-    turn = page.locator("#turn")
-    expect(turn).to_contain_text("tap where each marble went")
+    turn = page.locator("#turn .phrase")
+    expect(turn).to_have_text("rolled: tap where each marble went")  # no mark to begin a line of its own
     expect(turn).not_to_contain_text("rolls the marbles")
     expect(page.locator("#marble-hint")).to_have_text("tap where each one went")
     page.click("#marble-pad [data-gate='4']")

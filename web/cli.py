@@ -122,7 +122,8 @@ def serve(args: argparse.Namespace) -> int:
     mode = sensors.mode
     camera = sensors.camera.service.status().get("source") if sensors.camera is not None else "off"
     camera = "a simulated castle camera" if camera == "simulation" else f"camera {camera}"
-    note = f" (no Raspberry Pi hardware: mock pins and {camera})" if mode == "simulation" else ""
+    pins = "mock pins and " if sensors.gates is not None else "no beams, "  # none with --no-beams
+    note = f" (no Raspberry Pi hardware: {pins}{camera})" if mode == "simulation" else ""
     log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
              args.host, sock.getsockname()[1], mode, note, app.config["DATA_DIR"])
 

@@ -50,9 +50,10 @@ function cameraSees(cur) {
 
 function phrase(v) {
   const phase = v.state.phase;
-  if (phase === "marbles") return byTap(v.state.current) ? "· tap where each marble went" : "rolls the marbles";
+  // each a phrase after the player's name, which a phone may wrap to a line of its own: none begins with a mark
+  if (phase === "marbles") return byTap(v.state.current) ? "rolled: tap where each marble went" : "rolls the marbles";
   if (phase === "flagged") return "waits: check the marbles";
-  if (phase === "turn-over") return "· the others turn over their symbols";
+  if (phase === "turn-over") return "waits: the others turn over their symbols";
   if (faceDown() && phase === "guesses") return "waits for the guesses";
   return "turns over the token";
 }
