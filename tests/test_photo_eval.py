@@ -50,7 +50,7 @@ def test_every_damaged_sample_is_named_with_what_is_wrong(tmp_path: Path, capsys
     }
     assert main(["detect", "--eval", str(photos)]) == 0
     out = capsys.readouterr()
-    assert "samples: 1 (4 skipped)" in out.out and f"skipped {no_label.name}: label.json is missing" in out.out
+    assert "Kept rounds: 1 read, 4 skipped" in out.out and f"skipped {no_label.name}: label.json is missing" in out.out
     assert "Traceback" not in out.err
 
 
@@ -199,7 +199,7 @@ def test_eval_counts_the_rounds_the_camera_read_wrong_without_a_flag_at_the_time
     report = json.loads(capsys.readouterr().out)
     assert report["camera_wrong_sure"] == 1 and report["camera_flags_recorded"] == 3
     assert main(["detect", "--eval", str(tmp_path)]) == 0
-    assert "the camera then read a gate wrong without flagging it (ruling D4): 1 of 3 rounds" in capsys.readouterr().out
+    assert "read a gate wrong without asking for a tap: 1 of 3 rounds" in capsys.readouterr().out
     label = json.loads((tmp_path / sorted(p.name for p in tmp_path.iterdir())[0] / "label.json").read_text())
     label["camera_unsure"] = [True, "no"]
     edited = tmp_path / sorted(p.name for p in tmp_path.iterdir())[0]

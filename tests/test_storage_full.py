@@ -87,8 +87,8 @@ def test_a_calibration_saved_on_a_full_disk_answers_507_and_keeps_the_old_one(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(hub, "save_regions", full)
-    gates = [{"gate": g, "polygon": [[g * 100, 100], [g * 100 + 80, 100], [g * 100 + 80, 180], [g * 100, 180]]}
-             for g in range(1, 7)]
+    gates = [{"gate": g, "polygon": [[x, 100], [x + 80, 100], [x + 80, 180], [x, 180]]}
+             for g, x in zip(range(1, 7), range(40, 640, 100))]  # side by side, within the 640x480 picture
     response = client.post("/api/camera/regions", json={"gates": gates})
     assert response.status_code == 507 and response.get_json()["error"]["message"].startswith(FULL)
     after = client.get("/api/camera").get_json()

@@ -144,28 +144,44 @@ def _table(rng: np.random.Generator) -> np.ndarray:
 
 
 def _symbol(img: np.ndarray, shape: str, cx: float, cy: float, s: float, colour: tuple[int, int, int]) -> None:
-    """Print one simple symbol of size ``s`` centred at (cx, cy) on a uint8 image."""
-    def pts(points: list[tuple[float, float]]) -> list[np.ndarray]:
-        return [np.array([[cx + x, cy + y] for x, y in points], np.int32).reshape(-1, 1, 2)]
+    """Print one of the gate symbols (``SYMBOL_SHAPES``), of size ``s``, centred at (cx, cy) on a uint8 image."""
+    def pts(*points: tuple[float, float]) -> list[np.ndarray]:
+        return [np.array([[cx + x * s, cy + y * s] for x, y in points], np.int32).reshape(-1, 1, 2)]
 
-    if shape == "star":
-        cv2.fillPoly(img, pts([((s if i % 2 == 0 else 0.42 * s) * math.sin(i * math.pi / 5),
-                                -(s if i % 2 == 0 else 0.42 * s) * math.cos(i * math.pi / 5)) for i in range(10)]),
+    def at(x: float, y: float) -> tuple[int, int]:
+        return round(cx + x * s), round(cy + y * s)
+
+    thick = max(2, round(0.18 * s))
+    if shape == "sun":  # a disc and eight rays
+        cv2.circle(img, at(0, 0), round(0.45 * s), colour, -1, cv2.LINE_AA)
+        for k in range(8):
+            a = k * math.pi / 4
+            cv2.line(img, at(0.62 * math.cos(a), 0.62 * math.sin(a)), at(0.95 * math.cos(a), 0.95 * math.sin(a)),
+                     colour, thick, cv2.LINE_AA)
+    elif shape == "moon":  # a crescent: the outer circle's arc, back along an inner one
+        outer = [(0.85 * math.cos(a), 0.85 * math.sin(a)) for a in np.linspace(0.35 * math.pi, 1.65 * math.pi, 24)]
+        inner = [(0.3 + 0.7 * math.cos(a), 0.7 * math.sin(a)) for a in np.linspace(1.55 * math.pi, 0.45 * math.pi, 24)]
+        cv2.fillPoly(img, pts(*outer, *inner), colour, cv2.LINE_AA)
+    elif shape == "star":
+        cv2.fillPoly(img, pts(*[((1.0 if i % 2 == 0 else 0.42) * math.sin(i * math.pi / 5),
+                                 -(1.0 if i % 2 == 0 else 0.42) * math.cos(i * math.pi / 5)) for i in range(10)]),
                      colour, cv2.LINE_AA)
-    elif shape == "disc":
-        cv2.circle(img, (round(cx), round(cy)), round(0.8 * s), colour, -1, cv2.LINE_AA)
-    elif shape == "triangle":
-        cv2.fillPoly(img, pts([(0, -s), (0.9 * s, 0.7 * s), (-0.9 * s, 0.7 * s)]), colour, cv2.LINE_AA)
-    elif shape == "square":
-        cv2.fillPoly(img, pts([(-0.7 * s, -0.7 * s), (0.7 * s, -0.7 * s), (0.7 * s, 0.7 * s), (-0.7 * s, 0.7 * s)]),
-                     colour, cv2.LINE_AA)
-    elif shape == "diamond":
-        cv2.fillPoly(img, pts([(0, -s), (0.65 * s, 0), (0, s), (-0.65 * s, 0)]), colour, cv2.LINE_AA)
-    else:  # ring
-        cv2.circle(img, (round(cx), round(cy)), round(0.75 * s), colour, max(2, round(0.22 * s)), cv2.LINE_AA)
+    elif shape == "crown":
+        cv2.fillPoly(img, pts((-0.9, 0.6), (0.9, 0.6), (0.9, -0.6), (0.45, -0.05), (0, -0.7), (-0.45, -0.05),
+                              (-0.9, -0.6)), colour, cv2.LINE_AA)
+    elif shape == "key":  # a bow (a diamond: a ring would look like a marble's rim), a shaft and two teeth
+        cv2.fillPoly(img, pts((-0.9, 0), (-0.5, -0.38), (-0.1, 0), (-0.5, 0.38)), colour, cv2.LINE_AA)
+        cv2.line(img, at(-0.15, 0), at(0.95, 0), colour, thick, cv2.LINE_AA)
+        for x in (0.6, 0.85):
+            cv2.line(img, at(x, 0), at(x, 0.35), colour, thick, cv2.LINE_AA)
+    else:  # flame
+        cv2.fillPoly(img, pts((0, -1.0), (0.35, -0.4), (0.65, 0.2), (0.5, 0.7), (0, 0.9), (-0.5, 0.7), (-0.65, 0.2),
+                              (-0.35, -0.4)), colour, cv2.LINE_AA)
 
 
-SYMBOL_SHAPES = ("star", "disc", "triangle", "square", "diamond", "ring")
+SYMBOL_SHAPES = ("sun", "moon", "star", "crown", "key", "flame")
+"""The gates' printed symbols, gate 1 first: the Diego page's own by default (web/static/kit.js ``SYMBOLS``), so that
+the simulated picture and the page name a gate alike."""
 
 
 def _castle(rng: np.random.Generator) -> np.ndarray:
