@@ -228,6 +228,10 @@ class _Replay:
         self.next += 1
         return self.frames[self.next - 1]
 
+    def latest(self) -> np.ndarray:
+        """The picture now (the gates are checked against its size when they are set)."""
+        return self.frames[min(self.next, len(self.frames) - 1)]
+
 
 def confirmations(seq: Sequence, wait_for_still: bool = True) -> dict[str, float]:
     """The camera hub's confirmation (``CameraHub.confirm_now``) replayed on the sequence, started at every frame
