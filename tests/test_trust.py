@@ -381,3 +381,13 @@ def test_pages_show_each_role_its_pairing_ui(app: Flask, client: FlaskClient) ->
                                   ("spectator", "10.0.0.9", "")):
         with app.test_request_context("/", environ_base={"REMOTE_ADDR": address}, headers={"Cookie": cookie}):
             assert f'data-pairing-role="{role}"' in render_template_string('{% include "_pairing.html" %}')
+
+
+def test_the_devices_page_says_when_no_tablet_can_reach_the_companion(make_app: Callable[..., Flask]) -> None:
+    """Listening on this machine only (``--host 127.0.0.1``), the address to pair with answers no tablet: the
+    kiosk's Devices page says so and how to start it; listening on every address (``make run``, the service), not."""
+    local = make_app(LISTEN_HOST="127.0.0.1").test_client().get("/devices").get_data(as_text=True)
+    assert 'id="local-only"' in local and "<code>--host 127.0.0.1</code>" in local and "--host 0.0.0.0" in local
+    for host in ("0.0.0.0", None):
+        page = make_app(LISTEN_HOST=host).test_client().get("/devices").get_data(as_text=True)
+        assert 'class="pair-url"' in page and 'id="local-only"' not in page

@@ -97,6 +97,7 @@ def app_config(args: argparse.Namespace) -> dict[str, Any]:
         config["CAMERA"] = args.camera
     config["GATES"] = wiring_from_args(args)
     config["BEAMS"] = not args.no_beams
+    config["LISTEN_HOST"] = args.host  # the Devices page warns when no tablet can reach it
     config.update(getattr(args, "app_config", {}))  # config-file keys laid straight into app.config
     config.update(access_from_args(args))  # --kiosk-peers and the like win over the file's [access]
     return config

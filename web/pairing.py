@@ -3,6 +3,7 @@ refuses; the approved device collects a token cookie. The kiosk lists paired dev
 from __future__ import annotations
 
 import io
+import ipaddress
 import re
 import socket
 from typing import Any
@@ -70,7 +71,16 @@ def _pairing_globals() -> dict[str, Any]:
 def devices_page():
     who = client()
     return render_template("devices.html", role=who.role, device=who.device,
-                           pair_url=pair_url() if who.kiosk else None)
+                           pair_url=pair_url() if who.kiosk else None, local_only=_local_only())
+
+
+def _local_only() -> str | None:
+    """The address the server listens on when only this machine can reach it (``--host 127.0.0.1``), else None."""
+    host = str(current_app.config.get("LISTEN_HOST") or "")
+    try:
+        return host if host and ipaddress.ip_address(host.strip("[]")).is_loopback else None
+    except ValueError:
+        return host if host == "localhost" else None
 
 
 @bp.get("/pairing/qr.svg")
