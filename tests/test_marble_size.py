@@ -118,7 +118,11 @@ def test_a_gate_at_the_pictures_edge_is_named_on_the_page(tmp_path: Path) -> Non
     shifted = {"gates": [{"gate": g["gate"], "polygon": [[x + 100, y] for x, y in g["polygon"]]}
                          for g in GATES["gates"]]}
     hub.set_regions(shifted)  # gate 6 now reaches x 630, 9.5 px from the edge: within a radius
-    assert hub.status()["edge"].startswith("Gate 6 reaches the edge of the picture")
+    assert hub.status()["edge"].startswith("Gate 6 reaches the edge of the picture: the camera does not count a "
+                                           "marble the edge cuts (gate 6 is left to the beams then).")
+    hub.camera_only = True  # no beams fitted: the gate waits for a tap
+    assert "(gate 6 waits for a tap then)" in hub.status()["edge"]
+    hub.camera_only = False
     shifted["gates"][0]["polygon"] = [[x - 225, y] for x, y in shifted["gates"][0]["polygon"]]
     hub.set_regions(shifted)  # gate 1 from x 5 on
     assert hub.status()["edge"].startswith("Gates 1, 6 reach the edge")

@@ -754,7 +754,7 @@ class CameraHub:
 
     def _edge_warning(self) -> str | None:
         """A plain warning when a gate comes within a marble's radius of the picture's edge: a marble there is
-        cut by it, not counted, and its gate waits for a tap (``detect.PICTURE_EDGE_RADII``)."""
+        cut by it, not counted, and its gate in doubt (``detect.PICTURE_EDGE_RADII``; ``waiting``)."""
         regions, frame, radius = self._moved or self._regions, self.service.latest(), self.marble_radius
         if regions is None or frame is None or radius is None:
             return None
@@ -763,8 +763,8 @@ class CameraHub:
             return None
         names = ", ".join(map(str, gates))
         return (f"Gate{'s' if len(gates) > 1 else ''} {names} reach{'' if len(gates) > 1 else 'es'} the edge of the "
-                "picture: a marble the edge cuts is not counted and waits for a tap. Move or widen the camera so that "
-                "every gate is wholly in view.")
+                f"picture: the camera does not count a marble the edge cuts ({waiting(gates, self.camera_only)} "
+                "then). Move or widen the camera so that every gate is wholly in view.")
 
     def _focus_warning(self) -> str | None:
         """A plain warning when the markers' edges show the picture too blurred for the marbles' size
