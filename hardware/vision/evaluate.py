@@ -272,19 +272,19 @@ def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def report(results: list[Result], skipped: list[dict[str, str]]) -> dict[str, Any]:
     """The figures of ``results`` as one JSON-able object."""
     n = len(results)
-    per_gate = [_rate(sum(r.counts[g] == r.expected[g] for r in results), n) for g in range(6)]
+    per_gate_right = [sum(r.counts[g] == r.expected[g] for r in results) for g in range(6)]
     sure = [r for r in results if not any(r.unsure)]
     recorded = [r for r in results if r.camera_counts is not None]
     worst = sorted((r for r in results if r.wrong_gates), key=lambda r: (-r.wrong_gates, -r.error, r.name))
     six_right = sum(r.wrong_gates == 0 for r in results)
+    gates_right = sum(6 - r.wrong_gates for r in results)
     return {
         "samples": n,
         "skipped": skipped,
-        "gate_exact": _rate(sum(6 - r.wrong_gates for r in results), 6 * n),
-        "per_gate_exact": per_gate,
+        "gate_exact": _rate(gates_right, 6 * n),
+        "per_gate_exact": [_rate(hits, n) for hits in per_gate_right],
         # the counts behind the rates, as a table owner reads them ("5 of 6 rounds")
-        "counts": {"six_right": six_right, "gates_right": sum(6 - r.wrong_gates for r in results),
-                   "per_gate_right": [sum(r.counts[g] == r.expected[g] for r in results) for g in range(6)],
+        "counts": {"six_right": six_right, "gates_right": gates_right, "per_gate_right": per_gate_right,
                    "sure": len(sure), "sure_six_right": sum(r.wrong_gates == 0 for r in sure),
                    "recorded": len(recorded),
                    "camera_six_right": sum(r.camera_counts == r.expected for r in recorded)},
@@ -307,8 +307,8 @@ def format_report(rep: dict[str, Any]) -> str:
     and how many the camera read right at the table, each as "5 of 6 rounds" with its share."""
     n, c = rep["samples"], rep.get("counts") or {}
 
-    def of(hits: int, total: int, noun: str = "") -> str:
-        return f"{hits} of {total}{rounds(total) if noun else ''}" + (f" ({hits / total:.0%})" if total else "")
+    def of(hits: int, total: int, counted: str = "") -> str:
+        return f"{hits} of {total}{counted}" + (f" ({hits / total:.0%})" if total else "")
 
     def rounds(k: int) -> str:
         return " round" if k == 1 else " rounds"
@@ -318,17 +318,17 @@ def format_report(rep: dict[str, Any]) -> str:
     if n:
         low, high = rep["six_exact_interval"]
         lines += ["Today's detector, reading the kept photos again:",
-                  f"  all six gates right: {of(c['six_right'], n, 'rounds')}"
+                  f"  all six gates right: {of(c['six_right'], n, rounds(n))}"
                   + (f"; on {n}{rounds(n)} the true share may lie anywhere from {low:.0%} to {high:.0%}"
                      if high - low > 0.1 else ""),
                   f"  gates right: {of(c['gates_right'], 6 * n)}; gate by gate: "
                   + ", ".join(f"{g + 1}: {hits} of {n}" for g, hits in enumerate(c["per_gate_right"])),
                   f"  rounds it is unsure of (a tap decides): {rep['unsure']}, of them read wrong: "
                   f"{rep['unsure_wrong']}; when sure, all six right: "
-                  + (of(c["sure_six_right"], c["sure"], "rounds") if c["sure"] else "none read sure")]
+                  + (of(c["sure_six_right"], c["sure"], rounds(c["sure"])) if c["sure"] else "none read sure")]
     if c.get("recorded"):
         lines += ["As the camera read them at the table:",
-                  f"  all six gates right: {of(c['camera_six_right'], c['recorded'], 'rounds')}"]
+                  f"  all six gates right: {of(c['camera_six_right'], c['recorded'], rounds(c['recorded']))}"]
         if rep["camera_flags_recorded"]:
             lines.append("  read a gate wrong without asking for a tap: "
                          f"{rep['camera_wrong_sure']} of {rep['camera_flags_recorded']}"
