@@ -63,6 +63,9 @@ def test_gates_near_the_pictures_edge() -> None:
     assert moved.near_picture_edge(700, 200, 21) == [1, 2, 3, 4, 5, 6]
     assert moved.near_picture_edge(683, 200, 5) == [6]  # its right side at 680, the picture's edge at 682.5
     assert moved.near_picture_edge(660, 200, 5) == [6]  # beyond the picture
+    # a reach below 0: the gates reaching that far beyond the picture (a tap's slack on its edge allowed)
+    assert moved.near_picture_edge(640, 200, -2.0) == [6]  # 40 px beyond a 640 px picture
+    assert moved.near_picture_edge(681, 200, -2.0) == []  # its side at 680 against the edge at 680.5
 
 
 def test_order_is_normalised() -> None:
@@ -141,11 +144,3 @@ def test_overlapping_gates_are_found_and_gates_meeting_at_a_border_are_not() -> 
     assert (a, b) == (2, 3) and share == pytest.approx(0.25, abs=0.02)
     row["gates"][1]["polygon"] = [[220, 0], [301, 0], [301, 90], [220, 90]]  # meets gate 3 (from 300) a pixel in
     assert GateRegions.from_json(row).overlapping() == []
-
-
-def test_gates_beyond_the_picture() -> None:
-    regions = GateRegions.from_json(_row())  # gate 6 spans x 600..680
-    assert regions.beyond_picture(640, 480) == [6]
-    assert regions.beyond_picture(700, 480) == []
-    assert regions.beyond_picture(681, 480) == []  # within the slack of a tap on the picture's edge
-

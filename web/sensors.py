@@ -164,6 +164,7 @@ class Sensors:
             return
         if list(reading.detection.counts) != camera["counts"]:
             return  # the reading in the round is not the last frame seen (another session's): no label for it
+        from hardware.camera.hub import held_gates
         from hardware.camera.keeping import Sample
 
         self._kept.add(round_key)
@@ -176,8 +177,7 @@ class Sensors:
                 counts=tuple(sum(1 for g in gates if g == gate) for gate in range(1, 7)),
                 camera_counts=tuple(camera["counts"]), marble_radius=reading.marble_radius,
                 session=session_id, round=accepted["number"], confirmed_at=time.time(),
-                camera_unsure=flags, reference_holds=tuple(sorted({m.gate for m in reading.detection.left
-                                                                   if m.gate is not None}))))
+                camera_unsure=flags, reference_holds=tuple(held_gates(reading.detection.left))))
         except Exception:  # keeping a photo never breaks the tap that revealed the round
             log.exception("photo keeping failed for game %s round %s", *round_key)
 

@@ -82,12 +82,17 @@ OVEREXPOSED_PICTURE = (
     "{minutes:g} minutes.")
 
 
+def gates_named(gates: list[int]) -> str:
+    """Gates by number as a sentence names them: "gate 6", "gates 1, 6"."""
+    return f"gate{'' if len(gates) == 1 else 's'} {', '.join(map(str, gates))}"
+
+
 def waiting(gates: list[int] | None, camera_only: bool) -> str:
     """What the gates the camera is unsure of come to (``gates``, None for every gate), in words: with the camera
     alone each waits for a tap (ruling D4); with beams the beams' count stands there (the camera's doubt flags a round
     only where its counts disagree with them)."""
     one = gates is None or len(gates) == 1
-    some = "every gate" if gates is None else f"gate{'' if one else 's'} {', '.join(map(str, gates))}"
+    some = "every gate" if gates is None else gates_named(gates)
     if camera_only:
         return f"{some} wait{'s' if one else ''} for a tap"
     return f"{some} {'is' if one else 'are'} left to the beams"
@@ -116,6 +121,9 @@ STILL_TRIES = 3
 ``bench.bench_real_sequence.confirmations``)."""
 
 NOTHING_MOVED: tuple[bool, ...] = (False,) * 6
+
+TAP_SLACK_PX = 2.0
+"""How far (pixels) a gate tapped on the picture may reach past its edge before it is refused as not tapped on it."""
 
 
 def _flag_moving(reading: ReadingFrame, moving: tuple[bool, ...]) -> ReadingFrame:
@@ -168,14 +176,14 @@ def _fewer_doubts(unsure: tuple[bool, ...], before: tuple[bool, ...]) -> bool:
     return unsure != before and not any(u and not b for u, b in zip(unsure, before))
 
 
-def _held_gates(left: tuple[Marble, ...]) -> list[int]:
+def held_gates(left: tuple[Marble, ...]) -> list[int]:
     """The gates, in order, where the empty reference holds a marble the picture no longer does (``left``)."""
     return sorted({m.gate for m in left if m.gate is not None})
 
 
 def _holds_marbles(left: tuple[Marble, ...], camera_only: bool) -> str:
     """``HOLDS_MARBLES`` for the marbles the empty reference holds that the picture no longer does, some in a gate."""
-    those = waiting(_held_gates(left), camera_only)
+    those = waiting(held_gates(left), camera_only)
     return HOLDS_MARBLES.format(marbles="a marble" if len(left) == 1 else f"{len(left)} marbles",
                                 waiting=those[0].upper() + those[1:], minutes=UNSURE_EMPTY_HOLD_S / 60.0)
 
@@ -340,10 +348,10 @@ class CameraHub:
             raise RegionsError(f"gates {a} and {b} overlap ({share:.0%} of the smaller one): a marble there would "
                                f"count in gate {a} only. Tap them again so that they meet only at their border")
         frame = self.service.latest()
-        if frame is not None and (beyond := regions.beyond_picture(frame.shape[1], frame.shape[0])):
-            raise RegionsError(f"gate{'s' if len(beyond) > 1 else ''} {', '.join(map(str, beyond))} reach"
-                               f"{'' if len(beyond) > 1 else 'es'} beyond the camera's {frame.shape[1]}x"
-                               f"{frame.shape[0]} picture: tap every gate on the picture")
+        # a corner more than TAP_SLACK_PX beyond the picture: not tapped on it
+        if frame is not None and (beyond := regions.near_picture_edge(frame.shape[1], frame.shape[0], -TAP_SLACK_PX)):
+            raise RegionsError(f"{gates_named(beyond)} reach{'es' if len(beyond) == 1 else ''} beyond the camera's "
+                               f"{frame.shape[1]}x{frame.shape[0]} picture: tap every gate on the picture")
         save_regions(regions, self.regions_path)
         with self._lock:
             self._regions, self._regions_source = regions, "tap"
@@ -761,8 +769,7 @@ class CameraHub:
         gates = regions.near_picture_edge(frame.shape[1], frame.shape[0], radius)
         if not gates:
             return None
-        names = ", ".join(map(str, gates))
-        return (f"Gate{'s' if len(gates) > 1 else ''} {names} reach{'' if len(gates) > 1 else 'es'} the edge of the "
+        return (f"{gates_named(gates).capitalize()} reach{'es' if len(gates) == 1 else ''} the edge of the "
                 f"picture: the camera does not count a marble the edge cuts ({waiting(gates, self.camera_only)} "
                 "then). Move or widen the camera so that every gate is wholly in view.")
 
@@ -801,7 +808,7 @@ class CameraHub:
         """The gates where the empty reference shows a marble the latest picture no longer does (it was taken with
         marbles in them): those gates are unsure for that reason (ruling D4), until the reference is taken again."""
         last = self._last
-        return _held_gates(last.left) if last is not None and self.reference.get() is not None else []
+        return held_gates(last.left) if last is not None and self.reference.get() is not None else []
 
     def status(self) -> dict[str, Any]:
         with self._lock:

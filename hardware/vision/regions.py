@@ -147,11 +147,6 @@ class GateRegions:
                     pairs.append((a.gate, self.gates[j].gate, share))
         return pairs
 
-    def beyond_picture(self, width: int, height: int, slack: float = 2.0) -> list[int]:
-        """The gates with a corner more than ``slack`` pixels beyond a ``width`` x ``height`` picture, in gate
-        order: not tapped on that picture."""
-        return [g.gate for g in self.gates if edge_clearance(*g.bounds, width, height) < -slack]
-
     def bounds(self) -> tuple[float, float, float, float]:
         """Bounding box (x0, y0, x1, y1) of all polygons."""
         boxes = [g.bounds for g in self.gates]
