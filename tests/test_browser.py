@@ -617,7 +617,7 @@ def test_a_redraw_waits_for_the_finger_to_lift(open_page: Callable[..., Any], ba
     page.evaluate("owe('page'); owe('pairing'); owe('page')")  # unheld, each would run at once
     assert page.evaluate("drawn") == ["now"]
     page.mouse.up()
-    page.wait_for_function("drawn.length === 3")
+    page.wait_for_function("() => drawn.length === 3")
     assert page.evaluate("drawn") == ["now", "pairing", "page"]
 
 

@@ -156,6 +156,18 @@ def finished_game(base: str) -> dict[str, Any]:
     return game
 
 
+def settled(page: Any) -> None:
+    """Wait until the root's scroll-padding follows the header as measured: the page measures it after its first
+    layout (a ResizeObserver), so until then the breakpoint's estimate stands. A page that never measures it keeps
+    the estimate, and the assertions after this say by how much it is off."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_function(f"() => {{ const [b, p] = ({EDGES})(null); return p >= b && p <= b + 12; }}",
+                               timeout=5000)
+    except PlaywrightTimeout:
+        pass
+
+
 def header_pages(base: str) -> list[str]:
     """Every page with the sticky header: the home page, Camera, Devices, the hero cards, a game that is not there,
     and each game's page, one of them finished."""
@@ -189,6 +201,7 @@ def test_every_page_keeps_a_scroll_padding_of_its_header(open_page: Callable[...
         page.goto(base + path)
         if path.startswith("/play/") and "999999" not in path:
             page.wait_for_selector("body[data-ready='yes']")
+        settled(page)
         bottom, padding, _ = page.evaluate(EDGES, None)
         where = f"{path} at {size[0]}x{size[1]}"
         assert padding >= bottom, f"{where}: a scroll into view stops under the header ({padding} < {bottom} px)"
@@ -201,9 +214,9 @@ def test_an_anchor_stops_below_the_header(open_page: Callable[..., Any], base: s
     page = long_home_page(open_page, base, size)
     for anchor in ("#new-game", "#kept"):
         page.evaluate("window.scrollTo(0, 0)")
-        page.wait_for_function("window.scrollY === 0")
+        page.wait_for_function("() => window.scrollY === 0")
         page.evaluate("(anchor) => { location.hash = anchor; }", anchor)
-        page.wait_for_function("window.scrollY > 0")
+        page.wait_for_function("() => window.scrollY > 0")
         bottom, padding, top = page.evaluate(EDGES, anchor)
         assert bottom <= top <= padding + 1, f"{anchor} at {top} px, the header's bottom at {bottom} px"
         page.evaluate("history.replaceState(null, '', '/')")
