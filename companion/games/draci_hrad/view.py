@@ -52,8 +52,8 @@ def view(state: HradState) -> dict[str, Any]:
         "breakdown_heading": "Points",  # its rows are what the points came from, not rounds
         "phase": "finished" if state.finished else "fight" if state.fight else "move",
         "heroes": [_hero(state, seat, h) for seat, h in enumerate(state.heroes)],
-        # who missed their move when the turn last passed (ruling H14), and where they were kept
-        "missed": [player for player, _ in state.missed], "missed_at": dict(state.missed),
+        # who missed their move when the turn last passed (ruling H14), in turn order, and where each was kept
+        "missed_at": dict(state.missed),
         "shop": _shop(state),
         "city": {"tavern": TAVERN, "oracle": ORACLE},
         "obstacles": OBSTACLE_NAMES,

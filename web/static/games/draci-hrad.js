@@ -53,7 +53,8 @@ function phrase(view) {
   if (leftOver(s)) return "waits: who keeps the treasure left over?";
   if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
   // a hero kept a round (ruling H14) is passed over by Next: said, or the turn seems not to have moved
-  const missed = s.missed.length ? ` · ${s.missed.join(" and ")} missed this move` : "";
+  const kept = Object.keys(s.missed_at);
+  const missed = kept.length ? ` · ${kept.join(" and ")} missed this move` : "";
   return hero ? `moves · ${hero.gold} gold${missed}` : "";
 }
 
