@@ -134,6 +134,17 @@ def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any],
     return page
 
 
+#: What a page says when its tap was refused as stale (kit.js ``plainError``): another device changed the game first.
+NOT_COUNTED = "Not counted: someone changed the game a moment ago. This screen shows it now: tap again if still needed."
+
+
+def tap_again(page: Any, selector: str) -> None:
+    """Tap `selector` as a person tapping the same button again would: once the page would take it for a new tap, not
+    a double tap's second half (kit.js ``DOUBLE_TAP_MS`` after the last one's answer: the body's ``data-settling``)."""
+    page.wait_for_selector("body:not([data-settling])", state="attached")
+    page.click(selector)
+
+
 #: The parts of the header's title cut short (clipped, or reaching past the title or the screen): a page must have none.
 CUT_TITLE = """() => { const title = document.querySelector('header.bar h1'), box = title.getBoundingClientRect();
     return [title, ...title.querySelectorAll('*')].filter((el) => {

@@ -3,11 +3,12 @@ the second ("already guessed"), and that refusal is the double tap's, not the fa
 repeat the rules accept (two marbles tapped into one gate) counts as ever."""
 from __future__ import annotations
 
+import time
 from typing import Any, Callable
 
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, call, open_game, start_game
+from tests.browser import WAIT_MS, call, open_game, post_events, start_game
 
 RECORD_TOASTS = """() => { window.shownToasts = [];
     new MutationObserver(() => { const t = document.getElementById('toast');
@@ -33,3 +34,60 @@ def test_a_double_tap_counts_once_and_shows_no_error(open_page: Callable[..., An
     assert current["guessed"] == {"Ben": True, "Cleo": True}, current
     assert [e["type"] for e in call(f"{base}/api/sessions/{session['id']}/events")[1]["events"]].count("guess") == 2
     assert [kind for kind, _ in page.evaluate("window.shownToasts")] == [], page.evaluate("window.shownToasts")
+
+
+def logged(base: str, session: dict[str, Any]) -> list[str]:
+    return [e["type"] for e in call(f"{base}/api/sessions/{session['id']}/events")[1]["events"]]
+
+
+def test_next_turn_draw_and_undo_tapped_twice_count_once(open_page: Callable[..., Any], base: str) -> None:
+    """A tap on the same button again, with no other tap between, before anyone could have read what the first did
+    (while it is under way, or within a moment of its answer, even once the page has drawn it) is a double tap's
+    second half: Next turn passes one turn, Draw 1 draws one card, Undo undoes one step. The page's clock stands
+    still here, so "within a moment" holds however slow the machine; moved on a second, the same tap counts."""
+    session = start_game(base, "drachensachen", ["Ada", "Ben", "Cleo"])
+    post_events(base, session, {"type": "starter", "player": "Ada"})
+    page = open_page(800, 480)
+    page.clock.install()
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("#live:text-is('live')")
+    page.clock.pause_at(time.time() + 3600)  # from here the page's time stands still until moved on
+    page.evaluate(RECORD_TOASTS)
+    turn, pile = page.locator("#turn .turn-name"), page.locator("#ds-pile .ds-tile-value")
+    page.dblclick("#ds-next")  # both halves at once: the second while the first is under way
+    expect(turn).to_have_text("Ben")
+    page.click("#ds-next")  # a third, after the answer is drawn: still the same double tap
+    page.click("#ds-draw")  # taps go in turn: had a Next been sent, its answer would come first
+    expect(pile).to_have_text("17")
+    page.click("#ds-draw")  # Draw 1 again, right after its answer: once
+    page.click("#undo")
+    expect(page.locator("#toast")).to_have_text("Undid: the player drew 1 from the trouble pile")
+    page.click("#undo")  # Undo again at once: the first undo's double
+    page.click("#ds-draw")  # another tap between: this Draw 1 is a new one
+    expect(pile).to_have_text("17")
+    assert turn.inner_text() == "Ben"
+    assert logged(base, session) == ["starter", "next_turn", "draw", "draw"], logged(base, session)
+    page.click("#ds-next")
+    expect(turn).to_have_text("Cleo")
+    page.click("#ds-next")  # at once: a double tap's
+    page.clock.fast_forward(1000)  # a second later, the same tap again counts
+    page.click("#ds-next")
+    expect(turn).to_have_text("Ada")
+    assert logged(base, session).count("next_turn") == 3
+    assert [kind for kind, _ in page.evaluate("window.shownToasts") if kind == "error"] == []
+
+
+def test_roll_double_tapped_in_a_fight_rolls_once(open_page: Callable[..., Any], base: str) -> None:
+    """Dračí hrad: Roll double tapped in a fight records one exchange, not two."""
+    session = start_game(base, "draci-hrad", ["Ada", "Ben"])
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("[data-pane='fight']")
+    page.click("#hr-enemies [data-enemy='skeleton']")
+    page.click("#hr-start")
+    page.dblclick("#hr-roll")  # the initiative, once
+    expect(page.locator("#hr-step")).not_to_contain_text("Initiative")
+    page.click("#hr-end-fight")  # another tap between: the next Roll counts
+    page.click("#overlays .btn.ghost")  # Keep fighting
+    page.dblclick("#hr-roll")  # one strike
+    expect(page.locator("#hr-exchanges li")).to_have_count(1)
+    assert logged(base, session).count("strike") == 1 and logged(base, session).count("initiative") == 1

@@ -9,7 +9,19 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, start_game, tap_anyway, without_seq
+from tests.browser import (
+    NOT_COUNTED,
+    WAIT_MS,
+    call,
+    fits,
+    in_view,
+    keypad,
+    open_game,
+    start_game,
+    tap_again,
+    tap_anyway,
+    without_seq,
+)
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -127,7 +139,8 @@ def test_a_finger_is_taken_on_what_it_pressed_when_the_page_changes_under_it(ope
 def test_next_turn_tapped_on_two_devices_at_once_moves_the_turn_once(open_page: Callable[..., Any], base: str) -> None:
     """Two devices show Ada's turn and both tap Next turn: the turn moves once (to Ben, not on to Cleo), and the
     page whose tap came second (here one that missed the stream) says the game changed and shows it. One page's
-    own quick taps all count, each against the game as the tap before left it."""
+    own quick taps on a counting button all count, each against the game as the tap before left it; on any other
+    button, a tap repeated before its answer could be seen is a double tap's, and counts once."""
     session = new_game(base, ["Ada", "Ben", "Cleo"])
     post(base, session, {"type": "starter", "player": "Ada"})
     page = open_game(open_page, base, session)
@@ -139,12 +152,19 @@ def test_next_turn_tapped_on_two_devices_at_once_moves_the_turn_once(open_page: 
     page.click("#ds-next")
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
     deaf.click("#ds-next")  # the same tap, on the same turn as this page saw it
-    expect(deaf.locator("#toast")).to_have_text("Someone changed the game a moment ago; this screen is up to date now.")
+    expect(deaf.locator("#toast")).to_have_text(NOT_COUNTED)
     expect(deaf.locator("#turn .turn-name")).to_have_text("Ben")
     assert state(base, session)["turn"] == "Ben"
-    deaf.evaluate("() => { for (let i = 0; i < 3; i++) document.querySelector('#ds-draw').click(); }")
-    expect(pile(deaf)).to_have_text("15")
-    assert state(base, session)["state"]["trouble_pile"]["drawn"] == 3
+    deaf.evaluate("() => { for (let i = 0; i < 3; i++) document.querySelector('#ds-four').click(); }")
+    expect(deaf.locator("#ds-pending .ds-tile-value")).to_have_text("+6")  # three 4s played at once: 2 each
+    deaf.evaluate("() => { for (let i = 0; i < 3; i++) document.querySelector('#ds-next').click(); }")
+    expect(deaf.locator("#turn .turn-name")).to_have_text("Cleo")  # the turn passed once, not on to Ada and Ben
+    deaf.evaluate("() => { for (let i = 0; i < 3; i++) document.querySelector('#ds-draw-pending').click(); }")
+    expect(pile(deaf)).to_have_text("12")  # the pending 6 drawn once, not three times
+    assert state(base, session)["state"]["trouble_pile"]["drawn"] == 6
+    assert state(base, session)["turn"] == "Cleo"
+    logged = [e["type"] for e in call(f"{base}/api/sessions/{session['id']}/events")[1]["events"]]
+    assert (logged.count("four"), logged.count("next_turn"), logged.count("draw_pending")) == (3, 2, 1), logged
 
 
 def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_page: Callable[..., Any],
@@ -171,7 +191,7 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     page.click("#ds-draw-pending")
     expect(pile(page)).to_have_text("15")
     expect(pile(other)).to_have_text("15", timeout=WAIT_MS)
-    page.click("#ds-next")
+    tap_again(page, "#ds-next")
     expect(page.locator("#turn .turn-name")).to_have_text("Cleo")
     page.click("[data-skip='1']")  # S8: Ada skips
     expect(page.locator("#ds-skips .ds-tile-detail")).to_have_text("Ada skips")
@@ -204,7 +224,7 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     page.click("#ds-trick [data-trick='carousel']")
     expect(pile(page)).to_have_text("18")  # a new round, a new pile
     page.click("#ds-draw")
-    page.click("#ds-draw")
+    tap_again(page, "#ds-draw")
     expect(pile(other)).to_have_text("16", timeout=WAIT_MS)
     page.click("#ds-reverse")  # S11: the carousel
     expect(other.locator("#ds-direction .ds-tile-value")).to_contain_text("counterclockwise", timeout=WAIT_MS)

@@ -9,7 +9,18 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, fits, in_view, keypad, open_game, shoot, start_game, tap_anyway, without_seq
+from tests.browser import (
+    WAIT_MS,
+    fits,
+    in_view,
+    keypad,
+    open_game,
+    shoot,
+    start_game,
+    tap_again,
+    tap_anyway,
+    without_seq,
+)
 from tests.browser import post_events as post
 from tests.browser import session_view as state
 
@@ -128,7 +139,7 @@ def test_roll_lets_the_companion_roll_and_next_passes_the_move(open_page: Callab
     expect(page.locator("#hr-step")).to_contain_text("Initiative")
     page.click("#hr-roll")
     expect(page.locator("#hr-step")).not_to_contain_text("Initiative")
-    page.click("#hr-roll")
+    tap_again(page, "#hr-roll")
     expect(page.locator("#hr-exchanges li")).to_have_count(1)
     assert state(base, session)["state"]["fight"]["exchange_count"] == 1
     page.click("#hr-end-fight")
@@ -167,6 +178,27 @@ def test_a_long_press_on_a_hero_sets_a_number_by_hand(open_page: Callable[..., A
     assert log[-1]["player"] == "Ben" and log[-1]["reason"] == "Entered wrong"
 
 
+def test_a_number_set_while_another_device_changed_it_is_refused_not_saved_over(open_page: Callable[..., Any],
+                                                                                 base: str) -> None:
+    """The dialog asked "Ben: Gold: 200 → 150"; while it was open another device bought Ben a sword. Saved, it would
+    set 150 over the purchase, a change nobody approved: it is refused as stale and says so, and the gold stays."""
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_game(open_page, base, session)
+    page.click("#menu-button")
+    page.click("#hr-set")
+    page.click(".hr-pick [data-pick='Ben']")
+    page.click(".hr-pick [data-field='gold']")
+    keypad(page, 150)
+    expect(page.locator(".hr-pick")).to_contain_text("Ben: Gold: 200 → 150. Why?")
+    post(base, session, {"type": "end_turn", "player": "Ada"}, {"type": "buy", "player": "Ben", "item": "sword"})
+    gold = state(base, session)["state"]["heroes"][1]["gold"]
+    page.click(".hr-pick [data-why='Entered wrong']")
+    expect(page.locator("#toast")).to_contain_text("Not counted: someone changed the game a moment ago")
+    expect(hero(page, "Ben").locator(".hr-gold")).to_have_text(f"{gold} gold")  # shown as it is now
+    after = state(base, session)["state"]
+    assert after["heroes"][1]["gold"] == gold < 200 and after["overrides"] == []
+
+
 def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(open_page: Callable[..., Any],
                                                                               base: str) -> None:
     """Ben pays the oracle, kept a whole round (ruling H14): Ada's Next passes over him and gives Ada the move again,
@@ -181,7 +213,7 @@ def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(ope
     expect(page.locator("#turn .phrase")).to_have_text(re.compile(r"^moves · \d+ gold · Ben missed this move$"))
     expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("missed a move · oracle")
     fits(page, "a move passed over at 800x480")
-    page.click("#hr-next")  # Ben's move again: nobody missed it
+    tap_again(page, "#hr-next")  # Ben's move again: nobody missed it
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
     expect(page.locator("#turn .phrase")).not_to_contain_text("missed")
     expect(page.locator(".hr-badge.wait")).to_have_count(0)

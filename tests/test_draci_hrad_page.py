@@ -18,6 +18,7 @@ from tests.browser import (
     open_game,
     shoot,
     start_game,
+    tap_again,
     tap_anyway,
     without_seq,
 )
@@ -114,7 +115,7 @@ def test_the_card_stock_is_edited_by_tap_and_keypad_with_a_reason(open_page: Cal
     page.click("#hr-stock-prices [data-price='8']")
     page.click("#hr-stock-save")
     page.click(".hr-pick [data-why='A card lost']")
-    expect(page.locator("#toast")).to_contain_text("Someone changed the game", timeout=WAIT_MS)
+    expect(page.locator("#toast")).to_contain_text("Not counted: someone changed the game", timeout=WAIT_MS)
     assert state(base, session)["state"]["shop"][2]["items"][1]["stock"] == [6, 8]
 
 
@@ -252,7 +253,7 @@ def test_the_table_says_whom_the_enemy_attacks(open_page: Callable[..., Any], ba
     page.click("#hr-roll")
     expect(other.locator("#hr-exchanges li").first).to_contain_text("Black Knight → Ada", timeout=WAIT_MS)
     # Ben falls on another device; this page, not hearing it, still offers him: the rules refuse
-    page.click("#hr-roll")  # the heroes' attack
+    tap_again(page, "#hr-roll")  # the heroes' attack
     expect(page.locator("[data-target]")).to_have_count(2, timeout=WAIT_MS)
     deaf = deaf_page(open_page, base, session)
     deaf.click("[data-target='Ben']")

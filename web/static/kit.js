@@ -84,7 +84,7 @@ function plainError(status, data) {
   if (status === 0) return "The companion cannot be reached. Check the Pi is on; nothing was changed.";
   // a stale write; any other refusal of the game as it stands (already finished, read-only) says what it is
   if (status === 409 && data?.error?.code === "stale") {
-    return "Someone changed the game a moment ago; this screen is up to date now.";
+    return "Not counted: someone changed the game a moment ago. This screen shows it now: tap again if still needed.";
   }
   if (status === 429) return "Too many taps at once: wait a moment, then tap again.";
   if (status === 413) return "That was too much to send at once; nothing was changed.";
@@ -130,6 +130,13 @@ export function explain(button, reason, rule = null) {
   return button;
 }
 
+/** The id of the button whose tap is being handled, while its handler runs up to its first wait: a page redrawn
+ *  between the two halves of a double tap gives the second a new button, and maybe a new event ("Next" for the
+ *  next player), but the same id. `taps` counts every tap on a button: two taps with another between are no
+ *  double tap. */
+let tappedId = null;
+let taps = 0;
+
 /** A button that runs `onTap`, or, while `reason` is set, shows the reason instead (with `rule`: ``explain``). */
 export function button(content, { onTap, reason = null, rule = null, cls = "", ...props } = {}) {
   const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
@@ -139,7 +146,9 @@ export function button(content, { onTap, reason = null, rule = null, cls = "", .
       toast(el.dataset.reason, "info", el.dataset.rule || null);
       return;
     }
-    onTap?.(event);
+    taps += 1;
+    tappedId = el.id || null;
+    try { onTap?.(event); } finally { tappedId = null; }
   });
   return explain(el, reason, rule);
 }
@@ -147,6 +156,7 @@ export function button(content, { onTap, reason = null, rule = null, cls = "", .
 /** Wire an existing button (from a template) the same way. */
 export function wire(el, onTap) {
   el.addEventListener("click", (event) => {
+    taps += 1;
     if (el.getAttribute("aria-disabled") === "true") toast(el.dataset.reason, "info");
     else onTap(event);
   });
@@ -485,13 +495,14 @@ function renderFinal(view, game) {
   game.finalShown = true;
 }
 
-/** How soon after the same event was accepted a refusal of it is taken for a double tap's (not shown). */
-const REPEAT_TAP_MS = 1500;
+/** How soon after a tap's answer was shown the same tap again is taken for a double tap's second half: sooner
+ *  than anyone reads a changed screen and decides to tap again. */
+const DOUBLE_TAP_MS = 600;
 
 /**
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
  * player whose turn it is does ("rolls the marbles"); optional `sensors`, `marble`, `camera` handlers
- * receive the live sensor messages. Returns the game: { view, send(event), step(kind), render }.
+ * receive the live sensor messages. Returns the game: { view, send(event), ask(dialog), step(kind), render }.
  */
 export function startGame(page) {
   // This page's taps go one after another, each against the game as the one before left it: quick taps all count,
@@ -502,31 +513,53 @@ export function startGame(page) {
     queue = result.catch(() => {});
     return result;
   };
-  // A double tap sends the same event twice: the first counts, and the rules may refuse the second ("already
-  // guessed"). That refusal is the double tap's, not the family's mistake: it is not shown. A repeat the rules accept
-  // (two marbles tapped into one gate) counts as ever.
-  let accepted = { key: "", at: -Infinity };
+  // A double tap sends the same tap twice, the second before anyone could see what the first did: "Next turn" would
+  // pass two turns, "Undo" undo two steps. The same tap again right after itself (no tap between), while it is under
+  // way or within DOUBLE_TAP_MS of its answer, is not sent; a tap that counts (two marbles into one gate, two 4s
+  // played) is sent as ever.
+  let last = { key: null, at: -Infinity, taps: 0 }; // the last send's key, when its answer came, the taps then
+  const own = new Set(); // the seqs this page's own writes led to
+  let settling = 0; // answers still within DOUBLE_TAP_MS: the body's data-settling says so (for a test to wait on)
+  const once = (key, write) => {
+    if (key === last.key && taps <= last.taps + 1 && performance.now() < last.at + DOUBLE_TAP_MS) {
+      last.taps = taps; // a third tap is the same double tap's
+      return Promise.resolve({ ok: false, status: 0, data: null, doubled: true });
+    }
+    const tap = { key, at: Infinity, taps };
+    last = tap;
+    return inTurn(write).finally(() => {
+      tap.at = performance.now();
+      settling += 1;
+      document.body.dataset.settling = "yes";
+      setTimeout(() => { if (--settling === 0) delete document.body.dataset.settling; }, DOUBLE_TAP_MS);
+    });
+  };
   const game = {
     view: JSON.parse($("session-data").textContent),
     finalShown: false,
     /** Send one event against the seq this page saw (or the event's own `expected_seq`): two devices tapping
-     * "Next turn" together move the turn once, the second is told the game changed and shown it. */
-    send(event) {
-      return inTurn(async () => {
-        const key = JSON.stringify(event);
-        const repeat = key === accepted.key && performance.now() - accepted.at < REPEAT_TAP_MS;
-        const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: game.view.seq, ...event },
-          "POST", { quiet: repeat || [] });
-        if (result.ok) {
-          accepted = { key, at: performance.now() };
-          clearToast(); // a refusal or a reason shown before this tap no longer stands
-        }
+     * "Next turn" together move the turn once, the second is told the game changed and shown it. `counts`: each
+     * tap of it counts, however quick (a counting pad); otherwise a double tap counts once. */
+    send(event, { counts = false } = {}) {
+      const write = async () => {
+        const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: game.view.seq, ...event });
+        if (result.ok) clearToast(); // a refusal or a reason shown before this tap no longer stands
         return settle(result);
-      });
+      };
+      return counts ? inTurn(write) : once(tappedId ? `#${tappedId}` : JSON.stringify(event), write);
     },
-    /** Undo or redo, always against the seq seen; announces what changed. */
+    /** Ask with a dialog (`ask` resolves with an event, or nothing when cancelled), then send it against the game
+     * as it was when the dialog opened: a change another device made meanwhile has it refused as stale, never
+     * applied to a game the person did not see. */
+    async ask(ask) {
+      let seen = game.view.seq;
+      const event = await ask();
+      while (own.has(seen + 1)) seen += 1; // this page's own taps, under way as the dialog opened, changed nothing unseen
+      return event ? game.send({ expected_seq: seen, ...event }) : null;
+    },
+    /** Undo or redo, always against the seq seen; announces what changed. A double tap undoes one step. */
     step(kind) {
-      return inTurn(async () => {
+      return once(kind, async () => {
         const result = await api(`/api/sessions/${game.view.id}/${kind}`, { expected_seq: game.view.seq });
         if (result.ok) {
           const text = result.data.change?.text;
@@ -541,8 +574,10 @@ export function startGame(page) {
   };
 
   function settle(result) {
-    if (result.ok) show(result.data);
-    else if (result.status === 409 && result.data?.session) show(result.data.session);
+    if (result.ok) {
+      own.add(result.data.seq);
+      show(result.data);
+    } else if (result.status === 409 && result.data?.session) show(result.data.session);
     return result;
   }
 

@@ -195,9 +195,9 @@ function renderMarbles(game, cur, turnOver) {
   const reason = cur.flag ? "Marbles: check the reading above first." : null;
   const pad = $("marble-pad");
   pad.hidden = full || turnOver;
-  pad.replaceChildren(...gatePad((gate) => game.send({ type: "marble", gate }), reason,
+  pad.replaceChildren(...gatePad((gate) => game.send({ type: "marble", gate }, { counts: true }), reason,
     [button("Missed", { cls: "gate miss", reason, dataset: { gate: "miss" },
-                        onTap: () => game.send({ type: "marble", gate: null }) })]));
+                        onTap: () => game.send({ type: "marble", gate: null }, { counts: true }) })]));
 }
 
 function renderGuesses(game, cur, turnOver) {
@@ -226,20 +226,19 @@ function renderToken(game, state, cur, turnOver) {
   $("token-step").hidden = turnOver;
   if (turnOver) return;
   $("token-title").textContent = "Which symbol is on the token?";
-  $("reveal-pad").replaceChildren(...gatePad((gate) => reveal(game, cur, gate), revealReason(state, cur)));
+  $("reveal-pad").replaceChildren(...gatePad((gate) => (cur.marbles.length < 3 ? game.ask(() => revealShort(cur, gate))
+    : game.send({ type: "reveal", gate })), revealReason(state, cur)));
 }
 
-/** Reveal the token; with fewer than three marbles recorded, first ask whether the rest missed (ruling D4: a
- *  missed marble counts for no gate), so that a tap too early, a marble still rolling, costs no points unasked. */
-async function reveal(game, cur, gate) {
+/** With fewer than three marbles recorded, ask whether the rest missed before the token is revealed (ruling D4: a
+ *  missed marble counts for no gate), so that a tap too early, a marble still rolling, costs no points unasked; a
+ *  marble the sensors record meanwhile has the reveal refused, and shown. The event, or nothing when they wait. */
+async function revealShort(cur, gate) {
   const short = 3 - cur.marbles.length;
-  if (short > 0) {
-    const question = cur.marbles.length ? `Only ${cur.marbles.length} of 3 marbles recorded.` : "No marble recorded yet.";
-    const ok = await confirm(question, `Reveal: ${short === 3 ? "all" : short} missed`, "Wait for the marbles",
-      `The token shows ${gateName(gate)}. Marbles not recorded count as missed: they score nothing.`);
-    if (!ok) return;
-  }
-  game.send({ type: "reveal", gate });
+  const question = cur.marbles.length ? `Only ${cur.marbles.length} of 3 marbles recorded.` : "No marble recorded yet.";
+  const ok = await confirm(question, `Reveal: ${short === 3 ? "all" : short} missed`, "Wait for the marbles",
+    `The token shows ${gateName(gate)}. Marbles not recorded count as missed: they score nothing.`);
+  return ok ? { type: "reveal", gate } : null;
 }
 
 /** What a player turned over, said right or wrong against the token: by mark and word, not by colour alone. */

@@ -31,7 +31,7 @@ const local = { cards: "show", burned: {}, wentOut: false };
 let game = null;
 
 const expects = (s, type) => s.expects?.includes(type);
-const send = (event) => game.send(event);
+const send = (event, options) => game.send(event, options);
 
 // ---- the turn line --------------------------------------------------------------------------------------------
 
@@ -81,22 +81,23 @@ function shortCard(card) {
   return card.name;
 }
 
+/** The hindrance drawn, with what it asks for by keypad: the event, or nothing when cancelled. */
 async function drawHindrance(view, kind, player) {
   const event = { type: "hindrance", kind, player };
   const name = (what) => `${player}: ${what}`;
   if (kind === "invasion") {
     const hand = await keypad(name("cards in hand"), { min: 1, max: 20 });
-    if (hand == null) return;
+    if (hand == null) return null;
     event.hand = hand;
   } else if (kind === "unknown") {
     const up = await keypad(name("reserve cards face up"), { min: 0, max: 12 });
-    if (up == null) return;
+    if (up == null) return null;
     const down = await keypad(name("reserve cards face down"), { min: 0, max: 12 });
-    if (down == null) return;
-    if (up + down === 0) { toast("An Unknown card lays out at least one reserve card.", "error"); return; }
+    if (down == null) return null;
+    if (up + down === 0) { toast("An Unknown card lays out at least one reserve card.", "error"); return null; }
     Object.assign(event, { face_up: up, face_down: down });
   }
-  await send(event);
+  return event;
 }
 
 function kindButtons(view, player) {
@@ -104,7 +105,7 @@ function kindButtons(view, player) {
   const order = Object.keys(kinds).sort((a, b) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b));
   return h("div", { class: "ds-kinds", dataset: { drawer: player } }, ...order.map((kind) =>
     button(KIND_BUTTON[kind] || kinds[kind], { cls: "ds-choice", dataset: { kind }, "aria-label": kinds[kind],
-                                               onTap: () => drawHindrance(view, kind, player) })));
+                                               onTap: () => game.ask(() => drawHindrance(view, kind, player)) })));
 }
 
 function hindrancePart(view, s) {
@@ -223,7 +224,7 @@ function renderTrackers(view, s) {
   tile($("ds-pending"), "Pending draw", s.pending_draw ? `+${s.pending_draw}` : "0",
     facing || (s.pending_draw ? "faces the next player" : "a 4 adds 2"),
     [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw",
-                        reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }) }),
+                        reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }, { counts: true }) }),
      button("Defender", { id: "ds-defend-pending", onTap: () => send({ type: "defender" }),
                           reason: facing ? reasonFor(s, "defender")
                             : "A Defender passes the pending draw on only when it faces this player." })],
@@ -332,17 +333,18 @@ function renderTricks(view, s) {
 
 // ---- the round's end ------------------------------------------------------------------------------------------------
 
+/** A player's coins (and 8s) by keypad: the event, or nothing when cancelled. */
 async function enterCoins(view, player, feathers) {
   const label = feathers ? `${player}: coins on the cards other than 8s` : `${player}: coins on hand and reserve`;
   const coins = await keypad(label, { min: 0, max: 99 });
-  if (coins == null) return;
+  if (coins == null) return null;
   const event = { type: "coins", player, coins };
   if (feathers) {
     const eights = await keypad(`${player}: 8s still held`, { min: 0, max: MAX_EIGHTS });
-    if (eights == null) return;
+    if (eights == null) return null;
     event.eights = eights;
   }
-  await send(event);
+  return event;
 }
 
 function lossOf(s, coins, eights) {
@@ -373,7 +375,7 @@ function renderScoring(view, s) {
           h("strong", {}, ` → ${lossWords(lossOf(s, coins, s.eights[p]))}`),
           coins > s.round_cap ? h("small", {}, ` (capped at ${s.round_cap})`) : null)
           : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p },
-                                                            onTap: () => enterCoins(view, p, feathers) }));
+                                                            onTap: () => game.ask(() => enterCoins(view, p, feathers)) }));
     })));
 }
 

@@ -119,7 +119,7 @@ function heroCard(view, s, hero) {
     h("span", { class: "hr-lives-n" }, `${hero.lives}/${hero.max_lives}`)),
   badges.length ? h("div", { class: "hr-badges" }, ...badges) : null,
   kit.length ? h("div", { class: "hr-kit" }, ...kit.flatMap((k, i) => [i ? ", " : "", k])) : null);
-  longPress(card, () => setNumber(hero.player));
+  longPress(card, () => game.ask(() => setNumber(hero.player)));
   return card;
 }
 
@@ -225,15 +225,16 @@ function exchangeReason(hero) {
   return [null, null];
 }
 
+/** Treasure paid out in gold, by keypad: the event, or nothing when cancelled. */
 async function exchange(hero) {
   const most = Math.min(hero.treasure, MAX_GOLD - hero.gold);
   const amount = await keypad(`${hero.player}: treasure paid in gold`, { value: most, min: 1, max: most });
-  if (amount != null) send({ type: "exchange", player: hero.player, amount });
+  return amount == null ? null : { type: "exchange", player: hero.player, amount };
 }
 
-/** The stock of one card kind edited in a dialog: copies taken out by tap, added by keypad; then why. */
+/** The stock of one card kind edited in a dialog: copies taken out by tap, added by keypad; then why (the event, or
+ *  nothing when cancelled). */
 async function editStock(item) {
-  const seen = game.view.seq;
   const prices = [...item.stock];
   const same = () => prices.join() === item.stock.join();
   const edited = await dialog((close) => {
@@ -261,11 +262,10 @@ async function editStock(item) {
     draw();
     return body;
   }, { cls: "hr-pick" });
-  if (!edited) return;
+  if (!edited) return null;
   const change = `${item.stock.join(", ") || "none"} → ${edited.join(", ") || "none"}`;
   const reason = await pick(`${item.name}: ${change}. Why?`, STOCK_REASONS.map((r) => [r, r, { dataset: { why: r } }]));
-  // against the game this edit started from: a purchase made meanwhile refuses it instead of being undone
-  if (reason) send({ type: "stock", item: item.item, prices: edited, reason, expected_seq: seen });
+  return reason ? { type: "stock", item: item.item, prices: edited, reason } : null;
 }
 
 function renderBank(view, s) {
@@ -273,13 +273,13 @@ function renderBank(view, s) {
     const [reason, rule] = exchangeReason(hero);
     return button([who(view, hero.player), h("small", {}, `${hero.treasure} treasure`)], {
       cls: "hr-exchange", dataset: { exchange: hero.player }, "aria-label": `${hero.player}: treasure to gold`,
-      style: { "--c": colourOf(view, hero.player) }, reason, rule, onTap: () => exchange(hero) });
+      style: { "--c": colourOf(view, hero.player) }, reason, rule, onTap: () => game.ask(() => exchange(hero)) });
   });
   const cards = s.shop.flatMap((q) => q.items).filter((i) => i.kind === "card");
   const stock = cards.map((item) => button([h("span", { class: "hr-item" }, SHORT[item.item]),
     h("small", { class: "hr-price" }, item.stock.length ? item.stock.join(", ") : "sold out")], {
     cls: "hr-buy hr-card hr-stock", dataset: { stock: item.item }, "aria-label": `Edit the ${item.name} stock`,
-    onTap: () => editStock(item) }));
+    onTap: () => game.ask(() => editStock(item)) }));
   $("hr-bank").replaceChildren(
     h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "Treasure to gold"), ...pay),
     h("p", { class: "hr-note" }, "Paid out in gold, treasure keeps its points and can be spent in the city."),
@@ -299,7 +299,8 @@ function standingOthers(s, hero) {
   return s.heroes.filter((x) => hero && x.player !== hero.player && !x.out && !x.waiting);
 }
 
-/** Before paying: each share and, when it does not split evenly, who keeps the remainder. */
+/** Before paying: each share and, when it does not split evenly, who keeps the remainder (the event, or nothing when
+ *  cancelled). */
 async function shareTreasure(view, hero, group, value) {
   const sharers = [hero.player, ...group];
   const { each, rest } = split(value, sharers.length);
@@ -314,7 +315,7 @@ async function shareTreasure(view, hero, group, value) {
       : [button("Pay the shares", { cls: "primary", id: "hr-share-pay", onTap: () => close(hero.player) })])),
     h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
   ], { cls: "hr-pick" });
-  if (keeper) send({ type: "treasure", player: hero.player, value, group, remainder_to: keeper });
+  return keeper ? { type: "treasure", player: hero.player, value, group, remainder_to: keeper } : null;
 }
 
 function treasureRows(view, s, hero, why, rule) {
@@ -325,7 +326,7 @@ function treasureRows(view, s, hero, why, rule) {
     const { each, rest } = split(value, count);
     return button([h("span", {}, String(value)), group.length ? h("small", {}, `${each} each${rest ? ` +${rest}` : ""}`) : null], {
       cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
-      onTap: () => (group.length ? shareTreasure(view, hero, group, value)
+      onTap: () => (group.length ? game.ask(() => shareTreasure(view, hero, group, value))
         : send({ type: "treasure", player: hero.player, value })) });
   });
   const row = (label, ...buttons) => h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, label), ...buttons);
@@ -380,13 +381,9 @@ function renderCastle(view, s) {
       id: "hr-dart", "aria-label": "Poisoned dart: roll", reason: why, rule,
       onTap: () => send({ type: "dart", player: p }) }),
     button("Dart dice…", { id: "hr-dart-dice", "aria-label": "Poisoned dart: enter the dice", reason: why, rule,
-      onTap: async () => {
-        const event = await dartDice(s, p);
-        if (event) send(event);
-      } }),
-    button("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: async () => {
-      if (await confirm(`${p} found the royal sceptre?`, "Yes: +50, the game ends", "Not yet")) send({ type: "sceptre", player: p });
-    } })),
+      onTap: () => game.ask(() => dartDice(s, p)) }),
+    button("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: () => game.ask(async () =>
+      (await confirm(`${p} found the royal sceptre?`, "Yes: +50, the game ends", "Not yet")) && { type: "sceptre", player: p }) })),
     row("Obstacle", ...obstacles),
     usable.length ? row("Use", ...usable) : null,
   ].filter(Boolean));
@@ -594,6 +591,7 @@ function exchangeList(f) {
       h("span", { class: "sum" }, st.sum), st.ruined ? ` (${SHORT[st.ruined]} ruined)` : "")))));
 }
 
+/** A fight ended by hand, with why: the event, or nothing when the fight goes on. */
 async function endFight() {
   const reason = await dialog((close) => [
     h("p", { class: "big" }, "End this fight by hand?"),
@@ -602,7 +600,7 @@ async function endFight() {
       button(r, { dataset: { why: r }, onTap: () => close(r) }))),
     h("div", { class: "row" }, button("Keep fighting", { cls: "ghost", onTap: () => close(null) })),
   ]);
-  if (reason) send({ type: "end_fight", reason });
+  return reason ? { type: "end_fight", reason } : null;
 }
 
 function renderFightRunning(view, s) {
@@ -641,12 +639,9 @@ function renderFightRunning(view, s) {
     h("div", { class: "hr-row fight-buttons" },
       button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative"
         ? { type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
-      button("Enter dice…", { id: "hr-dice", onTap: async () => {
-        const event = await enterDice(game.view.state);
-        if (event) send(event);
-      } }),
+      button("Enter dice…", { id: "hr-dice", onTap: () => game.ask(() => enterDice(game.view.state)) }),
       ...extras,
-      button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: endFight })),
+      button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: () => game.ask(endFight) })),
     f.exchanges.length ? exchangeList(f) : null];
 }
 
@@ -711,6 +706,7 @@ function pick(title, choices) {
   ], { cls: "hr-pick" });
 }
 
+/** A number set by hand (a hero's, or the enemy's lives), with why: the override event, or nothing when cancelled. */
 async function setNumber(player = null) {
   const view = game.view;
   const s = view.state;
@@ -741,7 +737,7 @@ async function setNumber(player = null) {
   if (!reason) return;
   const event = { type: "override", field, value: number, reason };
   if (target !== "@enemy") event.player = target;
-  send(event);
+  return event;
 }
 
 // ---- the page -----------------------------------------------------------------------------------------------------
@@ -769,4 +765,4 @@ function render(view, g) {
 }
 
 game = startGame({ render, phrase });
-$("hr-set").addEventListener("click", () => { $("menu").hidden = true; setNumber(); });
+$("hr-set").addEventListener("click", () => { $("menu").hidden = true; game.ask(setNumber); });
