@@ -566,18 +566,28 @@ def test_every_event_example_is_accepted_in_a_game() -> None:
 
 
 @pytest.mark.parametrize("event, text", [
-    (flip(3, 5), "the flip of the tile colour 3 · landscape 5"),
-    (remove(1, 2), "the removal of the tile colour 1 · landscape 2"),
-    (secure(1, 2, 2), "the tile colour 1 · landscape 2 into row 2 of the hoard"),
-    (secure(1, 2), "the tile colour 1 · landscape 2 into a new row of the hoard"),
-    (win(1, 2, 3), "the tile colour 1 · landscape 2 won from the middle with 3 dice"),
-    (win(1, 2, 4, "Ben", egg=True), "the tile colour 1 · landscape 2 won from Ben's base with 4 dice, one die "
+    (flip(3, 5), "the flip of the Colour 3 dragon on Landscape 5"),
+    (remove(1, 2), "the removal of the Colour 1 dragon on Landscape 2"),
+    (secure(1, 2, 2), "the Colour 1 dragon on Landscape 2 into row 2 of the hoard"),
+    (secure(1, 2), "the Colour 1 dragon on Landscape 2 into a new row of the hoard"),
+    (win(1, 2, 3), "the Colour 1 dragon on Landscape 2 won from the middle with 3 dice"),
+    (win(1, 2, 4, "Ben", egg=True), "the Colour 1 dragon on Landscape 2 won from Ben's base with 4 dice, one die "
                                      "doubled by an egg"),
-    (move(4, 4, 1), "the egg move of the tile colour 4 · landscape 4 to row 1"),
+    (move(4, 4, 1), "the egg move of the Colour 4 dragon on Landscape 4 to row 1"),
     (END, "the end of the turn"),
 ])
 def test_describe(event: dict[str, Any], text: str) -> None:
     assert GAME.describe(event) == text
+
+
+def test_describe_names_the_tile_as_the_table_does() -> None:
+    # ruling W1: an undone flip says "Purple" and "Volcano" when the table named them so, as its page does
+    named = {"colour_names": ["Red", "Blue", "Green", "Yellow", "Purple", "Black"],
+             "landscape_names": ["Mountains", "Forest", "Lake", "Desert", "Swamp", "Volcano"]}
+    assert GAME.describe(flip(5, 6), named) == "the flip of the Purple dragon on Volcano"
+    assert GAME.describe(win(2, 3, 2), named) == "the Blue dragon on Lake won from the middle with 2 dice"
+    assert GAME.describe({"type": "flip", "colour": 9, "landscape": "x"}, named) == \
+        "the flip of the tile colour 9 · landscape x"
 
 
 def test_malformed_rows_are_refused_by_the_schema_and_the_rules() -> None:
@@ -611,7 +621,7 @@ def test_events_round_trip_through_the_table_log(tmp_path: Path) -> None:
             table.submit(sid, win(1, 2, 2, egg=True))
         assert info.value.rule == "W4" and table.view(sid)["seq"] == view["seq"]
         undone = table.undo(sid)
-        assert undone["change"] == {"action": "undo", "seq": 6, "text": "the tile colour 1 · landscape 1 won from "
+        assert undone["change"] == {"action": "undo", "seq": 6, "text": "the Red dragon on Landscape 1 won from "
                                     "the middle with 2 dice, one die doubled by an egg"}
         assert undone["state"]["middle"] == [tile_id(1, 1), tile_id(1, 2), tile_id(2, 1)]
         assert undone["scores"] == {"Ada": 1, "Ben": 1}

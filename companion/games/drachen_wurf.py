@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .base import EventType, Game, IllegalEventError, MalformedEventError, Option, require_int
 
@@ -118,7 +118,20 @@ def _scores(state: WurfState) -> tuple[int, ...]:
 
 
 def _name(state: WurfState, tile: int) -> str:
-    return f"the {state.colour_names[colour_of(tile) - 1]} dragon on {state.landscape_names[landscape_of(tile) - 1]}"
+    return _tile_name(state.colour_names, state.landscape_names, colour_of(tile), landscape_of(tile))
+
+
+def _tile_name(colours: Sequence[str], landscapes: Sequence[str], colour: Any, landscape: Any) -> str:
+    """A tile by the table's names for its colour and landscape (ruling W1): "the Purple dragon on Volcano"."""
+    if not (isinstance(colour, int) and isinstance(landscape, int) and 1 <= colour <= KINDS and 1 <= landscape <= KINDS):
+        return f"the tile colour {colour} · landscape {landscape}"
+    return f"the {colours[colour - 1]} dragon on {landscapes[landscape - 1]}"
+
+
+def _names(options: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The table's names for the six colours and the six landscapes, or the defaults (ruling W1)."""
+    return (tuple(options.get("colour_names") or OPTIONS[0].default),
+            tuple(options.get("landscape_names") or OPTIONS[1].default))
 
 
 def _side_on(base: tuple[tuple[int, int], ...], tile: int) -> int | None:
@@ -182,10 +195,11 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> WurfState:
     if MIDDLE in players:  # a win names where its tile was: "middle" or a player
         raise IllegalEventError("W1", f"a player may not be called {MIDDLE!r} in Drachen Wurf")
     removal = options.get("two_player_removal", True)
+    colour_names, landscape_names = _names(options)
     state = WurfState(
         players=tuple(players),
-        colour_names=tuple(options.get("colour_names") or OPTIONS[0].default),
-        landscape_names=tuple(options.get("landscape_names") or OPTIONS[1].default),
+        colour_names=colour_names,
+        landscape_names=landscape_names,
         shown=SHOWN_TWO if count == 2 and removal else SHOWN,
         face_down=tuple(range(TILES)),
         middle=(),
@@ -655,9 +669,9 @@ EVENT_TYPES = (
 
 
 def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
-    """A short description of an event for people, e.g. when it is undone."""
+    """A short description of an event for people, e.g. when it is undone, its tile by the table's names."""
     kind = event.get("type")
-    tile = f"the tile colour {event.get('colour')} · landscape {event.get('landscape')}"
+    tile = _tile_name(*_names(options or {}), event.get("colour"), event.get("landscape"))
     row = event.get("row")
     where = "a new row" if row is None else f"row {row}"
     if kind == "flip":
