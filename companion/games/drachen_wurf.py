@@ -123,7 +123,7 @@ def _name(state: WurfState, tile: int) -> str:
 
 def _tile_name(colours: Sequence[str], landscapes: Sequence[str], colour: Any, landscape: Any) -> str:
     """A tile by the table's names for its colour and landscape (ruling W1): "the Purple dragon on Volcano"."""
-    if not (isinstance(colour, int) and isinstance(landscape, int) and 1 <= colour <= KINDS and 1 <= landscape <= KINDS):
+    if not all(isinstance(n, int) and 1 <= n <= KINDS for n in (colour, landscape)):
         return f"the tile colour {colour} · landscape {landscape}"
     return f"the {colours[colour - 1]} dragon on {landscapes[landscape - 1]}"
 
