@@ -59,12 +59,14 @@ def test_streams_of_other_sessions_hear_nothing(base: str) -> None:
 
 
 def test_stream_asks_for_a_one_second_retry_and_keeps_alive_when_quiet(base: str) -> None:
+    """A quiet stream says it is alive every SSE_KEEPALIVE seconds, as an event a page hears (a comment it would not),
+    saying how often: a page that hears nothing for a few of those knows its network stalled."""
     session = new_diego_at(base)
     sock = connect(base)
     try:
         sock.sendall(request_head(f"/api/sessions/{session['id']}/stream"))
         data = b""
-        while b": keep-alive" not in data:  # SSE_KEEPALIVE is 0.5 s in the tests
+        while b'event: alive\ndata: {"every":0.5}\n\n' not in data:  # SSE_KEEPALIVE is 0.5 s in the tests
             chunk = sock.recv(65536)
             assert chunk, "the stream ended"
             data += chunk

@@ -21,7 +21,7 @@ DEFAULTS: dict[str, Any] = {
     "DATA_DIR": None,           # default: $COMPANION_DATA or ./data
     "DATABASE": None,           # default: DATA_DIR/companion.sqlite3
     "SENSORS": "auto",          # auto | simulation | hardware | off
-    "SSE_KEEPALIVE": 15.0,      # seconds between keep-alive comments on idle streams
+    "SSE_KEEPALIVE": 15.0,      # seconds between "alive" events on idle streams
     "MAX_CONTENT_LENGTH": 64 * 1024,
 }
 

@@ -145,7 +145,8 @@ def openapi_document() -> dict[str, Any]:
                                   "seq the request saw); or stale, or read-only; the body holds the fresh session")}}},
             "/api/sessions/{session_id}/stream": {"get": {
                 "summary": "Server-Sent Events: `session` (full view) on connect and after every change; "
-                           "`sensors` and `marble` for the sensor panel",
+                           "`sensors`, `marble` and `camera` for the sensor panel; `alive` ({\"every\": seconds}) "
+                           "when quiet that long, so that a page hearing none for a few knows its network stalled",
                 "parameters": [SESSION_ID],
                 "responses": {"200": {"description": "an event stream",
                                       "content": {"text/event-stream": {"schema": {"type": "string"}}}},

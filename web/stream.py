@@ -221,12 +221,13 @@ async def _run(app: Flask, subscription: AsyncSubscription, first: dict[str, Any
                receive: Receive, send: Send) -> None:
     """Write the opening messages, then each change, until the stream ends."""
     keepalive = float(app.config["SSE_KEEPALIVE"])
+    alive = sse("alive", {"every": keepalive}).encode()
     write_timeout = write_timeout_s(app)
     streams = _streams(app)
     streams.add(subscription)
     watcher = asyncio.create_task(_until_disconnect(receive, subscription))
     try:
-        body = ("retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)).encode()
+        body = ("retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)).encode() + alive
         while True:
             if not await _write(send, body, write_timeout):
                 log.info("dropped a stream: its client took nothing for %.0f s", write_timeout)
@@ -235,7 +236,9 @@ async def _run(app: Flask, subscription: AsyncSubscription, first: dict[str, Any
             if message is None:
                 break
             if message is False:
-                body = b": keep-alive\n\n"  # with TCP_USER_TIMEOUT (web/server.py), notices a vanished peer
+                # with TCP_USER_TIMEOUT (web/server.py) the server notices a vanished peer; a page that hears nothing
+                # for a few of these knows its network stalled, though its connection looks open (kit.js follow)
+                body = alive
             else:
                 body = streams.encoded(*message)
         await _write(send, b"", write_timeout, more=False)

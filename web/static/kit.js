@@ -80,8 +80,16 @@ export function sentence(text) {
   return /[.!?]$/.test(cap) ? cap : `${cap}.`;
 }
 
+/** How long a request waits for the companion's answer before the page says there is none (a stalled network). */
+const ANSWER_MS = 10000;
+
 function plainError(status, data) {
-  if (status === 0) return "The companion cannot be reached. Check the Pi is on; nothing was changed.";
+  if (status === 0 && data?.timedOut) {
+    return "No answer from the companion: check this device's Wi-Fi. If the tap arrived, this screen shows it as " +
+      "soon as the companion answers again.";
+  }
+  if (status === 0) return "The companion cannot be reached: check this device's Wi-Fi and that the Pi is on. " +
+    "Nothing was changed.";
   // a stale write; any other refusal of the game as it stands (already finished, read-only) says what it is
   if (status === 409 && data?.error?.code === "stale") {
     return "Not counted: someone changed the game a moment ago. This screen shows it now: tap again if still needed.";
@@ -101,11 +109,19 @@ export async function api(path, body = undefined, method = body === undefined ? 
       method,
       headers: body === undefined ? {} : { "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(ANSWER_MS),
     });
+    try {
+      data = await response.json();
+    } catch (error) {
+      if (error?.name === "TimeoutError") throw error; // the answer stalled halfway: no answer
+      data = null;
+    }
     status = response.status;
-    try { data = await response.json(); } catch { data = null; }
     if (response.ok) return { ok: true, status, data };
-  } catch { /* not reachable: status 0 */ }
+  } catch (error) { // not reachable, or no answer in time: status 0
+    if (error?.name === "TimeoutError") data = { timedOut: true };
+  }
   if (quiet !== true && !quiet.includes(data?.error?.code)) {
     toast(plainError(status, data), status === 409 && data?.session ? "info" : "error", data?.rule || null);
   }
@@ -307,21 +323,48 @@ export function pickColour(title, current, taken = []) {
 
 // ---- the live stream ------------------------------------------------------------------------------------
 
-/** Follow a session live: handlers for the `session`, `sensors`, `marble` and `camera` messages. */
+/** How many of the stream's `alive` intervals may pass unheard before the page takes its network for stalled. */
+const UNHEARD_INTERVALS = 2;
+
+/**
+ * Follow a session live: handlers for the `session`, `sensors`, `marble` and `camera` messages. A network that
+ * stalls (Wi-Fi gone quiet, the connection still open) is noticed as well as one that drops: the server says
+ * `alive` every so often, and a page that hears nothing for a few of those says it is reconnecting and connects
+ * again, catching up from the session's opening message.
+ */
 export function follow(sessionId, handlers) {
-  const source = new EventSource(`/api/sessions/${sessionId}/stream`);
-  for (const name of ["session", "sensors", "marble", "camera"]) {
-    const handler = handlers[name];
-    if (handler) source.addEventListener(name, (e) => handler(JSON.parse(e.data)));
-  }
+  let source = null;
+  let heard = performance.now();
+  let every = null; // the server's `alive` interval (ms), once heard
   const live = (yes) => {
     document.body.dataset.live = yes ? "yes" : "no";
     const el = document.getElementById("live");
     if (el) el.textContent = yes ? "live" : "reconnecting…";
   };
-  source.addEventListener("open", () => live(true));
-  source.addEventListener("error", () => live(false));
-  return source;
+  const connect = () => {
+    heard = performance.now();
+    source = new EventSource(`/api/sessions/${sessionId}/stream`);
+    for (const name of ["session", "sensors", "marble", "camera"]) {
+      const handler = handlers[name];
+      source.addEventListener(name, (e) => {
+        heard = performance.now();
+        handler?.(JSON.parse(e.data));
+      });
+    }
+    source.addEventListener("alive", (e) => {
+      heard = performance.now();
+      every = 1000 * JSON.parse(e.data).every;
+    });
+    source.addEventListener("open", () => live(true));
+    source.addEventListener("error", () => live(false));
+  };
+  connect();
+  setInterval(() => {
+    if (every === null || performance.now() - heard < UNHEARD_INTERVALS * every) return;
+    live(false);
+    source.close();
+    connect();
+  }, 1000);
 }
 
 // ---- no redraw under a finger ---------------------------------------------------------------------------------

@@ -1,0 +1,59 @@
+"""A network that stalls under a page, in headless Chromium: Wi-Fi gone quiet, the connections still open, nothing
+passing either way. The page does not go on saying it is live: it says it is reconnecting within a few of the
+stream's `alive` intervals (0.5 s here), a tap says when no answer comes, and once the network flows again the
+page is live and shows what changed meanwhile."""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Iterator
+
+import pytest
+from flask import Flask
+from playwright.sync_api import expect
+
+from tests.browser import WAIT_MS, call, post_events, start_game
+from tests.relay import forwarder
+from tests.servers import serving
+
+
+@pytest.fixture
+def stall() -> threading.Event:
+    return threading.Event()
+
+
+@pytest.fixture
+def server(app: Flask) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture
+def base(server: str, stall: threading.Event) -> Iterator[str]:
+    """The pages reach the server through a relay that `stall` stops."""
+    with forwarder(server, stalled=stall) as url:
+        yield url
+
+
+def test_a_stalled_network_is_noticed_and_caught_up(open_page: Callable[..., Any], base: str, server: str,
+                                                    stall: threading.Event) -> None:
+    session = start_game(server, "drachensachen", ["Ada", "Ben"])
+    post_events(server, session, {"type": "starter", "player": "Ada"})
+    page = open_page(390, 844)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-live='yes']")
+    pile = page.locator("#ds-pile .ds-tile-value")
+    expect(pile).to_have_text("18")
+    stall.set()
+    post_events(server, session, {"type": "draw", "count": 1})  # another device, whose network flows
+    page.wait_for_selector("body[data-live='no']", timeout=WAIT_MS)  # no `alive` heard for two of its intervals
+    expect(page.locator("#live")).to_have_text("reconnecting…")
+    expect(pile).to_have_text("18")  # what it shows is what it heard last
+    page.click("#ds-next")  # a tap into the stalled network: no answer comes
+    expect(page.locator("#toast")).to_contain_text("No answer from the companion: check this device's Wi-Fi.",
+                                                   timeout=WAIT_MS)
+    stall.clear()
+    page.wait_for_selector("body[data-live='yes']", timeout=WAIT_MS)
+    expect(pile).to_have_text("17")  # caught up with the draw made meanwhile
+    # the tap, had it reached the server late, was against the game before the draw: refused, so the turn stays
+    view = call(f"{server}/api/sessions/{session['id']}")[1]
+    assert view["state"]["turn"] == "Ada" and view["state"]["trouble_pile"]["drawn"] == 1
