@@ -448,6 +448,10 @@ def test_the_final_screen_ranks_the_fewest_lost_first_with_a_chart(open_page: Ca
     page = open_game(open_page, base, session)
     expect(page.locator("#final")).to_be_visible()
     expect(page.locator("#winners .winner")).to_have_text("Ada")
+    # why, right under the winner, above the fold: the table's totals alone would not say the fewest win
+    expect(page.locator("#final-why")).to_have_text(
+        "The fewest coins lost win. Ben and Cleo lost 21 or more, which ended the game.")
+    in_view(open_game(open_page, base, session, 800, 480), "#final-why")  # on the kiosk too
     expect(page.locator("#totals li").first).to_have_attribute("data-player", "Ada")
     totals = [li.get_attribute("data-player") for li in page.locator("#totals li").all()]
     assert totals == ["Ada", "Ben", "Cleo"]

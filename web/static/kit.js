@@ -510,7 +510,9 @@ function breakable(name) {
   }).join(" ");
 }
 
-function renderFinal(view, game) {
+/** The final screen: the winners and why (`page.why(view)`, a sentence: how this game is won), the totals best
+ *  first (the fewest first where the fewest win: the state's `lower_wins`), and the round table. */
+function renderFinal(view, game, page) {
   const final = $("final");
   if (!final) return;
   const over = view.finished && view.status !== "abandoned" && view.status !== "set_aside";
@@ -520,7 +522,11 @@ function renderFinal(view, game) {
   const winners = view.winners || [];
   $("winners").replaceChildren(h("span", { class: "label" }, winners.length > 1 ? "Winners" : "Winner"),
     ...winners.map((w) => who(view, w, "who winner")));
-  const ranked = [...view.players].sort((a, b) => (view.scores[b] ?? 0) - (view.scores[a] ?? 0));
+  const why = $("final-why");
+  why.textContent = page.why?.(view) || "";
+  why.hidden = !why.textContent;
+  const best = view.state?.lower_wins ? -1 : 1;
+  const ranked = [...view.players].sort((a, b) => best * ((view.scores[b] ?? 0) - (view.scores[a] ?? 0)));
   $("totals").replaceChildren(...ranked.map((p) =>
     h("li", { dataset: { player: p }, style: { "--c": colourOf(view, p) } },
       h("span", { class: "name" }, p), h("span", { class: "score" }, view.scores[p] ?? 0))));
@@ -544,7 +550,8 @@ const DOUBLE_TAP_MS = 600;
 
 /**
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
- * player whose turn it is does ("rolls the marbles"); optional `sensors`, `marble`, `camera` handlers
+ * player whose turn it is does ("rolls the marbles"); optional `page.why(view)` says on the final screen how the
+ * game was won ("The fewest coins lost win"); optional `sensors`, `marble`, `camera` handlers
  * receive the live sensor messages. Returns the game: { view, send(event), ask(dialog), step(kind), render }.
  */
 export function startGame(page) {
@@ -660,7 +667,7 @@ export function startGame(page) {
     }
     keepAwake(document.body.dataset.status === "running");
     page.render(view, game);
-    renderFinal(view, game);
+    renderFinal(view, game, page);
   }
 
   wire($("undo"), () => game.step("undo"));

@@ -464,14 +464,12 @@ function renderCharts(view, s) {
   }
 }
 
-/** The kit ranks the final totals highest first; here the fewest lost coins rank first. */
-function rankTotals(view) {
-  const list = $("totals");
-  if (!list || !view.finished) return;
-  const items = [...list.children];
-  const sign = view.state?.lower_wins ? 1 : -1;
-  items.sort((a, b) => sign * ((view.scores[a.dataset.player] ?? 0) - (view.scores[b.dataset.player] ?? 0)));
-  list.replaceChildren(...items);
+/** How the game was won, on the final screen: the fewest coins lost, once someone lost the limit or more (S4). */
+function why(view) {
+  const s = view.state;
+  if (!s?.finished) return "";
+  const over = view.players.filter((p) => (view.scores[p] ?? 0) >= s.limit);
+  return `The fewest coins lost win. ${over.join(" and ")} lost ${s.limit} or more, which ended the game.`;
 }
 
 // ---- the page ----------------------------------------------------------------------------------------------------
@@ -486,7 +484,7 @@ function render(view, g) {
   document.body.dataset.game = view.game;
   renderCharts(view, s);
   renderTricks(view, s);
-  if (s.phase === "finished") { queueMicrotask(() => rankTotals(view)); return; } // the kit's final screen
+  if (s.phase === "finished") return; // the kit's final screen
   renderSetup(view, s);
   renderTrackers(view, s);
   renderScoring(view, s);
@@ -494,4 +492,4 @@ function render(view, g) {
   renderCards(view, s);
 }
 
-game = startGame({ render, phrase });
+game = startGame({ render, phrase, why });
