@@ -181,13 +181,50 @@ export function wire(el, onTap) {
 
 // ---- dialogs ------------------------------------------------------------------------------------------
 
+// The phone's Back closes the dialog on top, as it would an app's, instead of leaving the game: one history entry
+// stands for the open dialogs, taken back once the last of them closes (not between one dialog and the next).
+const openDialogs = []; // their close functions, the top one last
+let backEntry = false; // the history entry for the open dialogs is there
+let ownBack = false; // the next popstate is this page's own taking back of that entry
+
+window.addEventListener("popstate", () => {
+  if (ownBack) { ownBack = false; return; }
+  if (!backEntry) return;
+  backEntry = false;
+  openDialogs.at(-1)?.(null);
+});
+
+function dialogOpened(close) {
+  openDialogs.push(close);
+  if (!backEntry) {
+    history.pushState({ dialog: true }, "");
+    backEntry = true;
+  }
+}
+
+function dialogClosed(close) {
+  openDialogs.splice(openDialogs.indexOf(close), 1);
+  if (openDialogs.length) {
+    dialogOpened(openDialogs.pop()); // the one below is on top now, and Back closes it next
+    return;
+  }
+  setTimeout(() => {
+    if (openDialogs.length || !backEntry) return;
+    backEntry = false;
+    ownBack = true;
+    history.back();
+  }, 0);
+}
+
 /** A modal panel over the page; resolves with what `build(close)` passes to close(). */
 export function dialog(build, { cls = "" } = {}) {
   return new Promise((resolve) => {
     const overlay = h("div", { class: "overlay", role: "dialog", "aria-modal": "true" });
     const close = (value = null) => {
+      if (!overlay.isConnected) return;
       overlay.remove();
       document.removeEventListener("keydown", onKey);
+      dialogClosed(close);
       resolve(value);
     };
     const onKey = (event) => { if (event.key === "Escape") close(null); };
@@ -195,6 +232,7 @@ export function dialog(build, { cls = "" } = {}) {
     overlay.addEventListener("click", (event) => { if (event.target === overlay) close(null); });
     document.addEventListener("keydown", onKey);
     (document.getElementById("overlays") || document.body).append(overlay);
+    dialogOpened(close);
   });
 }
 
