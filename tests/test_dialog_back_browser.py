@@ -6,8 +6,8 @@ from typing import Any, Callable
 
 from playwright.sync_api import expect
 
-from tests.browser import start_game
 from tests.browser import session_view as state
+from tests.browser import start_game
 
 NO_DIALOG_STEP = "() => history.state === null"
 
