@@ -476,6 +476,27 @@ def test_the_keyboard_keeps_its_qwertz_rows_as_rows(open_page: Callable[..., Any
     expect(page.locator("#kb-input")).to_have_value("Quax")
 
 
+def test_a_name_too_long_or_already_seated_is_said_not_silently_dropped(open_page: Callable[..., Any],
+                                                                         base: str) -> None:
+    """A name stops at 24 letters and the keyboard says so, by its keys or the device's own; a name already at the
+    table, in any case, is not seated twice and the page says who is there."""
+    page = open_page(390, 844)
+    choose_diego(page, base, "Ann")
+    page.click("#add-player")
+    type_name(page, "Maximilianalexandervonho")  # 24 letters: all taken
+    expect(page.locator("#toast")).to_be_hidden()
+    page.locator("#kb-keys button", has_text=re.compile("^h$")).click()
+    expect(page.locator("#toast")).to_have_text("A name is at most 24 letters.")
+    expect(page.locator("#kb-input")).to_have_value("Maximilianalexandervonho")
+    page.click("#kb-cancel")
+    page.click("#add-player")
+    page.click("[aria-label='capital']")  # capitals off: "ann"
+    type_name(page, "ann")
+    page.click("#kb-ok")
+    expect(page.locator("#toast")).to_have_text("Ann is already at the table.")
+    expect(page.locator("#seats li")).to_have_count(1)
+
+
 def test_the_keyboard_types_german_and_czech_names(open_page: Callable[..., Any], base: str) -> None:
     page = open_page(390, 844)
     choose_diego(page, base)

@@ -114,7 +114,8 @@ async function addPlayer() {
     players = (saved.data.players || []).map((p) => (typeof p === "string" ? { name: p, colour: null } : p));
   }
   const seatName = known ? known.name : name;
-  if (!seats.some((s) => s.name === seatName)) seatOrUnseat(seatName);
+  if (seats.some((s) => s.name === seatName)) toast(`${seatName} is already at the table.`);
+  else seatOrUnseat(seatName);
   whenUntouched(refresh); // the answer comes while the next tap may be under way
 }
 

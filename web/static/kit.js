@@ -299,6 +299,7 @@ export function keyboard(label, value = "", { maxLength = 24 } = {}) {
     let layer = "letters";
     let shift = value === "";
     const type = (text) => {
+      if (input.value.length >= maxLength) toast(`A name is at most ${maxLength} letters.`);
       input.value = (input.value + text).slice(0, maxLength);
       shift = text === " " || text === "-";
       draw();
@@ -325,6 +326,11 @@ export function keyboard(label, value = "", { maxLength = 24 } = {}) {
       close(name);
     };
     input.addEventListener("keydown", (event) => { if (event.key === "Enter") ok(); });
+    input.addEventListener("beforeinput", (event) => { // a device's own keyboard
+      if (event.inputType.startsWith("insert") && input.value.length >= maxLength) {
+        toast(`A name is at most ${maxLength} letters.`);
+      }
+    });
     input.addEventListener("input", () => { shift = input.value === "" || /[ -]$/.test(input.value); draw(); });
     return [
       h("label", { for: "kb-input", id: "kb-label" }, label),
