@@ -37,7 +37,8 @@ CONFIG=/etc/dragon-table/companion.toml
 UNITS=(companion.service companion-backup.service companion-backup.timer)
 USER_UNIT=companion-kiosk.service
 AUTOSTART=/etc/xdg/autostart/dragon-table-kiosk.desktop
-APT_PACKAGES=(python3-venv python3-pip curl sqlite3)
+# fonts-noto-color-emoji: a player named "Zoë 👑" shows the crown on the kiosk, not an empty box
+APT_PACKAGES=(python3-venv python3-pip curl sqlite3 fonts-noto-color-emoji)
 PI_PACKAGES=(python3-picamera2 python3-lgpio python3-numpy)
 
 say() { echo "install: $*"; }

@@ -147,7 +147,7 @@ def test_install_lays_out_the_release_config_data_units_and_starts_them(system: 
     log = calls(system)
     assert "apt update -qq" in log
     apt_install = next(c for c in log if c.startswith("apt install"))
-    assert {"python3-picamera2", "python3-lgpio", "python3-venv"} <= set(apt_install.split())
+    assert {"python3-picamera2", "python3-lgpio", "python3-venv", "fonts-noto-color-emoji"} <= set(apt_install.split())
     assert any(c.startswith("apt install") and "chromium" in c.split() for c in log)
     assert all("--no-upgrade" in c.split() for c in log if c.startswith("apt install"))  # installs, never upgrades
     assert any(c.startswith("useradd --system") and c.endswith(" companion") for c in log)
