@@ -181,17 +181,17 @@ export function wire(el, onTap) {
 
 // ---- dialogs ------------------------------------------------------------------------------------------
 
-// The phone's Back closes the dialog on top, as it would an app's, instead of leaving the game: one history entry
-// stands for the open dialogs, taken back once the last of them closes (not between one dialog and the next).
+// The phone's Back closes the dialog on top, as it would an app's, instead of leaving the game. One history step
+// stands for the dialogs: pushed as the first opens, and kept when they close (taking it back then could cancel a
+// navigation that follows at once); a Back on it with no dialog open goes on back, as the person meant.
 const openDialogs = []; // their close functions, the top one last
-let backEntry = false; // the history entry for the open dialogs is there
-let ownBack = false; // the next popstate is this page's own taking back of that entry
+let backEntry = history.state?.dialog === true; // this page stands on its dialogs' step
 
 window.addEventListener("popstate", () => {
-  if (ownBack) { ownBack = false; return; }
   if (!backEntry) return;
   backEntry = false;
-  openDialogs.at(-1)?.(null);
+  if (openDialogs.length) openDialogs.at(-1)(null);
+  else history.back();
 });
 
 function dialogOpened(close) {
@@ -204,16 +204,7 @@ function dialogOpened(close) {
 
 function dialogClosed(close) {
   openDialogs.splice(openDialogs.indexOf(close), 1);
-  if (openDialogs.length) {
-    dialogOpened(openDialogs.pop()); // the one below is on top now, and Back closes it next
-    return;
-  }
-  setTimeout(() => {
-    if (openDialogs.length || !backEntry) return;
-    backEntry = false;
-    ownBack = true;
-    history.back();
-  }, 0);
+  if (openDialogs.length) dialogOpened(openDialogs.pop()); // the one below is on top now: Back closes it next
 }
 
 /** A modal panel over the page; resolves with what `build(close)` passes to close(). */
