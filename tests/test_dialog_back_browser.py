@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from tests.browser import session_view as state
 from tests.browser import start_game
 
+
 def test_back_closes_the_dialog_on_top_and_keeps_the_game(open_page: Callable[..., Any], base: str) -> None:
     session = start_game(base, "draci-hrad", ["Ada", "Ben"])
     page = open_page(390, 844)
