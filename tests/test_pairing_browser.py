@@ -1,13 +1,9 @@
 """Pairing in headless Chromium: the kiosk (the Pi's own screen) and a tablet that connects from another
-address, ask, approve, write, revoke."""
+address, ask, approve (or put off), write, revoke."""
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import selectors
-import socket
-import threading
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -17,6 +13,8 @@ from flask import Flask
 from jinja2 import ChoiceLoader, DictLoader
 from playwright.sync_api import expect
 
+from tests.browser import KIOSK, PHONE, fits, in_view, shoot
+from tests.relay import forwarder
 from tests.servers import call, serving
 from tests.waiting import PATIENCE_S
 from web.app import create_app, shutdown
@@ -26,70 +24,6 @@ INCLUDE = '{% include "_pairing.html" %}'
 TABLET_SOURCE = "127.0.0.2"  # a loopback address the config does not count as the kiosk
 WRITE = """async (name) => (await fetch('/api/players', {method: 'POST',
     headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name})})).status"""
-
-
-@contextlib.contextmanager
-def forwarder(target: str, source: str) -> Iterator[str]:
-    """A TCP relay on 127.0.0.1 that connects on to `target` from the address `source`: a browser on this
-    machine then reaches the server as another device would. Yields the relay's base URL."""
-    host, port = target.removeprefix("http://").rsplit(":", 1)
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.2)  # accept() wakes up to notice the end
-    stopping = threading.Event()
-    open_sockets: list[socket.socket] = []
-
-    def pump(a: socket.socket, b: socket.socket) -> None:
-        # When either side closes (the server ends an idle keep-alive connection), close the other too: a
-        # browser must never reuse a relayed connection whose far end is gone.
-        try:
-            with selectors.DefaultSelector() as selector:
-                selector.register(a, selectors.EVENT_READ, b)
-                selector.register(b, selectors.EVENT_READ, a)
-                while not stopping.is_set():
-                    for key, _ in selector.select(timeout=0.2):
-                        try:
-                            data = key.fileobj.recv(65536)  # type: ignore[union-attr]
-                            if not data:
-                                return
-                            key.data.sendall(data)
-                        except OSError:
-                            return
-        finally:
-            for sock in (a, b):
-                with contextlib.suppress(OSError):
-                    sock.close()
-
-    def serve() -> None:
-        while not stopping.is_set():
-            try:
-                client, _ = listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                return
-            client.settimeout(None)
-            upstream = socket.socket()
-            try:
-                upstream.bind((source, 0))
-                upstream.connect((host, int(port)))
-            except OSError:
-                client.close()
-                upstream.close()
-                continue
-            open_sockets.extend((client, upstream))
-            threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
-
-    thread = threading.Thread(target=serve, name="test-relay", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    finally:
-        stopping.set()
-        thread.join(timeout=PATIENCE_S)
-        listener.close()
-        for sock in open_sockets:
-            with contextlib.suppress(OSError):
-                sock.close()
 
 
 @pytest.fixture
@@ -184,7 +118,7 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     # (the predicate also runs while the reload has no body yet)
     tablet.wait_for_function("() => document.body !== null && document.body.dataset.trust === 'paired'",
                              timeout=PATIENCE_S * 1000)
-    expect(tablet.locator(".pairing-strip")).to_have_count(0)
+    expect(tablet.locator(".pairing-strip")).to_be_hidden()
     assert tablet.evaluate(WRITE, "Tab") == 201
     cookies = {c["name"]: c for c in tablet.context.cookies()}
     assert cookies["companion_device"]["httpOnly"] and cookies["companion_device"]["sameSite"] == "Strict"
@@ -263,3 +197,110 @@ def test_a_refused_tablet_stays_a_spectator_until_approved(two_screens: Callable
     expect(kiosk.locator("#device-list .pair-device")).to_have_count(1, timeout=PATIENCE_S * 1000)
     expect(tablet.locator("text=This tablet is paired")).to_be_visible(timeout=PATIENCE_S * 1000)
     assert tablet.evaluate(WRITE, "Tab") == 201
+
+
+def _ask(tablet_base: str) -> dict[str, Any]:
+    """A pairing request from the tablet's address, sent without a browser (each one a new request)."""
+    status, body = call(f"{tablet_base}/api/pairing/requests", {})
+    assert status == 201, body
+    return body["request"]
+
+
+def _waiting(base: str) -> list[str]:
+    """The ids of the requests waiting on the kiosk."""
+    return [r["id"] for r in call(f"{base}/api/pairing/requests")[1]["requests"]]
+
+
+def test_the_kiosk_puts_a_request_off_until_another_comes(two_screens: Callable[[], tuple[Any, Any, str, str]]
+                                                          ) -> None:
+    """Over a game, Later, Escape or a tap beside the dialog close it without refusing: the request still waits on
+    the Devices page, and only a new one opens the dialog again (on any of the kiosk's pages)."""
+    kiosk, _, base, tablet_base = two_screens()
+    kiosk.set_viewport_size({"width": KIOSK[0], "height": KIOSK[1]})
+    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
+    kiosk.goto(f"{base}/play/{session['id']}")
+    kiosk.wait_for_selector("body[data-ready='yes']")
+    dialog = kiosk.locator("#pair-requests")
+    rows = dialog.locator(".pair-request")
+
+    first = _ask(tablet_base)
+    expect(rows).to_have_count(1)
+    expect(dialog).to_be_visible()
+    # the code, first in its row and the largest text, is what tells two requests from one device apart
+    code = rows.locator(".pair-code")
+    expect(code).to_have_text(first["code"])
+    assert kiosk.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
+                          "'#pair-requests .pair-code')).fontSize)") >= 40
+    assert code.bounding_box()["x"] < rows.locator(".pair-who").bounding_box()["x"]
+    kiosk.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    assert _waiting(base) == [first["id"]]  # put off, not refused
+
+    kiosk.goto(base + "/")  # another page of the kiosk: the request put off stays off, a new one asks
+    second = _ask(tablet_base)
+    expect(dialog).to_be_visible()
+    expect(rows.locator(".pair-code")).to_have_text([second["code"]])
+    later = dialog.locator("button:text-is('Later')")
+    assert min(_tap_size(later)) >= 48
+    later.click()
+    expect(dialog).to_be_hidden()
+    assert _waiting(base) == [first["id"], second["id"]]
+
+    call(f"{base}/api/pairing/requests/{first['id']}/refuse", {})  # room for another from the same address
+    third = _ask(tablet_base)
+    expect(rows.locator(".pair-code")).to_have_text([third["code"]])
+    dialog.click(position={"x": 5, "y": 5})  # beside the dialog's panel
+    expect(dialog).to_be_hidden()
+
+    kiosk.goto(base + "/devices")  # where the requests put off wait for a tap
+    waiting = kiosk.locator("[data-devices-page] .pair-request .pair-code")
+    expect(waiting).to_have_text([second["code"], third["code"]])
+
+
+def test_a_request_shows_at_once_on_the_kiosks_devices_page(two_screens: Callable[[], tuple[Any, Any, str, str]]
+                                                             ) -> None:
+    """The QR code does not push a request below the fold: it shows with its buttons, without scrolling."""
+    kiosk, _, base, tablet_base = two_screens()
+    for width, height in (KIOSK, PHONE):
+        kiosk.set_viewport_size({"width": width, "height": height})
+        kiosk.goto(base + "/devices")
+        kiosk.wait_for_function("() => { const qr = document.querySelector('img.pair-qr');"
+                                " return qr !== null && qr.complete && qr.naturalWidth > 0; }")
+        expect(kiosk.locator("[data-pair-none]")).to_be_visible()
+        asked = _ask(tablet_base)
+        expect(kiosk.locator("[data-devices-page] .pair-request .pair-code")).to_have_text(asked["code"])
+        for part in (".pair-code", ".row"):  # the code, Refuse and Approve
+            in_view(kiosk, f"[data-devices-page] .pair-request {part}")
+        fits(kiosk, f"the Devices page with a request at {width}x{height}")
+        shoot(kiosk, f"devices-request-{width}x{height}")
+        call(f"{base}/api/pairing/requests/{asked['id']}/refuse", {})
+
+
+def test_a_revoked_tablet_offers_to_pair_again_as_its_refusal_says(
+        two_screens: Callable[[], tuple[Any, Any, str, str]]) -> None:
+    """A page open on a tablet the kiosk revokes: its next tap is refused with "tap Pair this tablet", and the page
+    shows that button."""
+    _, tablet, base, tablet_base = two_screens()
+    errors: list[str] = []
+    _watch_errors(tablet, errors)
+    tablet.goto(tablet_base + "/")
+    tablet.click("[data-pair-button]")
+    expect(tablet.locator("[data-pair-code]")).to_be_visible()
+    (asked,) = call(f"{base}/api/pairing/requests")[1]["requests"]
+    call(f"{base}/api/pairing/requests/{asked['id']}/approve", {})
+    tablet.wait_for_function("() => document.body !== null && document.body.dataset.trust === 'paired'")
+    _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
+    tablet.goto(f"{tablet_base}/play/{session['id']}")
+    tablet.wait_for_selector("body[data-ready='yes']")
+    strip = tablet.locator(".pairing-strip")
+    expect(strip).to_be_hidden()
+
+    (device,) = call(f"{base}/api/pairing/devices")[1]["devices"]
+    assert call(f"{base}/api/pairing/devices/{device['id']}", method="DELETE")[0] == 200
+    tablet.click("#marble-pad [data-gate='1']")
+    expect(tablet.locator("#toast")).to_contain_text("Pair this tablet")
+    expect(strip.locator("[data-pair-button]")).to_be_visible()
+    assert tablet.evaluate("document.body.dataset.trust") == "spectator"
+    strip.locator("[data-pair-button]").click()  # and it pairs as a watching device's does
+    expect(strip.locator("[data-pair-code]")).to_have_text(re.compile(r"Code \d{4}"))
+    assert errors == []

@@ -1,5 +1,5 @@
-// Pairing: a watching device asks and shows its code; the kiosk shows requests with Approve / Refuse
-// and, on the Devices page, the paired devices with Revoke.
+// Pairing: a watching device asks and shows its code; the kiosk shows requests with Approve / Refuse (or puts
+// them off with Later) and, on the Devices page, the paired devices with Revoke; a revoked tablet offers to pair again.
 import { api, h, toast, whenUntouched } from "./kit.js";
 
 const POLL_MS = 1500;
@@ -22,6 +22,8 @@ function when(date) {
   if (!date) return "never";
   return new Date(date * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
 }
+
+const clock = (date) => new Date(date * 1000).toLocaleTimeString([], { timeStyle: "short" });
 
 // ---- a device that watches only ----
 function setupSpectator() {
@@ -91,10 +93,24 @@ function setupSpectator() {
 }
 
 // ---- the kiosk: requests and devices ----
+// The requests put off with Later: kept while this screen's browser runs, across its pages.
+const LATER_KEY = "pairing-later";
+
+function putOffBefore() {
+  try {
+    return new Set(JSON.parse(sessionStorage.getItem(LATER_KEY)) || []);
+  } catch {
+    return new Set();
+  }
+}
+
 function setupKiosk() {
   const dialog = document.getElementById("pair-requests");
   const lists = document.querySelectorAll("[data-pair-pending]");
   const none = document.querySelector("[data-pair-none]");
+  let requests = [];
+  let putOff = putOffBefore();
+  let seen = new Set(); // the requests drawn so far: one new on the Devices page is scrolled into view
   let shown = "";
 
   const decide = async (request, decision) => {
@@ -103,24 +119,57 @@ function setupKiosk() {
     await refresh();
   };
 
+  // the code first and large: two requests from the same device differ by it alone
   const row = (request) => h("li", { class: "pair-request", dataset: { request: request.id } },
-    h("span", { class: "pair-who" }, h("strong", {}, request.name), h("small", {}, request.address)),
-    h("span", { class: "pair-code big" }, request.code),
+    h("span", { class: "pair-code-box" }, h("small", {}, "Code"),
+      h("strong", { class: "pair-code big" }, request.code)),
+    h("span", { class: "pair-who" }, h("strong", {}, request.name),
+      h("small", {}, `${request.address} · asked at ${clock(request.created)}`)),
     h("span", { class: "row" },
       h("button", { class: "btn", onclick: () => decide(request, "refuse") }, "Refuse"),
       h("button", { class: "btn primary", onclick: () => decide(request, "approve") }, "Approve")));
 
+  // the dialog asks over every page but the Devices page, for the requests not put off
+  const asking = () => (devicesPage ? [] : requests.filter((r) => !putOff.has(r.id)));
+
+  const draw = () => {
+    const modal = asking();
+    const key = JSON.stringify([requests.map((r) => r.id), modal.map((r) => r.id)]);
+    if (key === shown) return;  // leave the buttons alone while nothing changed
+    shown = key;
+    const arrived = requests.some((r) => !seen.has(r.id));
+    seen = new Set(requests.map((r) => r.id));
+    whenUntouched(() => {
+      lists.forEach((list) => list.replaceChildren(...(dialog?.contains(list) ? modal : requests).map(row)));
+      if (none) none.hidden = requests.length > 0;
+      if (dialog) dialog.hidden = modal.length === 0;
+      if (devicesPage && arrived) {
+        devicesPage.querySelector(".pair-request:last-child")?.scrollIntoView({ block: "nearest" });
+      }
+    });
+  };
+
+  // Later (or Escape, or a tap beside the dialog) closes it without refusing: those requests still wait on the
+  // Devices page, and a new one opens it again
+  const later = () => {
+    putOff = new Set(requests.map((r) => r.id));
+    try { sessionStorage.setItem(LATER_KEY, JSON.stringify([...putOff])); } catch { /* kept on this page only */ }
+    draw();
+  };
+  if (dialog) {
+    dialog.querySelector("[data-pair-later]").addEventListener("click", later);
+    dialog.addEventListener("click", (event) => { if (event.target === dialog) later(); });
+    // Escape closes the dialog on top: a keypad opened over this one closes first (seen before its own handler)
+    document.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && !dialog.hidden && !document.querySelector("#overlays .overlay")) later();
+    }, true);
+  }
+
   const refresh = async () => {
     const data = await quietGet("/api/pairing/requests");
     if (!data) return;
-    const key = data.requests.map((r) => r.id).join(",");
-    if (key === shown) return;  // leave the buttons alone while nothing changed
-    shown = key;
-    whenUntouched(() => {
-      lists.forEach((list) => list.replaceChildren(...data.requests.map(row)));
-      if (none) none.hidden = data.requests.length > 0;
-      if (dialog) dialog.hidden = devicesPage !== null || data.requests.length === 0;
-    });
+    requests = data.requests;
+    draw();
   };
 
   const poll = () => {
@@ -158,13 +207,45 @@ async function revoke(device) {
 }
 
 // ---- a paired tablet ----
+const STILL_PAIRED_MS = 10000;
+
 function setupPaired() {
   const unpair = document.getElementById("unpair");
-  if (!unpair) return;
-  unpair.addEventListener("click", async () => {
-    const result = await api("/api/pairing/device", undefined, "DELETE");
-    if (result.ok) location.reload();
-  });
+  if (unpair) {
+    unpair.addEventListener("click", async () => {
+      const result = await api("/api/pairing/device", undefined, "DELETE");
+      if (result.ok) location.reload();
+    });
+  }
+  watchRevocation();
+}
+
+/** A tablet revoked on the kiosk learns it every few seconds, and at each tap (which the companion may refuse
+ *  saying to tap "Pair this tablet"): it then offers pairing as a watching device does. */
+function watchRevocation() {
+  let busy = false;
+  const check = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const status = await quietGet("/api/pairing");
+      if (!status || status.role !== "spectator") return;
+      clearInterval(timer);
+      document.removeEventListener("click", check, true);
+      if (devicesPage) location.reload();  // its panel says "paired": the page as a watching device has it
+      else whenUntouched(becomeSpectator);
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => { if (!document.hidden) check(); }, STILL_PAIRED_MS);
+  document.addEventListener("click", check, true);
+}
+
+function becomeSpectator() {
+  document.body.dataset.trust = "spectator";
+  document.querySelectorAll(".pairing-strip").forEach((el) => { el.hidden = false; });
+  setupSpectator();
 }
 
 // A module runs once per page even when both the page and the shared include load it.
