@@ -81,6 +81,13 @@ function shortName(name) {
   return text.length <= 6 ? text : text.slice(0, 5);
 }
 
+/** A colour's or landscape's name at the grid's edge: whole ("Mountains", cut by the page only where it must be),
+ *  a numbered one short ("L1" for "Landscape 1"). */
+function headName(name) {
+  const text = String(name).trim();
+  return /^\S+\s+\d+$/.test(text) ? shortName(text) : text;
+}
+
 const symbol = (id, cls = "wsym") => icon(id, cls, SPRITE);
 
 const landSymbol = (ix, cls) => symbol(look.landscapes[ix], cls);
@@ -140,12 +147,12 @@ function renderFlip(s) {
   const cells = [h("span", { class: "corner" })];
   for (let l = 0; l < 6; l++) {
     cells.push(h("span", { class: "colhead", title: s.landscape_names[l] }, landSymbol(l),
-      h("span", {}, shortName(s.landscape_names[l]))));
+      h("span", {}, headName(s.landscape_names[l]))));
   }
   for (let c = 0; c < 6; c++) {
     const hex = look.colours[c].hex;
     cells.push(h("span", { class: "rowhead", style: { "--tc": hex }, title: s.colour_names[c] }, h("span", { class: "sw" }),
-      h("span", {}, shortName(s.colour_names[c]))));
+      h("span", {}, headName(s.colour_names[c]))));
     for (let l = 0; l < 6; l++) {
       const t = c * 6 + l;
       const spot = places[t].place;

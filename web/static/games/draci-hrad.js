@@ -117,8 +117,10 @@ function heroCard(view, s, hero) {
     h("span", { class: "hr-treasure", dataset: { treasure: hero.treasure } }, `${hero.treasure} treasure`)),
   h("div", { class: "hr-lives" }, pips(hero),
     h("span", { class: "hr-lives-n" }, `${hero.lives}/${hero.max_lives}`)),
-  badges.length ? h("div", { class: "hr-badges" }, ...badges) : null,
-  kit.length ? h("div", { class: "hr-kit" }, ...kit.flatMap((k, i) => [i ? ", " : "", k])) : null);
+  // the badges, then the equipment, on shared lines
+  badges.length || kit.length ? h("div", { class: "hr-notes" },
+    badges.length ? h("span", { class: "hr-badges" }, ...badges) : null,
+    kit.length ? h("span", { class: "hr-kit" }, ...kit.flatMap((k, i) => [i ? ", " : "", k])) : null) : null);
   longPress(card, () => game.ask(() => setNumber(hero.player)));
   return card;
 }
@@ -430,12 +432,13 @@ function weaponOf(s, player) {
   return local.weapons[player];
 }
 
-function weaponRow(view, s, player, label) {
+/** A fighter's weapons, after `head`: the mover's name, or another hero's button that takes them out again. */
+function weaponRow(view, s, player, head) {
   const chosen = weaponOf(s, player);
   const owned = ownedWeapons(heroOf(s, player));
-  return h("div", { class: "hr-row hr-weapons", dataset: { weaponsOf: player } },
-    h("span", { class: "hr-row-label" }, label),
-    ...[null, ...owned].map((w) => button(w ? `${SHORT[w]} +${weaponAttack(s, w)}` : "None", {
+  return h("div", { class: "hr-row hr-weapons", dataset: { weaponsOf: player } }, head,
+    ...[null, ...owned].map((w) => button(w
+      ? [h("span", { class: "hr-item" }, SHORT[w]), h("small", {}, `+${weaponAttack(s, w)}`)] : "None", {
       cls: "hr-weapon", dataset: { weapon: w || "none", for: player }, "aria-pressed": String(chosen === w),
       "aria-label": `${player}: ${w ? SHORT[w] : "no weapon"}`,
       onTap: () => { local.weapons[player] = w; game.render(); } })),
@@ -453,14 +456,24 @@ function renderFightSetup(view, s) {
   const others = standingOthers(s, hero);
   local.group = local.group.filter((n) => others.some((x) => x.player === n));
   const fighters = hero ? [hero.player, ...local.group] : [];
-  const weapons = fighters.map((p) => weaponRow(view, s, p, fighters.length > 1 ? who(view, p) : "Weapon"));
-  const group = others.map((x) => button(who(view, x.player), {
-    cls: "hr-join", dataset: { join: x.player }, "aria-pressed": String(local.group.includes(x.player)),
-    "aria-label": `${x.player} fights too`, style: { "--c": colourOf(view, x.player) },
-    onTap: () => {
-      local.group = local.group.includes(x.player) ? local.group.filter((n) => n !== x.player) : [...local.group, x.player];
-      game.render();
-    } }));
+  // a line for each hero standing: the mover's weapons; each other hero's button to fight too ("+ Ben"), then, in the
+  // fight, their weapons beside it (a tap on the name takes them out again)
+  const join = (x) => {
+    const joined = local.group.includes(x.player);
+    return button([joined ? "" : "+ ", who(view, x.player)], {
+      cls: "hr-join", dataset: { join: x.player }, "aria-pressed": String(joined),
+      "aria-label": `${x.player} fights too`, style: { "--c": colourOf(view, x.player) },
+      onTap: () => {
+        local.group = joined ? local.group.filter((n) => n !== x.player) : [...local.group, x.player];
+        game.render();
+      } });
+  };
+  const lines = hero ? [
+    weaponRow(view, s, hero.player,
+      h("span", { class: "hr-row-label" }, others.length ? who(view, hero.player) : "Weapon")),
+    ...others.map((x) => (local.group.includes(x.player) ? weaponRow(view, s, x.player, join(x))
+      : h("div", { class: "hr-row hr-weapons" }, join(x)))),
+  ] : [];
   // a victory's treasure shared by the group (ruling H13): what is left over goes to the hero the table names
   const keeper = fighters.includes(local.keeper) ? local.keeper : hero?.player;
   const enemy = s.enemies.find((e) => e.id === local.enemy);
@@ -472,15 +485,16 @@ function renderFightSetup(view, s) {
                         remainder_to: fighters.length > 1 ? keeper : undefined }) });
   const spoils = enemy?.treasure && fighters.length > 1 ? split(enemy.treasure, fighters.length) : null;
   return [h("div", { class: "hr-enemies", id: "hr-enemies" }, ...enemies),
-    group.length ? h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, "With"), ...group) : null,
-    h("div", { class: "hr-arm" }, h("div", { class: "hr-arm-weapons" }, ...weapons),
-      h("div", { class: "hr-arm-start" },
-        spoils ? h("small", { class: "muted", id: "hr-spoils" }, `victory: ${enemy.treasure} treasure, ${spoils.each} each`) : null,
-        spoils?.rest ? button([`${spoils.rest} left over to `, who(view, keeper)], {
-          cls: "hr-keeper", id: "hr-keeper", "aria-label": `The ${spoils.rest} left over goes to ${keeper}: tap to change`,
-          onTap: () => { local.keeper = fighters[(fighters.indexOf(keeper) + 1) % fighters.length]; game.render(); } })
-          : null,
-        start))];
+    h("div", { class: "hr-fighters" }, ...lines),
+    h("div", { class: "hr-arm-start" },
+      spoils ? h("small", { class: "muted", id: "hr-spoils" },
+        `victory: ${enemy.treasure} treasure, ${spoils.each} each`) : null,
+      spoils?.rest ? button([`${spoils.rest} left over to `, who(view, keeper)], {
+        cls: "hr-keeper", id: "hr-keeper",
+        "aria-label": `The ${spoils.rest} left over goes to ${keeper}: tap to change`,
+        onTap: () => { local.keeper = fighters[(fighters.indexOf(keeper) + 1) % fighters.length]; game.render(); } })
+        : null,
+      start)];
 }
 
 const STEP = {
