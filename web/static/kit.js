@@ -358,8 +358,10 @@ export function pickColour(title, current, taken = []) {
 
 // ---- the live stream ------------------------------------------------------------------------------------
 
-/** How many of the stream's `alive` intervals may pass unheard before the page takes its network for stalled. */
+/** How many of the stream's `alive` intervals may pass unheard before the page takes its network for stalled, and
+ *  how long at the least (a busy Pi, or a server that says alive more often, never passes for a stalled network). */
 const UNHEARD_INTERVALS = 2;
+const UNHEARD_MS_AT_LEAST = 10000;
 
 /**
  * Follow a session live: handlers for the `session`, `sensors`, `marble` and `camera` messages. A network that
@@ -395,7 +397,7 @@ export function follow(sessionId, handlers) {
   };
   connect();
   setInterval(() => {
-    if (every === null || performance.now() - heard < UNHEARD_INTERVALS * every) return;
+    if (every === null || performance.now() - heard < Math.max(UNHEARD_INTERVALS * every, UNHEARD_MS_AT_LEAST)) return;
     live(false);
     source.close();
     connect();
