@@ -157,12 +157,12 @@ let taps = 0;
 export function button(content, { onTap, reason = null, rule = null, cls = "", ...props } = {}) {
   const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
   el.addEventListener("click", (event) => {
+    taps += 1;
     if (el.getAttribute("aria-disabled") === "true") {
       event.preventDefault();
       toast(el.dataset.reason, "info", el.dataset.rule || null);
       return;
     }
-    taps += 1;
     tappedId = el.id || null;
     try { onTap?.(event); } finally { tappedId = null; }
   });
