@@ -29,6 +29,13 @@ CUT = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVis
         && el.scrollWidth > el.clientWidth + .5)
     .map((el) => `${el.textContent}: ${el.scrollWidth} px in ${el.clientWidth}`)"""
 
+#: Each of `sel` (seen) reaching beyond its row, or its row beyond its list: a count the column cuts off.
+OUTSIDE_ITS_ROW = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVisibility())
+    .filter((el) => { const row = el.parentElement, list = row.parentElement;
+        return el.getBoundingClientRect().right > row.getBoundingClientRect().right + .5
+            || row.getBoundingClientRect().right > list.getBoundingClientRect().right + .5; })
+    .map((el) => el.parentElement.textContent)"""
+
 #: The part of each of `sel` below the screen's bottom edge (none: 0), in px.
 BELOW_THE_FOLD = """(sel) => [...document.querySelectorAll(sel)]
     .map((el) => Math.max(0, el.getBoundingClientRect().bottom - window.innerHeight))"""
@@ -144,6 +151,7 @@ def test_every_name_on_the_score_board_is_read_whole(open_page: Callable[..., An
         shoot(page, f"scores-{name}-{size[0]}x{size[1]}")
         fits(page, where)
         assert page.evaluate(CUT, "#scoreboard .name") == [], f"{where}: names cut"
+        assert page.evaluate(OUTSIDE_ITS_ROW, ".wurf-eggs .n") == [], f"{where}: egg counts cut"
         page.evaluate(WRITE_SCORES, "888")
         shoot(page, f"scores-{name}-888-{size[0]}x{size[1]}")
         assert page.evaluate(CUT, "#scoreboard .name") == [], f"{where}: names cut beside three digits"
