@@ -626,10 +626,13 @@ export function startGame(page) {
     finalShown: false,
     /** Send one event against the seq this page saw (or the event's own `expected_seq`): two devices tapping
      * "Next turn" together move the turn once, the second is told the game changed and shown it. `counts`: each
-     * tap of it counts, however quick (a counting pad); otherwise a double tap counts once. */
-    send(event, { counts = false } = {}) {
+     * tap of it counts, however quick (a counting pad); otherwise a double tap counts once. `since`: the seq the
+     * person saw (a dialog's, when it opened): sent against it, or the seq this page's own writes led on to. */
+    send(event, { counts = false, since = null } = {}) {
       const write = async () => {
-        const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: game.view.seq, ...event });
+        let seen = since ?? game.view.seq;
+        while (own.has(seen + 1)) seen += 1; // this page's own taps changed nothing the person did not see
+        const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: seen, ...event });
         if (result.ok) clearToast(); // a refusal or a reason shown before this tap no longer stands
         return settle(result);
       };
@@ -639,10 +642,9 @@ export function startGame(page) {
      * as it was when the dialog opened: a change another device made meanwhile has it refused as stale, never
      * applied to a game the person did not see. */
     async ask(ask) {
-      let seen = game.view.seq;
+      const since = game.view.seq;
       const event = await ask();
-      while (own.has(seen + 1)) seen += 1; // this page's own taps, under way as the dialog opened, changed nothing unseen
-      return event ? game.send({ expected_seq: seen, ...event }) : null;
+      return event ? game.send(event, { since }) : null;
     },
     /** Undo or redo, always against the seq seen; announces what changed. A double tap undoes one step. */
     step(kind) {
