@@ -45,12 +45,12 @@ def test_a_stalled_network_is_noticed_and_caught_up(open_page: Callable[..., Any
     expect(pile).to_have_text("18")
     stall.set()
     post_events(server, session, {"type": "draw", "count": 1})  # another device, whose network flows
+    page.click("#ds-next")  # a tap into the stalled network: no answer comes
     page.wait_for_selector("body[data-live='no']", timeout=WAIT_MS)  # no `alive` heard for 10 s
     expect(page.locator("#live")).to_have_text("reconnecting…")
     # a phone's header has room for the sign only: it says so by its shape, not by its colour alone
     assert page.evaluate("getComputedStyle(document.getElementById('live'), '::before').content") == '"⚠ "'
     expect(pile).to_have_text("18")  # what it shows is what it heard last
-    page.click("#ds-next")  # a tap into the stalled network: no answer comes
     expect(page.locator("#toast")).to_contain_text("No answer from the companion: check this device's Wi-Fi.",
                                                    timeout=WAIT_MS)
     stall.clear()
