@@ -122,6 +122,8 @@ export async function api(path, body = undefined, method = body === undefined ? 
   } catch (error) { // not reachable, or no answer in time: status 0
     if (error?.name === "TimeoutError") data = { timedOut: true };
   }
+  // a device no longer paired: its pairing strip offers to pair again (pairing.js)
+  if (data?.error?.code === "pairing_required") window.dispatchEvent(new Event("pairing-required"));
   if (quiet !== true && !quiet.includes(data?.error?.code)) {
     toast(plainError(status, data), status === 409 && data?.session ? "info" : "error", data?.rule || null);
   }

@@ -220,8 +220,8 @@ function setupPaired() {
   watchRevocation();
 }
 
-/** A tablet revoked on the kiosk learns it every few seconds, and at each tap (which the companion may refuse
- *  saying to tap "Pair this tablet"): it then offers pairing as a watching device does. */
+/** A tablet revoked on the kiosk learns it every few seconds, and at once when the companion refuses a write of
+ *  its own saying to tap "Pair this tablet" (kit.js `api`): it then offers pairing as a watching device does. */
 function watchRevocation() {
   let busy = false;
   const check = async () => {
@@ -231,7 +231,7 @@ function watchRevocation() {
       const status = await quietGet("/api/pairing");
       if (!status || status.role !== "spectator") return;
       clearInterval(timer);
-      document.removeEventListener("click", check, true);
+      window.removeEventListener("pairing-required", check);
       if (devicesPage) location.reload();  // its panel says "paired": the page as a watching device has it
       else whenUntouched(becomeSpectator);
     } finally {
@@ -239,7 +239,7 @@ function watchRevocation() {
     }
   };
   const timer = setInterval(() => { if (!document.hidden) check(); }, STILL_PAIRED_MS);
-  document.addEventListener("click", check, true);
+  window.addEventListener("pairing-required", check);
 }
 
 function becomeSpectator() {
