@@ -491,6 +491,10 @@ export function colourOf(view, name) {
 }
 
 /** A player's name in their colour. */
+/** A name of 10 letters or more: shown a size smaller where names stand in a narrow column (`long`), so that
+ * "Bartholomäus" is read whole there at 800x480. */
+export const longName = (name) => [...name].length >= 10;
+
 export function who(view, name, cls = "who") {
   return h("span", { class: cls, style: { "--c": colourOf(view, name) } }, name);
 }
@@ -534,7 +538,7 @@ function renderScoreBoard(view) {
   const turn = view.turn ?? view.state?.active ?? null;
   list.replaceChildren(...view.players.map((p) =>
     h("li", { class: p === turn ? "active" : "", dataset: { player: p }, style: { "--c": colourOf(view, p) } },
-      h("span", { class: "name" }, p),
+      h("span", { class: longName(p) ? "name long" : "name" }, p),
       h("span", { class: "score", dataset: { score: view.scores[p] ?? 0 } }, view.scores[p] ?? 0))));
 }
 
