@@ -215,7 +215,7 @@ function renderTrackers(view, s) {
     pile.empty ? h("span", { class: "ds-warn" }, `empty: draws ignored${pile.ignored ? ` (${pile.ignored})` : ""}`)
       : `of ${pile.start}${pile.last_draw ? ` · ${pile.last_draw.player} drew ${pile.last_draw.drawn}` : ""}`,
     [button("Draw 1", { cls: "ds-big", id: "ds-draw", "aria-label": "Draw 1 card", reason: reasonFor(s, "draw"),
-                        onTap: () => send({ type: "draw", count: 1 }) }),
+                        onTap: () => send({ type: "draw", count: 1, ...(s.turn ? { player: s.turn } : {}) }) }),
      button(s.pending_draw ? `Draw ${s.pending_draw}` : "Draw due", { id: "ds-draw-pending",
        reason: reasonFor(s, "draw_pending"), onTap: () => send({ type: "draw_pending" }) })],
     pile.empty ? "empty" : "");
