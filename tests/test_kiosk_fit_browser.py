@@ -296,13 +296,25 @@ ROWS_SHOWN = """() => {
     return {half, more, scrolls: box.scrollHeight > box.clientHeight + 1}; }"""
 
 
-@pytest.mark.parametrize("game_id, players", [("diego-drachenzahn", 4), (WURF, 2), (WURF, 3)])
+#: How far the results table reaches past its box sideways, and each player's name in its header with how far that
+#: reaches past its cell (each 0: whole; a name may break at its soft hyphen).
+SIDEWAYS = """() => { const box = document.querySelector('.breakdown-box');
+    return {box: Math.max(0, box.scrollWidth - box.clientWidth),
+            names: [...document.querySelectorAll('#breakdown thead th:not(:first-child)')].map((th) =>
+                [th.textContent.replaceAll('\u00ad', ''), Math.max(0, th.scrollWidth - th.clientWidth)])}; }"""
+
+
+@pytest.mark.parametrize("game_id, players, seed", [("diego-drachenzahn", NAMES[:4], 2), (WURF, NAMES[:2], 2),
+                                                    (WURF, NAMES[:3], 2), ("drachensachen", LONG_NAMES[:5], 43)],
+                         ids=["diego-4", "wurf-2", "wurf-3", "sachen-5-long"])
 def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Callable[..., Any], base: str,
-                                                                   app: Flask, game_id: str, players: int) -> None:
+                                                                   app: Flask, game_id: str, players: list[str],
+                                                                   seed: int) -> None:
     """At 800x480 the final screen's table scrolled inside its box with half a row ("Round 7") above the Total and
     nothing to say more rows were there: the box now ends on a whole row and says "more below" until its last row is
-    in sight; on a phone the whole table is shown, the page scrolls."""
-    session = played_to_the_end(base, app, game_id, NAMES[:players], seed=2)
+    in sight; on a phone the whole table is shown, the page scrolls. Five players with long names scrolled it
+    sideways: now every column is in the box, each name whole."""
+    session = played_to_the_end(base, app, game_id, players, seed)
     page = open_page(*KIOSK)
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("#final:not([hidden])")
@@ -312,6 +324,10 @@ def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Cal
     assert shown["scrolls"], f"{game_id}: a short table, nothing to check ({shown})"
     assert shown["half"] == [], f"{game_id}: rows cut in half at 800x480: {shown['half']}"
     assert shown["more"], f"{game_id}: nothing says more rows wait below"
+    assert page.evaluate(SIDEWAYS) == {"box": 0, "names": [[name, 0] for name in players]}, game_id
+    if game_id == "drachensachen":  # four who lost 21 or more, named as a sentence names them
+        expect(page.locator("#final-why")).to_have_text("The fewest coins lost win. Moritz, Bartholomäus, Anna-Katharina"
+                                                        " and Benedikt lost 21 or more, which ended the game.")
     in_view(page, "#breakdown tfoot th")
     page.evaluate("document.querySelector('.breakdown-box').scrollTop = 1e6")
     page.wait_for_function(f"() => !({ROWS_SHOWN})().more")  # the last row in sight: no more below
@@ -329,3 +345,4 @@ def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Cal
                            " return box.scrollHeight - box.clientHeight; })()")
     assert whole <= 1, f"{game_id}: the table scrolls inside a box on a phone ({whole} px hidden)"
     assert phone.evaluate(ROWS_SHOWN)["more"] is False
+    assert phone.evaluate(SIDEWAYS) == {"box": 0, "names": [[name, 0] for name in players]}, game_id

@@ -511,6 +511,9 @@ export function whoList(view, list) {
   return out;
 }
 
+/** The same in plain text: "Ada, Ben and Cleo". */
+export const andList = (list) => list.length > 1 ? `${list.slice(0, -1).join(", ")} and ${list.at(-1)}` : list.join("");
+
 // ---- a game page ------------------------------------------------------------------------------------------
 
 const $ = (id) => document.getElementById(id);
@@ -545,12 +548,12 @@ function renderScoreBoard(view) {
 /** A name that may wrap mid-word with a hyphen, where a narrow column needs it (the results table on a phone):
  * a soft hyphen in the middle of each long word, shown only if the line breaks there. */
 function breakable(name) {
-  return name.split(" ").map((word) => {
-    const letters = [...word];
-    if (letters.length < 7) return word;
+  return name.split(" ").map((word) => word.split("-").map((part) => {  // "Anna-Lena" breaks at its own hyphen
+    const letters = [...part];
+    if (letters.length < 7) return part;
     const middle = Math.ceil(letters.length / 2);
     return letters.slice(0, middle).join("") + "\u00ad" + letters.slice(middle).join("");
-  }).join(" ");
+  }).join("-")).join(" ");
 }
 
 /** The final screen: the winners and why (`page.why(view)`, a sentence: how this game is won), the totals best
@@ -583,8 +586,21 @@ function renderFinal(view, game, page) {
       ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),
     h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"),
       ...view.players.map((p) => h("td", {}, view.scores[p] ?? 0)))));
+  fitBreakdown(table);
   explain($("final-undo"), view.can_undo ? null : "Nothing to undo.");
   game.finalShown = true;
+}
+
+/** The results table takes its narrow form (`tight`, kiosk.css) where its columns do not fit its box side by side;
+ *  its box learns the height of its header row (`--head`), taller where the names wrap, and the screen's height
+ *  below its top (`--room`), so that its Total row is on the screen. */
+function fitBreakdown(table) {
+  table.classList.remove("tight");
+  const box = table.parentElement;
+  table.classList.toggle("tight", box.scrollWidth > box.clientWidth + 0.5);
+  box.style.setProperty("--head", `${table.tHead.getBoundingClientRect().height}px`);
+  const margin = 12;  // px under the box, to the screen's edge
+  box.style.setProperty("--room", `${innerHeight - (box.getBoundingClientRect().top + scrollY) - margin}px`);
 }
 
 /** How soon after a tap's answer was shown the same tap again is taken for a double tap's second half: sooner
@@ -746,6 +762,7 @@ export function startGame(page) {
     });
   }
   draw();
+  addEventListener("resize", () => { if (!$("final").hidden) fitBreakdown($("breakdown")); });  // a phone turned
   document.body.dataset.seq = String(game.view.seq);
   follow(game.view.id, { session: show, sensors: page.sensors, marble: page.marble, camera: page.camera });
   document.body.dataset.ready = "yes"; // every control is wired: tests (and people) may tap

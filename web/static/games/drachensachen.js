@@ -2,7 +2,7 @@
 // head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
 // of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
-import { button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList } from "../kit.js";
+import { andList, button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -469,7 +469,7 @@ function why(view) {
   const s = view.state;
   if (!s?.finished) return "";
   const over = view.players.filter((p) => (view.scores[p] ?? 0) >= s.limit);
-  return `The fewest coins lost win. ${over.join(" and ")} lost ${s.limit} or more, which ended the game.`;
+  return `The fewest coins lost win. ${andList(over)} lost ${s.limit} or more, which ended the game.`;
 }
 
 // ---- the page ----------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { button, bySeat, colourOf, confirm, dialog, h, keypad, longName, plural, startGame, who, whoList } from "../kit.js";
+import { andList, button, bySeat, colourOf, confirm, dialog, h, keypad, longName, plural, startGame, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -54,7 +54,7 @@ function phrase(view) {
   if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
   // a hero kept a round (ruling H14) is passed over by Next: said, or the turn seems not to have moved
   const kept = Object.keys(s.missed_at);
-  const missed = kept.length ? ` · ${kept.join(" and ")} missed this move` : "";
+  const missed = kept.length ? ` · ${andList(kept)} missed this move` : "";
   return hero ? `moves · ${hero.gold} gold${missed}` : "";
 }
 
