@@ -193,6 +193,25 @@ def test_a_marble_a_beam_sees_after_the_clear_keeps_no_stale_photo(make_app: Cal
     assert kept_samples(Path(app.config["DATA_DIR"]) / "photos") == []
 
 
+def test_a_round_with_a_fourth_marble_keeps_no_photo(make_app: Callable[..., Flask]) -> None:
+    """Four marbles rolled in: the round is flagged, and a person enters the three that count by tap. The photo
+    shows four, the table's counts name three: no label of it would be true, so nothing is kept (a label of 2 in
+    gate 4 under a photo of 3 there was kept, and the Camera page counted it as the camera's wrong and sure)."""
+    app = make_app(CAMERA_SETTLE_S=0.3, CAMERA_KEEP_PHOTOS=True)
+    client = app.test_client()
+    sensors = app.extensions["sensors"]
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    for gate in (2, 4, 5, 6):  # one per gate: a beam takes two marbles back to back for one
+        client.post("/api/simulation/marble", json={"gate": gate, "width_ms": 15})
+    wait_for(lambda: "more than 3" in (_current(client, session)["flag"] or ""))
+    wait_for(lambda: (_current(client, session)["camera"] or {}).get("counts") == [0, 1, 0, 1, 1, 1])
+    _events(client, session, {"type": "confirm", "marbles": []}, *({"type": "marble", "gate": g} for g in (2, 4, 5)),
+            {"type": "guess", "player": "Ben", "gate": 4}, {"type": "reveal", "gate": 4})
+    assert sensors.keeper.flush()
+    assert kept_samples(Path(app.config["DATA_DIR"]) / "photos") == []
+    assert client.get("/api/camera").get_json()["keeping"]["count"] == 0
+
+
 def test_a_photo_that_cannot_be_kept_never_breaks_the_reveal(make_app: Callable[..., Flask]) -> None:
     app = make_app(CAMERA_KEEP_PHOTOS=True)
     (Path(app.config["DATA_DIR"]) / "photos").write_text("a file where the folder should be")

@@ -18,6 +18,7 @@ from typing import Any
 from flask import Flask
 
 from companion.castle import Castle
+from companion.games.diego import MARBLES
 from companion.table import Table
 from hardware.camera.keeping import PhotoKeeper
 
@@ -58,6 +59,9 @@ class Sensors:
         self._round_seen: tuple[Any, dict[str, Any]] | None = None  # (key, round) as seen before its reveal
         self._photo_seen: tuple[Any, dict[str, Any]] | None = None  # (key, camera reading) its marbles are judged by
         self._kept: set[tuple[int, int]] = set()  # rounds whose photo was handed to the keeper
+        # rounds in which the beams or the camera found more marbles than a round holds: its photo shows marbles
+        # the table's counts leave out (a fourth rolled in), so no label of it would be true
+        self._crowded: set[tuple[int, int]] = set()
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
         self._round_marbles = 0
         self._round_start_counts: list[int] = []  # each gate's marble total when that round began
@@ -105,6 +109,8 @@ class Sensors:
             return
         current = view["state"].get("current")
         key = (view["id"], current["number"]) if current else None
+        if current is not None and key is not None and _crowded(current):
+            self._crowded.add(key)
         try:
             self._keep_if_revealed(view, key)
         except Exception:  # keeping a photo never stands in the way of following the round
@@ -160,7 +166,8 @@ class Sensors:
         keeper, reading = self.keeper, self._readings.get(session_id)
         camera = accepted.get("camera") or photo
         round_key = (session_id, accepted["number"])
-        if not keeper.enabled or reading is None or camera is None or round_key in self._kept:
+        if not keeper.enabled or reading is None or camera is None or round_key in self._kept \
+                or round_key in self._crowded:
             return
         if list(reading.detection.counts) != camera["counts"]:
             return  # the reading in the round is not the last frame seen (another session's): no label for it
@@ -239,6 +246,13 @@ class Sensors:
         self.keeper.close()
         if self.gates is not None:
             self.gates.close()
+
+
+def _crowded(current: dict[str, Any]) -> bool:
+    """Whether a Diego round's view reports more marbles than a round holds, by the beams or the camera."""
+    camera = current.get("camera") or {}
+    seen = sum(camera.get("counts") or ()) + (camera.get("outside") or 0)
+    return max(len(current.get("marbles") or ()), seen) > MARBLES
 
 
 def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
