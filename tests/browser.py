@@ -139,8 +139,9 @@ NOT_COUNTED = "Not counted: someone changed the game a moment ago. This screen s
 
 
 def tap_again(page: Any, selector: str) -> None:
-    """Tap `selector` as a person tapping the same button again would: once the page would take it for a new tap, not
-    a double tap's second half (kit.js ``DOUBLE_TAP_MS`` after the last one's answer: the body's ``data-settling``)."""
+    """Tap `selector` as a person tapping the same button again would, or a button drawn since where the last tap
+    landed: once the page would take it for a new tap, not a double tap's second half (kit.js ``DOUBLE_TAP_MS`` after
+    the last one's answer: the body's ``data-settling``)."""
     page.wait_for_selector("body:not([data-settling])", state="attached")
     page.click(selector)
 

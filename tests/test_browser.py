@@ -20,6 +20,7 @@ from tests.browser import (
     post_events,
     shoot,
     start_game,
+    tap_again,
     tap_anyway,
     without_seq,
 )
@@ -75,14 +76,14 @@ def quick_round(page: Any, marbles: list[int], token: int, turned: dict[str, Any
         expect(page.locator("#slots .slot.filled")).to_have_count(count, timeout=WAIT_MS)
     if check:
         in_view(page, f"#reveal-pad [data-gate='{token}']")
-    page.click(f"#reveal-pad [data-gate='{token}']")
+    tap_again(page, f"#reveal-pad [data-gate='{token}']")  # maybe where the last marble's tap landed
     page.wait_for_selector("#turned-step:not([hidden])")
     for player, what in turned.items():
         selector = (f"#turned [data-player='{player}'] [data-correct='{str(what).lower()}']" if isinstance(what, bool)
                     else f"#turned [data-player='{player}'] [data-gate='{what}']")
         if check:
             in_view(page, selector)
-        page.click(selector)
+        tap_again(page, selector)  # a button drawn maybe where the last tap landed: read first, as a person would
         page.wait_for_selector(f"#turned [data-player='{player}'].done, #turned-step[hidden]", state="attached")
 
 

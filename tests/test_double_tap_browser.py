@@ -6,9 +6,11 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from flask import Flask
 from playwright.sync_api import expect
 
 from tests.browser import WAIT_MS, call, open_game, post_events, start_game
+from tests.test_drachen_wurf_browser import play_until
 
 RECORD_TOASTS = """() => { window.shownToasts = [];
     new MutationObserver(() => { const t = document.getElementById('toast');
@@ -91,3 +93,37 @@ def test_roll_double_tapped_in_a_fight_rolls_once(open_page: Callable[..., Any],
     page.dblclick("#hr-roll")  # one strike
     expect(page.locator("#hr-exchanges li")).to_have_count(1)
     assert logged(base, session).count("strike") == 1 and logged(base, session).count("initiative") == 1
+
+
+def test_a_double_tap_on_end_turn_flips_no_tile_of_the_next_player(open_page: Callable[..., Any], base: str,
+                                                                   app: Flask) -> None:
+    """Drachen Wurf: End turn double tapped ended the turn, and its second half flipped whatever tile of the next
+    player's grid was drawn under the finger. A tap on a button drawn since the tap before, at its spot, right after
+    its answer, is that double tap's second half; a tap elsewhere a moment later counts."""
+    session = start_game(base, "drachen-wurf", ["Ada", "Ben"])
+    play_until(app, session, lambda s: s["phase"] == "dice" and s["expects"] == ["end"], seed=3)
+    before = logged(base, session)
+    page = open_page(800, 480)
+    page.clock.install()
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("#live:text-is('live')")
+    page.clock.pause_at(time.time() + 3600)  # from here the page's time stands still until moved on
+    page.evaluate(RECORD_TOASTS)
+    mover = page.locator("#turn .turn-name").inner_text()
+    box = page.locator("#end-turn").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.mouse.click(x, y)
+    expect(page.locator("#turn .turn-name")).not_to_have_text(mover)
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('#flip-grid button')?.dataset.tile",
+                          [x, y])
+    assert under is not None, "no tile of the next player's grid under the finger: nothing to check"
+    page.mouse.click(x, y)  # the double tap's second half, on the tile drawn under it
+    page.clock.fast_forward(1000)
+    other = page.locator(f"#flip-grid button[data-tile]:not([data-tile='{under}'])").first
+    flipped = other.get_attribute("data-tile")
+    other.click()  # a tap of its own
+    expect(page.locator(f"#flip-grid [data-tile='{flipped}']:not(button)")).to_have_count(1)
+    expect(page.locator(f"#flip-grid button[data-tile='{under}']")).to_have_count(1)  # still face down
+    assert logged(base, session)[len(before):] == ["end", "flip"], logged(base, session)[len(before):]
+    assert [kind for kind, _ in page.evaluate("window.shownToasts") if kind == "error"] == []

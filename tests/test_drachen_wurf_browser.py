@@ -12,7 +12,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import WAIT_MS, fits, in_view, shoot, start_game, tap_anyway, without_seq
+from tests.browser import WAIT_MS, fits, in_view, shoot, start_game, tap_again, tap_anyway, without_seq
 from tests.servers import call
 from tests.test_browser import add_player
 
@@ -156,7 +156,7 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     join = page.locator("#row-targets [data-row='1']")
     expect(join).not_to_have_attribute("aria-disabled", "true")
     expect(join).to_contain_text("+3 → 4")
-    join.click()
+    tap_again(page, "#row-targets [data-row='1']")  # drawn where "New row" was: read first, as a person would
     expect(other.locator("#table [data-player='Ben'] .hrow[data-row='1'] .wtile")).to_have_count(2, timeout=WAIT_MS)
     expect(score(other, "Ben")).to_have_text("4")
     expect(score(other, "Ada")).to_have_text("3")

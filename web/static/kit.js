@@ -155,9 +155,44 @@ export function explain(button, reason, rule = null) {
 let tappedId = null;
 let taps = 0;
 
+/** The tap on a button being handled (while its handler runs up to its first wait) and the one before it: its
+ *  button, where (`x`, `y`; none from a key), when, the `taps` then, and when the page showed what it did
+ *  (`answered`: at once for a tap that sent nothing, Infinity while its write is under way). */
+let tapNow = null;
+let tapBefore = null;
+const drawnAfter = new WeakMap(); // each button: the `taps` when it was drawn (drawn after that tap began)
+const SAME_SPOT_PX = 24;
+let settling = 0; // taps or answers still within DOUBLE_TAP_MS: the body's data-settling says so (for a test)
+
+/** The page shows what a tap did (`tap`, if any, learns when): for DOUBLE_TAP_MS a tap may be its second half. */
+function answered(tap = null) {
+  const at = performance.now();
+  if (tap) tap.answered = at;
+  settling += 1;
+  document.body.dataset.settling = "yes";
+  setTimeout(() => { if (--settling === 0) delete document.body.dataset.settling; }, DOUBLE_TAP_MS);
+  return at;
+}
+
+/** A double tap whose first half redrew the page lands its second half on whatever button now stands under the
+ *  finger: End turn, then a tile of the next player's grid; Went out…, then a player in the list it opens. A tap
+ *  on another button, drawn since the tap before, at that tap's spot, with no tap between, while that tap is under
+ *  way or within DOUBLE_TAP_MS of what it did being shown, is that second half. */
+function secondHalf(tap, before) {
+  return Boolean(before) && tap.x !== null && before.x !== null && tap.taps === before.taps + 1
+    && tap.el !== before.el && !(tap.el.id && tap.el.id === before.el.id) && drawnAfter.get(tap.el) >= before.taps
+    && Math.hypot(tap.x - before.x, tap.y - before.y) <= SAME_SPOT_PX && tap.at < before.answered + DOUBLE_TAP_MS;
+}
+
 /** A button that runs `onTap`, or, while `reason` is set, shows the reason instead (with `rule`: ``explain``). */
 export function button(content, { onTap, reason = null, rule = null, cls = "", ...props } = {}) {
   const el = h("button", { type: "button", class: `btn ${cls}`.trim(), ...props }, content);
+  drawnAfter.set(el, taps);
+  return explain(wire(el, onTap), reason, rule);
+}
+
+/** Wire an existing button (from a template) the same way. */
+export function wire(el, onTap) {
   el.addEventListener("click", (event) => {
     taps += 1;
     if (el.getAttribute("aria-disabled") === "true") {
@@ -165,18 +200,16 @@ export function button(content, { onTap, reason = null, rule = null, cls = "", .
       toast(el.dataset.reason, "info", el.dataset.rule || null);
       return;
     }
+    const at = performance.now(), finger = event.detail > 0; // a key's click has no spot
+    const tap = { el, x: finger ? event.clientX : null, y: finger ? event.clientY : null, at, taps, answered: at };
+    tapNow = tap;
     tappedId = el.id || null;
-    try { onTap?.(event); } finally { tappedId = null; }
-  });
-  return explain(el, reason, rule);
-}
-
-/** Wire an existing button (from a template) the same way. */
-export function wire(el, onTap) {
-  el.addEventListener("click", (event) => {
-    taps += 1;
-    if (el.getAttribute("aria-disabled") === "true") toast(el.dataset.reason, "info");
-    else onTap(event);
+    try { onTap?.(event); } finally {
+      tappedId = null;
+      tapBefore = tap;
+      tapNow = null;
+      if (tap.answered === at) answered(); // drawn at once (nothing sent, or a tap that counts)
+    }
   });
   return el;
 }
@@ -617,8 +650,10 @@ export function startGame(page) {
   // This page's taps go one after another, each against the game as the one before left it: quick taps all count,
   // while a tap on a game another device (or a page that missed the stream) changed meanwhile is refused as stale.
   let queue = Promise.resolve();
+  let writing = 0; // this page's writes sent or waiting their turn
   const inTurn = (write) => {
-    const result = queue.then(write);
+    writing += 1;
+    const result = queue.then(write).finally(() => { writing -= 1; });
     queue = result.catch(() => {});
     return result;
   };
@@ -628,20 +663,17 @@ export function startGame(page) {
   // played) is sent as ever.
   let last = { key: null, at: -Infinity, taps: 0 }; // the last send's key, when its answer came, the taps then
   const own = new Set(); // the seqs this page's own writes led to
-  let settling = 0; // answers still within DOUBLE_TAP_MS: the body's data-settling says so (for a test to wait on)
   const once = (key, write) => {
-    if (key === last.key && taps <= last.taps + 1 && performance.now() < last.at + DOUBLE_TAP_MS) {
+    const finger = tapNow;
+    if ((key === last.key && taps <= last.taps + 1 && performance.now() < last.at + DOUBLE_TAP_MS)
+        || (finger && secondHalf(finger, tapBefore))) {
       last.taps = taps; // a third tap is the same double tap's
       return Promise.resolve({ ok: false, status: 0, data: null, doubled: true });
     }
     const tap = { key, at: Infinity, taps };
     last = tap;
-    return inTurn(write).finally(() => {
-      tap.at = performance.now();
-      settling += 1;
-      document.body.dataset.settling = "yes";
-      setTimeout(() => { if (--settling === 0) delete document.body.dataset.settling; }, DOUBLE_TAP_MS);
-    });
+    if (finger) finger.answered = Infinity;
+    return inTurn(write).finally(() => { tap.at = answered(finger); });
   };
   const game = {
     view: JSON.parse($("session-data").textContent),
@@ -658,7 +690,10 @@ export function startGame(page) {
         if (result.ok) clearToast(); // a refusal or a reason shown before this tap no longer stands
         return settle(result);
       };
-      return counts ? inTurn(write) : once(tappedId ? `#${tappedId}` : JSON.stringify(event), write);
+      if (!counts) return once(tappedId ? `#${tappedId}` : JSON.stringify(event), write);
+      const finger = tapNow; // each tap counts; what it drew may stand under a double tap's second half all the same
+      if (finger) finger.answered = Infinity;
+      return inTurn(write).finally(() => answered(finger));
     },
     /** Ask with a dialog (`ask` resolves with an event, or nothing when cancelled), then send it against the game
      * as it was when the dialog opened: a change another device made meanwhile has it refused as stale, never
@@ -764,7 +799,13 @@ export function startGame(page) {
   draw();
   addEventListener("resize", () => { if (!$("final").hidden) fitBreakdown($("breakdown")); });  // a phone turned
   document.body.dataset.seq = String(game.view.seq);
-  follow(game.view.id, { session: show, sensors: page.sensors, marble: page.marble, camera: page.camera });
+  // a change from elsewhere (another device, the camera) redraws the page: a tap after it answers what it shows,
+  // never the second half of a double tap before it
+  const heard = (next) => {
+    if (!writing && next.seq > game.view.seq && !own.has(next.seq)) tapBefore = null;
+    show(next);
+  };
+  follow(game.view.id, { session: heard, sensors: page.sensors, marble: page.marble, camera: page.camera });
   document.body.dataset.ready = "yes"; // every control is wired: tests (and people) may tap
   return game;
 }
