@@ -63,7 +63,7 @@ def test_next_turn_draw_and_undo_tapped_twice_count_once(open_page: Callable[...
     expect(pile).to_have_text("17")
     page.click("#ds-draw")  # Draw 1 again, right after its answer: once
     page.click("#undo")
-    expect(page.locator("#toast")).to_have_text("Undid: Ben drew 1 from the trouble pile")  # who drew, as the log names them
+    expect(page.locator("#toast")).to_have_text("Undid: Ben drew 1 from the trouble pile")  # who drew, named
     page.click("#undo")  # Undo again at once: the first undo's double
     page.click("#ds-draw")  # another tap between: this Draw 1 is a new one
     expect(pile).to_have_text("17")
