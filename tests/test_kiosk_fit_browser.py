@@ -326,8 +326,8 @@ def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Cal
     assert shown["more"], f"{game_id}: nothing says more rows wait below"
     assert page.evaluate(SIDEWAYS) == {"box": 0, "names": [[name, 0] for name in players]}, game_id
     if game_id == "drachensachen":  # four who lost 21 or more, named as a sentence names them
-        expect(page.locator("#final-why")).to_have_text("The fewest coins lost win. Moritz, Bartholomäus, "
-                                                        "Anna-Katharina and Benedikt lost 21 or more, which ended the game.")
+        why = "Moritz, Bartholomäus, Anna-Katharina and Benedikt lost 21 or more, which ended the game."
+        expect(page.locator("#final-why")).to_have_text(f"The fewest coins lost win. {why}")
     in_view(page, "#breakdown tfoot th")
     page.evaluate("document.querySelector('.breakdown-box').scrollTop = 1e6")
     page.wait_for_function(f"() => !({ROWS_SHOWN})().more")  # the last row in sight: no more below
