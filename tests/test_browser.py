@@ -341,6 +341,10 @@ def test_undo_announces_what_it_undid_and_a_stale_tap_gets_a_plain_message(open_
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
     tap_anyway(page.locator("#undo"))
     expect(page.locator("#toast")).to_have_text("Nothing to undo yet.")
+    # the message is to read, not to tap: a tap where it stands reaches what is under it (on a phone, a button)
+    under = page.evaluate("""() => { const r = document.querySelector('#toast').getBoundingClientRect();
+        return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)?.closest('#toast') ?? null; }""")
+    assert under is None
     page.click("#marble-pad [data-gate='4']")
     page.wait_for_selector("#slots .slot.filled")
     post_events(base, session, {"type": "marble", "gate": 1})  # another device

@@ -500,6 +500,7 @@ def test_d2_the_flag_names_the_gates_as_the_table_does(names: list[str] | None, 
     assert GAME.view(later)["current"]["flag"] == one
     resolved = GAME.resolve_options(options)
     assert GAME.describe({"type": "marble", "gate": 3}, resolved) == f"marble in {one.rsplit(' of ', 1)[1]}"
+    assert GAME.describe({"type": "turned", "player": "Ben", "correct": True}) == "what Ben turned over (right)"
     done = play(later, confirm([2, 3, 5]), reveal(2))  # revealed: what each player turned over comes next
     error = refused(done, marble(1), IllegalEventError, "D3")
     assert error.message == f"the token of this round is revealed ({token}); undo the reveal to change it"

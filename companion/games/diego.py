@@ -498,7 +498,7 @@ def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None)
         return f"{event.get('player')}'s face-down guess"
     if kind == "turned":
         told = where if gate is not None else ("right" if event.get("correct") else "wrong")
-        return f"{event.get('player')}'s guess ({told})"
+        return f"what {event.get('player')} turned over ({told})"  # as the page asks: "Who turned over what?"
     if kind == "reveal":
         return f"the reveal of the token ({where})"
     if kind == "camera":
