@@ -242,6 +242,8 @@ def test_a_token_tapped_before_three_marbles_asks_whether_the_rest_missed(open_p
     expect(page.get_by_text("Only 2 of 3 marbles recorded.")).to_be_visible()
     page.click("[data-answer='yes']")  # "Reveal: 1 missed"
     expect(page.locator("#turned [data-player='Ben']")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#slots .slot").nth(2)).to_have_text("missed")  # the third slot says so, no longer "–"
+    expect(page.locator("#slots .slot").nth(2)).to_have_class(re.compile(r"\bmiss\b"))
     _, view = call(f"{base}/api/sessions/{session['id']}")
     assert view["state"]["current"]["token"] == 3
 

@@ -181,10 +181,11 @@ function renderMarbles(game, cur, turnOver) {
   for (let i = 0; i < Math.max(3, cur.marbles.length); i++) {
     const filled = i < cur.marbles.length;
     const gate = cur.marbles[i];
-    slots.push(h("div", { class: `slot${filled ? " filled" : ""}${filled && gate === null ? " miss" : ""}`,
+    const missed = filled ? gate === null : cur.token != null; // revealed with fewer: the rest missed (ruling D4)
+    slots.push(h("div", { class: `slot${filled ? " filled" : ""}${missed ? " miss" : ""}`,
                           dataset: { gate: filled ? String(gate) : "" } },
       filled && gate !== null ? icon(symbolOf(gate)) : null,
-      h("span", {}, filled ? gateName(gate) : "–"), filled ? h("small", {}, cur.sources[i]) : null));
+      h("span", {}, filled || missed ? gateName(filled ? gate : null) : "–"), filled ? h("small", {}, cur.sources[i]) : null));
   }
   $("slots").replaceChildren(...slots);
   $("slots").classList.toggle("rolling", rolling);
