@@ -15,7 +15,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
-from tests.browser import KIOSK, PHONE, WAIT_MS, fits, open_game, shoot, start_game, without_reference
+from tests.browser import KIOSK, PHONE, WAIT_MS, fits, in_view, open_game, shoot, start_game, without_reference
 from tests.servers import call, serving
 from tests.waiting import wait_for
 
@@ -35,6 +35,9 @@ def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
     expect(page.locator("#unsure")).to_contain_text("counts are unsure")
     expect(page.locator("#unsure")).to_contain_text("any object resting on the table")
     expect(page.locator("#seen .seen-unsure")).to_have_text("Unsure of every gate: a tap decides", timeout=WAIT_MS)
+    expect(page.locator("#next-step")).to_have_text(
+        "Next: with every gate empty, press Gates empty: take reference.")  # what to do, above the picture
+    expect(page.locator("#facts")).to_contain_text("No empty reference yet")
     page.click("#reference")  # the round holds marbles (as set here): the page asks first, and a person answers
     dialog = page.locator(".dialog")
     expect(dialog).to_contain_text("The running round holds marbles", timeout=WAIT_MS)
@@ -43,6 +46,21 @@ def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
     expect(page.locator("#unsure")).to_be_hidden(timeout=WAIT_MS)
     expect(page.locator("#seen .seen-unsure")).to_have_count(0, timeout=WAIT_MS)  # the empty castle, read sure
     expect(page.locator("#seen")).not_to_contain_text(re.compile("unsure", re.I))
+    expect(page.locator("#next-step")).to_have_text("Ready: a marble rolled into a gate shows in Seen, under State.")
+    expect(page.locator("#facts")).to_contain_text("Empty reference taken a moment ago")
+
+
+def test_the_set_up_is_beside_the_picture_at_800x480(open_page: Callable[..., Any], base: str) -> None:
+    """At 800x480 the picture took the whole first screen, and the set-up began 700 px down: now what to do next,
+    the state and the first set-up buttons are on the first screen, beside the picture."""
+    page = open_page(*KIOSK)
+    page.goto(f"{base}/camera")
+    expect(page.locator("#next-step")).not_to_be_empty(timeout=WAIT_MS)
+    expect(page.locator("#facts li").first).to_be_visible(timeout=WAIT_MS)
+    shoot(page, "camera-800x480")
+    for control in ("#next-step", "#facts", "#calibrate"):
+        in_view(page, control)
+    fits(page, "the Camera page at 800x480")
 
 
 #: The text of each line `el` shows as laid out, in order (a line is a run of characters at one height).

@@ -41,7 +41,7 @@ function facts(s) {
     h("li", { class: cam.ok ? "" : "warn" }, cam.ok ? `Camera ${cam.source}: working`
       : `Camera ${cam.source}: ${cam.error || cam.state}${cam.retry_in != null ? `, retrying in ${Math.ceil(cam.retry_in)} s` : ""}`),
     h("li", { class: s.calibrated ? "" : "warn" }, s.calibrated ? `Gates calibrated (${s.calibration})` : "Gates not calibrated: tap the corners"),
-    h("li", { class: ref.captured ? "" : "warn" }, ref.captured ? `Empty reference: ${Math.round(ref.age)} s old` : "No empty reference yet"),
+    h("li", { class: ref.captured ? "" : "warn" }, ref.captured ? `Empty reference taken ${ago(ref.age)}` : "No empty reference yet"),
   ];
   const marble = s.marble;
   if (marble) items.push(h("li", { class: marble.radius_px ? "" : "warn" }, marble.radius_px
@@ -126,7 +126,29 @@ function renderKeeping(s) {
   $("photos-delete").hidden = !keeping.count;
 }
 
+/** How long ago, in plain words: "a moment ago", "5 minutes ago", "3 hours ago". */
+function ago(seconds) {
+  if (seconds < 90) return "a moment ago";
+  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} minutes ago`;
+  return `${Math.round(seconds / 3600)} hours ago`;
+}
+
+/** What the person setting the camera up does next, in the order the set-up goes (README, Camera), or that the
+ *  camera is ready. */
+function nextStep(s) {
+  if (!s || s.ok === false && !s.camera) return "The camera is off: see State.";
+  if (!s.camera.ok) return "The camera gives no picture: see State for why.";
+  if (!s.calibrated) return "Next: press Tap the gate corners, then tap the four corners of each gate on the picture.";
+  if (!s.reference.captured) return "Next: with every gate empty, press Gates empty: take reference.";
+  if (!s.marble?.radius_px) {
+    return "Next: the marble's size. Anchor to the 4 markers, or put one marble in a gate and press Tap one resting "
+      + "marble.";
+  }
+  return "Ready: a marble rolled into a gate shows in Seen, under State.";
+}
+
 function renderStatus() {
+  $("next-step").textContent = nextStep(status);
   $("facts").replaceChildren(...facts(status));
   renderUnsure(status);
   renderMarble(status);
