@@ -164,6 +164,17 @@ def test_every_name_on_the_score_board_is_read_whole(open_page: Callable[..., An
         assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0, where
 
 
+def test_who_turned_over_what_names_each_player_whole(open_page: Callable[..., Any], base: str) -> None:
+    """Diego at 800x480: "Who turned over what?" cut "Kristýna Pa" to "Kristýn…" and "Maximilian" to "Maximil…"."""
+    session = start_game(base, "diego-drachenzahn", ["Moritz", "Kristýna Pa", "Bartholomäus", "Maximilian"])
+    post_events(base, session, *({"type": "marble", "gate": gate} for gate in (2, 3, 5)), {"type": "reveal", "gate": 3})
+    page = open_game(open_page, base, session, *KIOSK)
+    expect(page.locator("#turned .guess-row")).to_have_count(3)
+    shoot(page, "diego-turned-long-names-800x480")
+    assert page.evaluate(CUT, ".guess-row .name") == [], "names cut"
+    fits(page, "who turned over what at 800x480")
+
+
 def give(player: str, field: str, value: int) -> dict[str, Any]:
     return {"type": "override", "player": player, "field": field, "value": value, "reason": "Corrected at the table"}
 
