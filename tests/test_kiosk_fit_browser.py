@@ -175,6 +175,20 @@ def test_who_turned_over_what_names_each_player_whole(open_page: Callable[..., A
     fits(page, "who turned over what at 800x480")
 
 
+def test_who_keeps_the_treasure_left_over_names_each_hero_whole(open_page: Callable[..., Any], base: str) -> None:
+    """Dračí hrad at 800x480: "Bartholomäus gets 18" ran past its button, over its colour bar."""
+    session = start_game(base, HRAD, ["Bartholomäus", "Anna-Katharina", "Oskar"])
+    page = open_game(open_page, base, session, *KIOSK)
+    page.click("[data-pane='castle']")
+    page.click("[data-share='Anna-Katharina']")
+    page.click("[data-treasure='35']")
+    expect(page.locator("[data-remainder]")).to_have_count(2)
+    shoot(page, "draci-share-long-names-800x480")
+    spill = page.evaluate("""() => [...document.querySelectorAll('[data-remainder]')]
+        .filter((b) => b.scrollWidth > b.clientWidth + .5).map((b) => b.textContent)""")
+    assert spill == [], f"past their buttons: {spill}"
+
+
 def give(player: str, field: str, value: int) -> dict[str, Any]:
     return {"type": "override", "player": player, "field": field, "value": value, "reason": "Corrected at the table"}
 
