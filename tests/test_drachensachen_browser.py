@@ -188,6 +188,11 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     expect(page.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it", timeout=WAIT_MS)
     tap_anyway(page.locator("#ds-next"))  # Ben must draw or pass it on first: the button says why
     expect(page.locator("#toast")).to_contain_text("Ben faces +2")
+    page.click("#ds-defend-pending")  # Ben passes it on (S7), then takes it back: the undo names who played it
+    expect(page.locator("#ds-pending .ds-tile-detail")).not_to_contain_text("Ben faces it")
+    page.click("#undo")
+    expect(page.locator("#toast")).to_have_text("Undid: Ben played a Defender")
+    expect(page.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it")
     page.click("#ds-draw-pending")
     expect(pile(page)).to_have_text("15")
     expect(pile(other)).to_have_text("15", timeout=WAIT_MS)

@@ -225,7 +225,8 @@ function renderTrackers(view, s) {
     facing || (s.pending_draw ? "faces the next player" : "a 4 adds 2"),
     [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw",
                         reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }, { counts: true }) }),
-     button("Defender", { id: "ds-defend-pending", onTap: () => send({ type: "defender" }),
+     button("Defender", { id: "ds-defend-pending",
+                          onTap: () => send({ type: "defender", ...(s.pending_faces ? { player: s.pending_faces } : {}) }),
                           reason: facing ? reasonFor(s, "defender")
                             : "A Defender passes the pending draw on only when it faces this player." })],
     facing ? "alert" : "");
