@@ -591,18 +591,23 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
                     for t in np.linspace(-0.5, 0.5, steps)], axis=0)
 
 
-def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0,
-               optics: Callable[[np.ndarray], np.ndarray] | None = None, rolled: float = 0.0) -> Scene:
-    """Build the scene for ``seed`` at image ``size`` (width, height); ``case``: one of ``CASES``
-    (a hard case) or None (an ordinary scene); with ``retakes`` more frames of it (their noise from a
-    generator of their own: the scene and its first frame are the same with or without them).
-    ``optics``: what happened to the scene's light after the reference was taken (tests/conditions.py: a
-    shade, a flickering lamp, a nudge, a soft focus), applied to the light that reaches the sensor (float
-    BGR, 1.0 its full scale) before the camera's blur, noise, clipping and JPEG; the reference and the
-    truth stay as they were. ``rolled``: in the retakes, each painted marble still rolling (the blur case) has
-    rolled on this many radii along its way (the truth is the first frame's)."""
-    if case is not None and case not in CASES:
-        raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
+@dataclass(frozen=True)
+class _Lit:
+    """A scene's light as it reaches the camera, before the camera's blur, noise and JPEG (``make_scene``)."""
+
+    scene: np.ndarray
+    later: np.ndarray  # the light of the retakes (each rolling marble further on)
+    reference: np.ndarray
+    regions: GateRegions
+    marbles: tuple[SceneMarble, ...]
+    mean_r: float
+    rng_state: dict  # the scene's generator where the camera takes over
+
+
+@lru_cache(maxsize=12)
+def _lit(seed: int, size: tuple[int, int], case: str | None, rolled: float) -> _Lit:
+    """The light of scene ``seed`` (``make_scene``), kept for the few scenes lit again soon after (the same scene
+    under a shade, a flickering lamp, more noise: ``optics``), its arrays read-only."""
     rng = np.random.default_rng(seed if case is None else [seed, CASES.index(case) + 1])
     w, h = size
     k = w / 640.0
@@ -695,6 +700,28 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
         replay.bit_generator.state = roll_state
         for m in rolling:
             _rolling_marble(later, m, light, illum, replay, tint_name, rolled)
+    mean_r = float(np.mean([m.r for m in marbles])) if marbles else r * _local_scale(H, w / 2, ry0)
+    for light in (scene, later, ref_img):
+        light.setflags(write=False)
+    return _Lit(scene, later, ref_img, regions, tuple(marbles), mean_r, rng.bit_generator.state)
+
+
+def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None = None, retakes: int = 0,
+               optics: Callable[[np.ndarray], np.ndarray] | None = None, rolled: float = 0.0) -> Scene:
+    """Build the scene for ``seed`` at image ``size`` (width, height); ``case``: one of ``CASES``
+    (a hard case) or None (an ordinary scene); with ``retakes`` more frames of it (their noise from a
+    generator of their own: the scene and its first frame are the same with or without them).
+    ``optics``: what happened to the scene's light after the reference was taken (tests/conditions.py: a
+    shade, a flickering lamp, a nudge, a soft focus), applied to the light that reaches the sensor (float
+    BGR, 1.0 its full scale) before the camera's blur, noise, clipping and JPEG; the reference and the
+    truth stay as they were. ``rolled``: in the retakes, each painted marble still rolling (the blur case) has
+    rolled on this many radii along its way (the truth is the first frame's)."""
+    if case is not None and case not in CASES:
+        raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
+    lit = _lit(seed, size, case, rolled)
+    rng = np.random.default_rng()
+    rng.bit_generator.state = lit.rng_state
+    scene, later, marbles = lit.scene, lit.later, lit.marbles
     blur = rng.uniform(0.0, 1.2) if rng.random() < 0.7 else 0.0
     noise = rng.uniform(1.0, 5.0)
     quality = int(rng.integers(50, 96))
@@ -703,16 +730,15 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
         scene = optics(scene)
         later = optics(later) if rolled_on else scene
     image = _camera(scene, rng, blur, noise, quality)
-    reference = _camera(ref_img, rng, blur, noise, quality)
+    reference = _camera(lit.reference, rng, blur, noise, quality)
     again = np.random.default_rng([seed, CASES.index(case) + 1 if case else 0, 1])  # the retakes' own noise
     frames = tuple(_camera(later, again, blur, noise, quality) for _ in range(retakes))
     counts = [0] * 6
     for m in marbles:
         if m.gate is not None:
             counts[m.gate - 1] += 1
-    mean_r = float(np.mean([m.r for m in marbles])) if marbles else r * _local_scale(H, w / 2, ry0)
-    return Scene(seed, image, reference, regions, tuple(counts),  # type: ignore[arg-type]
-                 sum(m.gate is None for m in marbles), tuple(marbles), mean_r, case, frames)
+    return Scene(seed, image, reference, lit.regions, tuple(counts),  # type: ignore[arg-type]
+                 sum(m.gate is None for m in marbles), marbles, lit.mean_r, case, frames)
 
 
 def make_scenes(n: int, start: int = 0, size: tuple[int, int] = (640, 480),
