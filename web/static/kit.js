@@ -523,11 +523,11 @@ export function colourOf(view, name) {
   return PALETTE[seat % PALETTE.length].colour;
 }
 
-/** A player's name in their colour. */
 /** A name of 10 letters or more: shown a size smaller where names stand in a narrow column (`long`), so that
  * "Bartholomäus" is read whole there at 800x480. */
 export const longName = (name) => [...name].length >= 10;
 
+/** A player's name in their colour. */
 export function who(view, name, cls = "who") {
   return h("span", { class: cls, style: { "--c": colourOf(view, name) } }, name);
 }
