@@ -42,6 +42,18 @@ def logged(base: str, session: dict[str, Any]) -> list[str]:
     return [e["type"] for e in call(f"{base}/api/sessions/{session['id']}/events")[1]["events"]]
 
 
+def still_page(open_page: Callable[..., Any], base: str, session: dict[str, Any]) -> Any:
+    """The game's page at 800x480, live, its clock standing still from here until a test moves it on, its
+    messages recorded."""
+    page = open_page(800, 480)
+    page.clock.install()
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("#live:text-is('live')")
+    page.clock.pause_at(time.time() + 3600)
+    page.evaluate(RECORD_TOASTS)
+    return page
+
+
 def test_next_turn_draw_and_undo_tapped_twice_count_once(open_page: Callable[..., Any], base: str) -> None:
     """A tap on the same button again, with no other tap between, before anyone could have read what the first did
     (while it is under way, or within a moment of its answer, even once the page has drawn it) is a double tap's
@@ -49,12 +61,7 @@ def test_next_turn_draw_and_undo_tapped_twice_count_once(open_page: Callable[...
     still here, so "within a moment" holds however slow the machine; moved on a second, the same tap counts."""
     session = start_game(base, "drachensachen", ["Ada", "Ben", "Cleo"])
     post_events(base, session, {"type": "starter", "player": "Ada"})
-    page = open_page(800, 480)
-    page.clock.install()
-    page.goto(f"{base}/play/{session['id']}")
-    page.wait_for_selector("#live:text-is('live')")
-    page.clock.pause_at(time.time() + 3600)  # from here the page's time stands still until moved on
-    page.evaluate(RECORD_TOASTS)
+    page = still_page(open_page, base, session)
     turn, pile = page.locator("#turn .turn-name"), page.locator("#ds-pile .ds-tile-value")
     page.dblclick("#ds-next")  # both halves at once: the second while the first is under way
     expect(turn).to_have_text("Ben")
@@ -103,12 +110,7 @@ def test_a_double_tap_on_end_turn_flips_no_tile_of_the_next_player(open_page: Ca
     session = start_game(base, "drachen-wurf", ["Ada", "Ben"])
     play_until(app, session, lambda s: s["phase"] == "dice" and s["expects"] == ["end"], seed=3)
     before = logged(base, session)
-    page = open_page(800, 480)
-    page.clock.install()
-    page.goto(f"{base}/play/{session['id']}")
-    page.wait_for_selector("#live:text-is('live')")
-    page.clock.pause_at(time.time() + 3600)  # from here the page's time stands still until moved on
-    page.evaluate(RECORD_TOASTS)
+    page = still_page(open_page, base, session)
     mover = page.locator("#turn .turn-name").inner_text()
     box = page.locator("#end-turn").bounding_box()
     assert box is not None
