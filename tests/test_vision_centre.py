@@ -10,7 +10,7 @@ import pytest
 from hardware.vision import centre
 from hardware.vision.centre import FIT_MOVE, fitted_centre
 from hardware.vision.detect import MarbleDetector
-from tests.scenes import make_scene
+from tests.scenes import Scene, make_scene
 
 RADIUS = 12.0
 
@@ -72,24 +72,25 @@ def test_rendered_marbles_by_a_border_are_placed_closer_by_the_fit(monkeypatch: 
     seeds: the marbles found within the fit's reach of a border are placed closer to where they lie, on average, with
     the fit than at the peak (rendered training scenes 62000..62399: 0.057 radii against 0.063, median 0.019 against
     0.040)."""
-    def errors() -> dict[tuple[int, int], float]:
+    def errors(sc: Scene, out: dict[tuple[int, int], float]) -> None:
         """(seed, marble) -> how far from it the marble found nearest lies, in radii: the resting marbles within the
         fit's reach of a border."""
-        out = {}
-        for seed in range(72100, 72150):
-            sc = make_scene(seed, case="table")
-            r = sc.marble_radius_px
-            found = MarbleDetector(sc.regions, sc.reference, marble_radius_px=r).detect(sc.image).marbles
-            if not found:
-                continue
-            for i, m in enumerate(sc.marbles):
-                if not m.blur and sc.regions.borders_within(m.x, m.y, (FIT_MOVE + 0.25) * r):
-                    out[seed, i] = min(math.hypot(m.x - f.x, m.y - f.y) for f in found) / r
-        return out
+        r = sc.marble_radius_px
+        found = MarbleDetector(sc.regions, sc.reference, marble_radius_px=r).detect(sc.image).marbles
+        if not found:
+            return
+        for i, m in enumerate(sc.marbles):
+            if not m.blur and sc.regions.borders_within(m.x, m.y, (FIT_MOVE + 0.25) * r):
+                out[sc.seed, i] = min(math.hypot(m.x - f.x, m.y - f.y) for f in found) / r
 
-    fitted = errors()
-    monkeypatch.setattr(centre, "FIT_MOVE", 0.0)  # every fit refused: the peak stays
-    peaks = errors()
+    fitted: dict[tuple[int, int], float] = {}
+    peaks: dict[tuple[int, int], float] = {}
+    for seed in range(72100, 72150):  # each scene rendered once, read with the fit and without
+        sc = make_scene(seed, case="table")
+        errors(sc, fitted)
+        with monkeypatch.context() as patch:
+            patch.setattr(centre, "FIT_MOVE", 0.0)  # every fit refused: the peak stays
+            errors(sc, peaks)
     assert fitted.keys() == peaks.keys() and len(fitted) >= 15
     found = [k for k in fitted if peaks[k] < 1.0]
     assert np.median([fitted[k] for k in found]) < 0.75 * np.median([peaks[k] for k in found])
