@@ -195,6 +195,8 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     expect(page.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it")
     page.click("#ds-draw-pending")
     expect(pile(page)).to_have_text("15")
+    drawn = call(f"{base}/api/sessions/{session['id']}/events")[1]["events"][-1]
+    assert (drawn["type"], drawn["payload"].get("player")) == ("draw_pending", "Ben")  # the log names who drew
     expect(pile(other)).to_have_text("15", timeout=WAIT_MS)
     tap_again(page, "#ds-next")
     expect(page.locator("#turn .turn-name")).to_have_text("Cleo")

@@ -420,7 +420,9 @@ def test_s7_each_four_adds_two_passed_on_and_drawn_by_who_cannot_pass() -> None:
     refused(state, {"type": "defender", "player": "Dan"}, IllegalEventError, "S7")  # it faces Cleo
     state = play(state, {"type": "defender"}, NEXT)  # Cleo passes it with a Defender
     assert view(state)["pending_faces"] == "Dan"
-    state = play(state, {"type": "draw_pending"})
+    refused(state, {"type": "draw_pending", "player": "Cleo"}, IllegalEventError, "S7")  # it faces Dan
+    state = play(state, {"type": "draw_pending", "player": "Dan"})
+    assert GAME.describe({"type": "draw_pending", "player": "Dan"}) == "Dan drew the pending cards"
     data = view(state)
     assert data["pending_draw"] == 0 and data["trouble_pile"]["left"] == 12
     assert data["trouble_pile"]["last_draw"] == {"player": "Dan", "due": 6, "drawn": 6, "pending": True}

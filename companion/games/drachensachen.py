@@ -448,6 +448,9 @@ def _draw_pending(state: DrachensachenState, current: Round, event: Mapping[str,
     if current.pending_from == turn:
         raise IllegalEventError("S7", f"{state.players[turn]} played or passed the pending {current.pending}; "
                                       "it faces the next player: pass the turn first")
+    player = event.get("player")
+    if player is not None and _seat(state, player, "S7") != turn:
+        raise IllegalEventError("S7", f"the pending {current.pending} faces {state.players[turn]}, not {player}")
     return _take(state, current, turn, current.pending, pending=True)
 
 
@@ -774,8 +777,8 @@ EVENT_TYPES = (
               "the pile lacks is ignored (S6).",
               {"count": {"type": "integer", "minimum": 1, "maximum": MAX_DRAW}, "player": _OPT_PLAYER}, (),
               {"type": "draw", "count": 1}, rule="S6"),
-    EventType("draw_pending", "The player facing the pending draw, unable to pass it on, draws all of it "
-              "(S7, S6).", {}, (), {"type": "draw_pending"}, rule="S7"),
+    EventType("draw_pending", "The player facing the pending draw (named, or whose turn it is), unable to pass it "
+              "on, draws all of it (S7, S6).", {"player": _OPT_PLAYER}, (), {"type": "draw_pending"}, rule="S7"),
     EventType("set_out", "Four identical cards from a hand go out of the game.",
               {"value": {"type": "string", "enum": list(VALUES)}}, ("value",),
               {"type": "set_out", "value": "7"}, rule="cards"),
@@ -824,7 +827,7 @@ def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None)
     if kind == "draw":
         return f"{who or 'the player'} drew {count} from the trouble pile"
     if kind == "draw_pending":
-        return "the pending cards drawn"
+        return f"{who} drew the pending cards" if who else "the pending cards drawn"
     if kind == "set_out":
         return f"four {VALUE_NAMES.get(str(event.get('value')), event.get('value'))} out of the game"
     if kind == "burned":

@@ -217,7 +217,8 @@ function renderTrackers(view, s) {
     [button("Draw 1", { cls: "ds-big", id: "ds-draw", "aria-label": "Draw 1 card", reason: reasonFor(s, "draw"),
                         onTap: () => send({ type: "draw", count: 1, ...(s.turn ? { player: s.turn } : {}) }) }),
      button(s.pending_draw ? `Draw ${s.pending_draw}` : "Draw due", { id: "ds-draw-pending",
-       reason: reasonFor(s, "draw_pending"), onTap: () => send({ type: "draw_pending" }) })],
+       reason: reasonFor(s, "draw_pending"),
+       onTap: () => send({ type: "draw_pending", ...(s.pending_faces ? { player: s.pending_faces } : {}) }) })],
     pile.empty ? "empty" : "");
 
   const facing = s.pending_faces ? [who(view, s.pending_faces), " faces it"] : null;
