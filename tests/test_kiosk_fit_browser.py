@@ -329,6 +329,15 @@ SIDEWAYS = """() => { const box = document.querySelector('.breakdown-box');
                 [th.textContent.replaceAll('\u00ad', ''), Math.max(0, th.scrollWidth - th.clientWidth)])}; }"""
 
 
+#: Each player's name in the results table's header with the lines it takes and the most it may take: one more than
+#: the places it may break (a hyphen of its own, and the soft hyphen kit.js puts in a long part), never inside a part.
+HEADER_LINES = """() => [...document.querySelectorAll('#breakdown thead th:not(:first-child)')].map((th) => {
+    const range = document.createRange();
+    range.selectNodeContents(th);
+    const lines = Math.round(range.getBoundingClientRect().height / parseFloat(getComputedStyle(th).lineHeight));
+    return [th.textContent.replaceAll('\u00ad', ''), lines, th.textContent.split(/[-\u00ad]/).length]; })"""
+
+
 @pytest.mark.parametrize("game_id, players, seed", [("diego-drachenzahn", NAMES[:4], 2), (WURF, NAMES[:2], 2),
                                                     (WURF, NAMES[:3], 2), ("drachensachen", LONG_NAMES[:5], 43)],
                          ids=["diego-4", "wurf-2", "wurf-3", "sachen-5-long"])
@@ -371,3 +380,5 @@ def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Cal
     assert whole <= 1, f"{game_id}: the table scrolls inside a box on a phone ({whole} px hidden)"
     assert phone.evaluate(ROWS_SHOWN)["more"] is False
     assert phone.evaluate(SIDEWAYS) == {"box": 0, "names": [[name, 0] for name in players]}, game_id
+    broken = [(name, lines) for name, lines, most in phone.evaluate(HEADER_LINES) if lines > most]
+    assert broken == [], f"{game_id}: names broken inside a part on a phone: {broken}"
