@@ -205,6 +205,7 @@ def test_reference_and_markers_api(make_app: Callable[..., Flask]) -> None:
     wait_for(lambda: app.extensions["sensors"].camera.service.latest() is not None)
     reference = client.post("/api/camera/reference", json={})
     assert reference.status_code == 200 and reference.get_json()["reference"]["captured"]
+    assert client.get("/api/camera").get_json()["reference"]["taken"] == "a moment ago"  # as the page says it
     anchor = client.post("/api/camera/anchor", json={})  # the simulated castle has no printed markers
     assert anchor.status_code == 422 and "not found" in anchor.get_json()["error"]["message"]
 

@@ -85,8 +85,13 @@ def page():
 def _status(sensors: Any) -> dict[str, Any]:
     """The camera's state and photo keeping's; with the camera off, why, and photo keeping's (the photos kept
     before can still be downloaded or deleted)."""
-    camera = {"ok": True, **sensors.camera.status()} if sensors.camera is not None else \
+    from .kiosk import plain_ago
+
+    camera: dict[str, Any] = {"ok": True, **sensors.camera.status()} if sensors.camera is not None else \
         {"ok": False, "error": sensors.camera_error or "the camera is off"}
+    reference = camera.get("reference")
+    if reference and reference.get("captured_at") is not None:  # "a moment ago", as the doctor says it
+        camera["reference"] = {**reference, "taken": plain_ago(reference["captured_at"])}
     return {**camera, "keeping": sensors.keeper.status()}
 
 

@@ -41,7 +41,7 @@ function facts(s) {
     h("li", { class: cam.ok ? "" : "warn" }, cam.ok ? `Camera ${cam.source}: working`
       : `Camera ${cam.source}: ${cam.error || cam.state}${cam.retry_in != null ? `, retrying in ${Math.ceil(cam.retry_in)} s` : ""}`),
     h("li", { class: s.calibrated ? "" : "warn" }, s.calibrated ? `Gates calibrated (${s.calibration})` : "Gates not calibrated: tap the corners"),
-    h("li", { class: ref.captured ? "" : "warn" }, ref.captured ? `Empty reference taken ${ago(ref.age)}` : "No empty reference yet"),
+    h("li", { class: ref.captured ? "" : "warn" }, ref.captured ? `Empty reference taken ${ref.taken}` : "No empty reference yet"),
   ];
   const marble = s.marble;
   if (marble) items.push(h("li", { class: marble.radius_px ? "" : "warn" }, marble.radius_px
@@ -124,13 +124,6 @@ function renderKeeping(s) {
   $("photos-download").hidden = !keeping.count;
   $("photos-download").textContent = `Download the ${keeping.count} kept round${keeping.count === 1 ? "" : "s"} (zip)`;
   $("photos-delete").hidden = !keeping.count;
-}
-
-/** How long ago, in plain words: "a moment ago", "5 minutes ago", "3 hours ago". */
-function ago(seconds) {
-  if (seconds < 90) return "a moment ago";
-  if (seconds < 90 * 60) return `${Math.round(seconds / 60)} minutes ago`;
-  return `${Math.round(seconds / 3600)} hours ago`;
 }
 
 /** What the person setting the camera up does next, in the order the set-up goes (README, Camera), or that the
