@@ -324,8 +324,9 @@ export function keyboard(label, value = "", { maxLength = 24 } = {}) {
     const keys = h("div", { class: "keys", id: "kb-keys" });
     let layer = "letters";
     let shift = value === "";
+    const tooLong = `A name is at most ${maxLength} letters.`;
     const type = (text) => {
-      if (input.value.length >= maxLength) toast(`A name is at most ${maxLength} letters.`);
+      if (input.value.length >= maxLength) toast(tooLong);
       input.value = (input.value + text).slice(0, maxLength);
       shift = text === " " || text === "-";
       draw();
@@ -353,9 +354,7 @@ export function keyboard(label, value = "", { maxLength = 24 } = {}) {
     };
     input.addEventListener("keydown", (event) => { if (event.key === "Enter") ok(); });
     input.addEventListener("beforeinput", (event) => { // a device's own keyboard
-      if (event.inputType.startsWith("insert") && input.value.length >= maxLength) {
-        toast(`A name is at most ${maxLength} letters.`);
-      }
+      if (event.inputType.startsWith("insert") && input.value.length >= maxLength) toast(tooLong);
     });
     input.addEventListener("input", () => { shift = input.value === "" || /[ -]$/.test(input.value); draw(); });
     return [
@@ -523,13 +522,14 @@ export function colourOf(view, name) {
   return PALETTE[seat % PALETTE.length].colour;
 }
 
-/** A name of 10 letters or more: shown a size smaller where names stand in a narrow column (`long`), so that
- * "Bartholomäus" is read whole there at 800x480. */
-export const longName = (name) => [...name].length >= 10;
+/** The class of a player's name: `cls`, and `long` for a name of 10 letters or more, which kiosk.css shows a size
+ *  smaller where names stand in a narrow column (the score board, a list of heroes or guesses): so "Bartholomäus" is
+ *  read whole there at 800x480. */
+const nameClass = (name, cls) => ([...name].length >= 10 ? `${cls} long` : cls);
 
 /** A player's name in their colour. */
 export function who(view, name, cls = "who") {
-  return h("span", { class: cls, style: { "--c": colourOf(view, name) } }, name);
+  return h("span", { class: nameClass(name, cls), style: { "--c": colourOf(view, name) } }, name);
 }
 
 /** The [player, value] pairs of an object keyed by player, in seat order (JSON objects come with sorted keys). */
@@ -574,7 +574,7 @@ function renderScoreBoard(view) {
   const turn = view.turn ?? view.state?.active ?? null;
   list.replaceChildren(...view.players.map((p) =>
     h("li", { class: p === turn ? "active" : "", dataset: { player: p }, style: { "--c": colourOf(view, p) } },
-      h("span", { class: longName(p) ? "name long" : "name" }, p),
+      h("span", { class: nameClass(p, "name") }, p),
       h("span", { class: "score", dataset: { score: view.scores[p] ?? 0 } }, view.scores[p] ?? 0))));
 }
 
@@ -663,6 +663,11 @@ export function startGame(page) {
   // played) is sent as ever.
   let last = { key: null, at: -Infinity, taps: 0 }; // the last send's key, when its answer came, the taps then
   const own = new Set(); // the seqs this page's own writes led to
+  // a write in its turn; the tap that sent it (if any) learns when its answer was shown
+  const sent = (finger, write) => {
+    if (finger) finger.answered = Infinity;
+    return inTurn(write).finally(() => answered(finger));
+  };
   const once = (key, write) => {
     const finger = tapNow;
     if ((key === last.key && taps <= last.taps + 1 && performance.now() < last.at + DOUBLE_TAP_MS)
@@ -672,8 +677,7 @@ export function startGame(page) {
     }
     const tap = { key, at: Infinity, taps };
     last = tap;
-    if (finger) finger.answered = Infinity;
-    return inTurn(write).finally(() => { tap.at = answered(finger); });
+    return sent(finger, write).finally(() => { tap.at = performance.now(); });
   };
   const game = {
     view: JSON.parse($("session-data").textContent),
@@ -690,10 +694,8 @@ export function startGame(page) {
         if (result.ok) clearToast(); // a refusal or a reason shown before this tap no longer stands
         return settle(result);
       };
-      if (!counts) return once(tappedId ? `#${tappedId}` : JSON.stringify(event), write);
-      const finger = tapNow; // each tap counts; what it drew may stand under a double tap's second half all the same
-      if (finger) finger.answered = Infinity;
-      return inTurn(write).finally(() => answered(finger));
+      // a counting tap is sent every time; what it drew may stand under a double tap's second half all the same
+      return counts ? sent(tapNow, write) : once(tappedId ? `#${tappedId}` : JSON.stringify(event), write);
     },
     /** Ask with a dialog (`ask` resolves with an event, or nothing when cancelled), then send it against the game
      * as it was when the dialog opened: a change another device made meanwhile has it refused as stale, never

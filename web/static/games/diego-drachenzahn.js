@@ -2,7 +2,7 @@
 // the token by tap, then the symbol each other player turned over. A game started with "Hold guesses face down"
 // (the session's option face_down, the same on every screen) has the guess-by-guess grid instead, and the
 // token waits until every guess is in.
-import { api, bySeat, button, confirm, dialog, h, icon, longName, sentence, startGame, toast, whenUntouched, who }
+import { api, bySeat, button, confirm, dialog, h, icon, sentence, startGame, toast, whenUntouched, who }
   from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
@@ -207,7 +207,7 @@ function renderGuesses(game, cur, turnOver) {
   if (step.hidden) return;
   $("guesses").replaceChildren(...bySeat(view, cur.guessed).map(([player, done]) =>
     h("div", { class: `guess-row${done ? " done" : ""}`, dataset: { player } },
-      who(view, player, longName(player) ? "who name long" : "who name"),
+      who(view, player, "who name"),
       done ? h("span", { class: "guessed" }, "✓ guessed")
         : h("div", { class: "gate-pad small" },
           gatePad((gate) => game.send({ type: "guess", player, gate }))))));
@@ -262,7 +262,7 @@ function renderTurned(game, cur, turnOver) {
     ...bySeat(view, cur.guessed).map(([player]) => {
       const value = guesses[player];
       return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
-        who(view, player, longName(player) ? "who name long" : "who name"),
+        who(view, player, "who name"),
         value != null ? turnedText(value, token)
           : h("div", { class: "gate-pad turned" },
             gatePad((gate) => send(player, { gate })),

@@ -5,7 +5,7 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { andList, button, bySeat, colourOf, confirm, dialog, h, keypad, longName, plural, startGame, who, whoList } from "../kit.js";
+import { andList, button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, who, whoList } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -109,7 +109,7 @@ function heroCard(view, s, hero) {
     class: `hr-hero${hero.turn ? " active" : ""}${hero.out ? " out" : ""}`, dataset: { player: hero.player },
     style: { "--c": colourOf(view, hero.player) }, title: "Hold to set a number by hand",
   },
-  h("div", { class: "hr-hero-head" }, who(view, hero.player, longName(hero.player) ? "who name long" : "who name"),
+  h("div", { class: "hr-hero-head" }, who(view, hero.player, "who name"),
     h("span", { class: "hr-hero-name" }, hero.name.split(" ")[0]),
     h("span", { class: "hr-score", dataset: { score: hero.score } }, String(hero.score))),
   h("div", { class: "hr-purse" },
