@@ -178,6 +178,9 @@ function reasonFor(s, type) {
   }
 }
 
+/** Who a tracker tap names (whose turn it is, whom the pending draw faces), so the log and its undo say who. */
+const by = (player) => (player ? { player } : {});
+
 function tile(el, label, value, detail, buttons, cls = "") {
   el.className = `ds-tile ${cls}`.trim();
   el.replaceChildren(
@@ -215,10 +218,10 @@ function renderTrackers(view, s) {
     pile.empty ? h("span", { class: "ds-warn" }, `empty: draws ignored${pile.ignored ? ` (${pile.ignored})` : ""}`)
       : `of ${pile.start}${pile.last_draw ? ` · ${pile.last_draw.player} drew ${pile.last_draw.drawn}` : ""}`,
     [button("Draw 1", { cls: "ds-big", id: "ds-draw", "aria-label": "Draw 1 card", reason: reasonFor(s, "draw"),
-                        onTap: () => send({ type: "draw", count: 1, ...(s.turn ? { player: s.turn } : {}) }) }),
+                        onTap: () => send({ type: "draw", count: 1, ...by(s.turn) }) }),
      button(s.pending_draw ? `Draw ${s.pending_draw}` : "Draw due", { id: "ds-draw-pending",
        reason: reasonFor(s, "draw_pending"),
-       onTap: () => send({ type: "draw_pending", ...(s.pending_faces ? { player: s.pending_faces } : {}) }) })],
+       onTap: () => send({ type: "draw_pending", ...by(s.pending_faces) }) })],
     pile.empty ? "empty" : "");
 
   const facing = s.pending_faces ? [who(view, s.pending_faces), " faces it"] : null;
@@ -227,7 +230,7 @@ function renderTrackers(view, s) {
     [button("4 (+2)", { cls: "ds-big", id: "ds-four", "aria-label": "A 4 played: 2 more to draw",
                         reason: reasonFor(s, "four"), onTap: () => send({ type: "four", count: 1 }, { counts: true }) }),
      button("Defender", { id: "ds-defend-pending",
-                          onTap: () => send({ type: "defender", ...(s.pending_faces ? { player: s.pending_faces } : {}) }),
+                          onTap: () => send({ type: "defender", ...by(s.pending_faces) }),
                           reason: facing ? reasonFor(s, "defender")
                             : "A Defender passes the pending draw on only when it faces this player." })],
     facing ? "alert" : "");
