@@ -190,6 +190,10 @@ def test_a_number_set_while_another_device_changed_it_is_refused_not_saved_over(
     page.click(".hr-pick [data-field='gold']")
     keypad(page, 150)
     expect(page.locator(".hr-pick")).to_contain_text("Ben: Gold: 200 → 150. Why?")
+    page.go_back()  # the phone's Back at "Why?": the keypad again, with the number typed
+    expect(page.locator("#keypad-value")).to_have_text("150")
+    page.click("#keypad-ok")
+    expect(page.locator(".hr-pick")).to_contain_text("Ben: Gold: 200 → 150. Why?")
     post(base, session, {"type": "end_turn", "player": "Ada"}, {"type": "buy", "player": "Ben", "item": "sword"})
     gold = state(base, session)["state"]["heroes"][1]["gold"]
     page.click(".hr-pick [data-why='Entered wrong']")

@@ -97,6 +97,9 @@ def test_the_card_stock_is_edited_by_tap_and_keypad_with_a_reason(open_page: Cal
     keypad(page, 8, "the new copy's price")
     expect(page.locator("#hr-stock-prices [data-price]")).to_have_count(3)
     page.click("#hr-stock-save")
+    page.click(".hr-pick .btn.ghost")  # Back at "Why?": the editor again, with the prices as edited
+    expect(page.locator("#hr-stock-prices [data-price]")).to_have_text(["4 gold ✕", "6 gold ✕", "8 gold ✕"])
+    tap_again(page, "#hr-stock-save")
     page.click(".hr-pick [data-why='A second box']")
     expect(other.locator("[data-item='torch'] .hr-price")).to_have_text("4 gold · 3 left", timeout=WAIT_MS)
     assert state(base, session)["state"]["shop"][2]["items"][1]["stock"] == [4, 6, 8]

@@ -237,9 +237,21 @@ async function exchange(hero) {
 /** The stock of one card kind edited in a dialog: copies taken out by tap, added by keypad; then why (the event, or
  *  nothing when cancelled). */
 async function editStock(item) {
-  const prices = [...item.stock];
+  let edited = [...item.stock];
+  for (;;) { // Back at "Why?" returns here with the prices as they were edited
+    edited = await stockDialog(item, edited);
+    if (!edited) return null;
+    const change = `${item.stock.join(", ") || "none"} → ${edited.join(", ") || "none"}`;
+    const reason = await why(`${item.name}: ${change}. Why?`, STOCK_REASONS);
+    if (reason) return { type: "stock", item: item.item, prices: edited, reason };
+  }
+}
+
+/** The stock editor, opened on ``start``: the prices saved, or null when cancelled. */
+function stockDialog(item, start) {
+  const prices = [...start];
   const same = () => prices.join() === item.stock.join();
-  const edited = await dialog((close) => {
+  return dialog((close) => {
     const body = h("div", { class: "hr-stock-edit" });
     const draw = () => {
       const full = prices.length >= MAX_COPIES;
@@ -264,10 +276,6 @@ async function editStock(item) {
     draw();
     return body;
   }, { cls: "hr-pick" });
-  if (!edited) return null;
-  const change = `${item.stock.join(", ") || "none"} → ${edited.join(", ") || "none"}`;
-  const reason = await pick(`${item.name}: ${change}. Why?`, STOCK_REASONS.map((r) => [r, r, { dataset: { why: r } }]));
-  return reason ? { type: "stock", item: item.item, prices: edited, reason } : null;
 }
 
 function renderBank(view, s) {
@@ -711,14 +719,17 @@ function fieldsOf(s, hero) {
   ];
 }
 
-function pick(title, choices) {
+function pick(title, choices, cancel = "Cancel") {
   return dialog((close) => [
     h("p", { class: "big" }, title),
     h("div", { class: "hr-picks" }, ...choices.map(([value, content, props = {}]) =>
       button(content, { ...props, onTap: () => close(value) }))),
-    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+    h("div", { class: "row" }, button(cancel, { cls: "ghost", onTap: () => close(null) })),
   ], { cls: "hr-pick" });
 }
+
+/** Why a number or the stock was changed by hand: the reason, or null for Back (the step before, as typed). */
+const why = (title, reasons) => pick(title, reasons.map((r) => [r, r, { dataset: { why: r } }]), "← Back");
 
 /** A number set by hand (a hero's, or the enemy's lives), with why: the override event, or nothing when cancelled. */
 async function setNumber(player = null) {
@@ -745,10 +756,13 @@ async function setNumber(player = null) {
     const found = fields.find((f) => f[0] === field);
     [label, value, min, max] = [`${target}: ${found[1]}`, found[2], found[3], found[4]];
   }
-  const number = await keypad(label, { value, min, max });
-  if (number == null) return;
-  const reason = await pick(`${label}: ${value} → ${number}. Why?`, REASONS.map((r) => [r, r, { dataset: { why: r } }]));
-  if (!reason) return;
+  let number = value;
+  let reason = null;
+  while (!reason) { // Back at "Why?" returns to the keypad with the number typed
+    number = await keypad(label, { value: number, min, max });
+    if (number == null) return;
+    reason = await why(`${label}: ${value} → ${number}. Why?`, REASONS);
+  }
   const event = { type: "override", field, value: number, reason };
   if (target !== "@enemy") event.player = target;
   return event;
