@@ -382,3 +382,19 @@ def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Cal
     assert phone.evaluate(SIDEWAYS) == {"box": 0, "names": [[name, 0] for name in players]}, game_id
     broken = [(name, lines) for name, lines, most in phone.evaluate(HEADER_LINES) if lines > most]
     assert broken == [], f"{game_id}: names broken inside a part on a phone: {broken}"
+
+
+def test_the_order_of_play_names_everyone_at_the_kiosk(open_page: Callable[..., Any], base: str) -> None:
+    """Drachensachen at 800x480 with five players: the direction's line cut the order of play after the second name
+    ("Kristýna Pa → Anna → …"). It names all five in order, from whose turn it is, and the trackers stay on the
+    screen without a scroll."""
+    players = ["Bartholomäus", "Kristýna Pa", "Anna-Katharina", "Maximilian", "Zoë"]
+    session = start_game(base, "drachensachen", players)
+    post_events(base, session, {"type": "starter", "player": "Kristýna Pa"})
+    page = open_game(open_page, base, session, *KIOSK)
+    line = page.locator("#ds-direction .ds-tile-detail")
+    expect(line).to_have_text("Kristýna Pa → Anna-Katharina → Maximilian → Zoë → Bartholomäus")
+    shoot(page, "drachensachen-direction-800x480")
+    assert page.evaluate(CUT, "#ds-direction .ds-tile-detail") == [], "the order of play cut"
+    assert max(page.evaluate(BELOW_THE_FOLD, ".ds-tile")) == 0, "a tracker below the screen's edge"
+    fits(page, "Drachensachen's trackers at 800x480")
