@@ -398,3 +398,19 @@ def test_the_order_of_play_names_everyone_at_the_kiosk(open_page: Callable[..., 
     assert page.evaluate(CUT, "#ds-direction .ds-tile-detail") == [], "the order of play cut"
     assert max(page.evaluate(BELOW_THE_FOLD, ".ds-tile")) == 0, "a tracker below the screen's edge"
     fits(page, "Drachensachen's trackers at 800x480")
+
+
+def test_every_name_drawing_a_hindrance_under_chaos_is_whole(open_page: Callable[..., Any], base: str) -> None:
+    """Drachensachen's Chaos at 800x480 asks each player which hindrance they drew, a row each: the rows cut
+    "Bartholomäus" to "Bartho…" and "Kristýna Pa" to "Kristý…"."""
+    players = ["Bartholomäus", "Kristýna Pa", "Anna", "Maximilian", "Zoë"]
+    session = start_game(base, "drachensachen", players, hindrances=True)
+    post_events(base, session, {"type": "starter", "player": "Anna"}, {"type": "went_out", "player": "Anna"},
+                *({"type": "coins", "player": p, "coins": 2} for p in players if p != "Anna"),
+                {"type": "hindrance", "kind": "chaos", "player": "Anna"})
+    page = open_game(open_page, base, session, *KIOSK)
+    expect(page.locator("#ds-chaos .ds-chaos-row")).to_have_count(5)
+    shoot(page, "drachensachen-chaos-800x480", full_page=True)
+    assert page.evaluate(CUT, "#ds-chaos .name") == [], "names cut"
+    assert page.evaluate(OUTSIDE_ITS_ROW, "#ds-chaos .ds-kinds") == [], "a row's buttons beyond the panel"
+    fits(page, "Chaos's hindrances at 800x480")
