@@ -923,6 +923,26 @@ def sim_base(app_config: dict[str, Any]) -> Iterator[str]:
     shutdown(application)
 
 
+def test_the_simulation_badge_leads_to_the_virtual_marbles_at_the_kiosk(browser: Any, sim_base: str) -> None:  # noqa: F811
+    """At 800x480 the sensor panel, with its virtual marbles, is below the game: the badge that says what is simulated
+    takes a person there, and a marble rolled there is the round's."""
+    _, session = call(f"{sim_base}/api/sessions", {"game": DIEGO, "players": ["Ada", "Ben", "Cleo"]})
+    context = browser.new_context(viewport={"width": 800, "height": 480})
+    try:
+        page = context.new_page()
+        page.goto(f"{sim_base}/play/{session['id']}")
+        page.wait_for_selector("body[data-ready='yes']")
+        assert page.evaluate("document.getElementById('sim-pad').getBoundingClientRect().top") > 480  # out of sight
+        page.click("#sim-badge")
+        page.click("#sim-show-pad")
+        expect(page.locator("#overlays .overlay")).to_have_count(0)
+        in_view(page, "#sim-pad")
+        page.click("#sim-pad [data-gate='5']")
+        expect(page.locator("#gate-status li[data-gate='5']")).to_contain_text("5: 1 marble", timeout=WAIT_MS)
+    finally:
+        context.close()
+
+
 def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base: str) -> None:  # noqa: F811
     _, session = call(f"{sim_base}/api/sessions", {"game": DIEGO, "players": ["Ada", "Ben", "Cleo"]})
     contexts = [browser.new_context(viewport={"width": 1024, "height": 600}) for _ in range(2)]

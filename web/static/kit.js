@@ -816,9 +816,15 @@ export function startGame(page) {
 
 const simBadge = document.getElementById("sim-badge");
 if (simBadge) {
+  const pad = document.getElementById("sim-pad"); // a Diego page's virtual marbles, below the game on a small screen
   simBadge.addEventListener("click", () => dialog((close) => [
     h("p", { class: "big" }, "Simulation"),
     h("p", {}, simBadge.dataset.about), // what is simulated, said by the page (base.html)
-    h("div", { class: "row" }, button("Got it", { cls: "primary", onTap: () => close() })),
+    h("div", { class: "row" },
+      pad ? button("Roll a marble ↓", { id: "sim-show-pad", onTap: () => {
+        close();
+        pad.scrollIntoView({ block: "center" });
+      } }) : null,
+      button("Got it", { cls: "primary", onTap: () => close() })),
   ]));
 }
