@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import hardware.vision.taken_out as taken_out_module
 from hardware.camera.hub import CameraHub
 from hardware.camera.simulated import SimulatedCastle
 from hardware.vision.detect import Detection, MarbleDetector
-from hardware.vision.taken_out import outline, own_contrast, taken_out
+from hardware.vision.taken_out import outline, own_contrast, taken_out, unchanged
+from tests.scenes import make_scene
 from tests.test_camera_hub import FakeService
 
 
@@ -139,3 +142,32 @@ def test_the_status_names_the_gates_where_the_reference_holds_a_marble_gone_now(
     assert read().total == 0 and hub.status()["reference_holds"] == [2, 5]
     take_reference()  # with the gates empty
     assert not read().is_unsure and hub.status()["reference_holds"] == []
+
+
+def test_a_print_of_a_marbles_size_under_more_light_is_no_marble(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pale table, clipped to white around a printed disc of a marble's size by more light than when the reference
+    was taken (training scene 50035 of the streak case): the disc changed as a marble would, and was counted in gate 5,
+    sure. Its pattern is still the reference's: no marble, and the gate waits for a tap (ruling D4)."""
+    sc = make_scene(50035, case="streak")
+    detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+    x, y = 434.0, 202.0  # the printed disc
+    assert unchanged(sc.image, sc.reference, x, y, sc.marble_radius_px)
+    read = detector.detect(sc.image)
+    assert read.counts == sc.counts == (0, 0, 0, 1, 0, 2) and read.unsure[4]
+    with monkeypatch.context() as patched:
+        patched.setattr(taken_out_module, "unchanged", lambda *args: False)
+        assert detector.detect(sc.image).counts[4] == 1  # without the check
+    for marble in sc.marbles:  # the marbles put in are not the reference's pattern
+        assert not unchanged(sc.image, sc.reference, marble.x, marble.y, sc.marble_radius_px)
+
+
+def test_a_marble_put_in_changes_the_pattern_a_change_of_light_does_not() -> None:
+    castle = SimulatedCastle(0)
+    castle.add_marble(4)
+    marble = castle.resting()[0]
+    radius = castle.marble_size().radius_px
+    with_marble, empty = castle.render(), castle.render_empty()
+    brighter = np.clip(empty.astype(np.float32) * 1.3, 0, 255).astype(np.uint8)
+    assert not unchanged(with_marble, empty, marble.x, marble.y, radius)
+    assert unchanged(brighter, empty, marble.x, marble.y, radius)
+    assert not unchanged(brighter, empty, 2.0, 2.0, radius)  # beyond the picture: nothing said

@@ -81,7 +81,9 @@ Method (nothing fitted to one scene generator's colours; every threshold is a re
    ``_shadow_reach``), or a marble found within ``BORDER_RADII`` of the border between two gates (both
    are unsure), or a marble cut by the picture's edge in a gate that reaches it, or a marble the
    reference holds and the picture no longer does (taken out after a reference was taken with it in a gate:
-   ``hardware.vision.taken_out``; not counted). Without a reference every gate is unsure. For the camera alone,
+   ``hardware.vision.taken_out``; not counted), or a marble found where the picture shows the reference's
+   pattern but for the light (a print of a marble's size under more light: ``taken_out.unchanged``; not
+   counted). Without a reference every gate is unsure. For the camera alone,
    a reading it reports is checked once more: a marble whose outline is square (a die: ``flag_squares``).
 9. With a reference, faint change far from every marble with the size and shape of one marble smeared
    along its way, standing out of the change around it (``hardware.vision.unexplained.smeared_marbles``:
@@ -677,6 +679,7 @@ class MarbleDetector:
         # this frame's close decisions (working pixels), its light and its marble radius: kept here, not on the
         # detector, so that one detector may read frames from several threads at once
         near: list[tuple[int, int]] = []
+        smeared: list[tuple[int, int]] = []  # faint streaks taken for a marble: a guess, flagged already
         centres, light, frame_r = (self._select(xs, ys, cur, diff, lum_change, per_radius, score, tuning, noise, near)
                                    if len(xs) else ([], None, self._work_r))
         if self._reference is not None:
@@ -726,6 +729,10 @@ class MarbleDetector:
                 if gate is not None:
                     unsure[gate - 1] = True
                 continue
+            if (cx, cy) not in smeared and self._unchanged(frame_bgr, fx, fy):  # a print under new light: a tap
+                if gate is not None:
+                    unsure[gate - 1] = True
+                continue
             marbles.append(Marble(fx, fy, r / self.scale, gate))
             if gate is None:
                 outside += 1
@@ -749,6 +756,16 @@ class MarbleDetector:
                 self._reference_sides.clear()
             held = self._reference_sides[place] = reference_side(reference, fx, fy, self.radius_px)
         return taken_out(frame_bgr, reference, fx, fy, self.radius_px, held=held)
+
+    def _unchanged(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
+        """With a reference of the frame's size: the frame shows at (fx, fy) what the reference did, but for the light
+        (``hardware.vision.taken_out.unchanged``)."""
+        reference = self._reference
+        if reference is None or reference.shape != frame_bgr.shape:
+            return False
+        from hardware.vision.taken_out import unchanged
+
+        return unchanged(frame_bgr, reference, fx, fy, self.radius_px)
 
     def flag_squares(self, frame_bgr: np.ndarray, detection: Detection) -> Detection:
         """``detection`` of ``frame_bgr`` with the gate of each sure marble whose outline is square unsure: a die left
