@@ -422,8 +422,8 @@ def test_options_are_checked_on_the_page_with_a_keypad(open_page: Callable[..., 
     page.click("#keypad-ok")
     expect(page.locator("#toast")).to_have_text("Rounds per player: from 1 to 6.")
     expect(page.locator("#keypad-value")).to_be_visible()  # the keypad stays for a better number
-    page.click("#keypad-keys [aria-label='delete']")
-    page.click("#keypad-keys button:text-is('2')")
+    page.click("#keypad-keys button:text-is('2')")  # a new number, not "92"
+    expect(page.locator("#keypad-value")).to_have_text("2")
     page.click("#keypad-ok")
     expect(page.locator("#opt-rounds_per_player")).to_have_text("2")
     expect(page.locator("#start")).to_be_disabled()  # no players seated yet

@@ -290,7 +290,11 @@ export function keypad(label, { value = null, min = 0, max = 999 } = {}) {
     const ok = () => {
       const n = Number(typed);
       if (typed === "" || !Number.isInteger(n)) { toast(`${label}: type a number.`, "error"); return; }
-      if (n < min || n > max) { toast(`${label}: from ${min} to ${max}.`, "error"); return; }
+      if (n < min || n > max) {
+        toast(`${label}: from ${min} to ${max}.`, "error");
+        fresh = true; // the next key starts a new number, as after the value shown at first
+        return;
+      }
       close(n);
     };
     return [
