@@ -160,6 +160,18 @@ CUT_LABELS = """() => [...document.querySelectorAll('button, button *')].filter(
     .map((el) => `${el.textContent.trim()}: ${el.scrollWidth} px in ${el.clientWidth}`)"""
 
 #: A ruling's id in a page's own words, "(W6)": a family reads the rule, the id is a small tag on a refusal only.
+#: The contrast (WCAG, 1 to 21) of an element's text on the background of the nearest of it and its ancestors with one
+#: (``locator.evaluate(CONTRAST)``).
+CONTRAST = """(el) => {
+    const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+    const lum = (c) => c.map((v) => { v /= 255; return v <= .03928 ? v / 12.92 : ((v + .055) / 1.055) ** 2.4; })
+        .reduce((sum, v, i) => sum + v * [.2126, .7152, .0722][i], 0);
+    const clear = (box) => /rgba\\(.*,\\s*0\\)|transparent/.test(getComputedStyle(box).backgroundColor);
+    let box = el;
+    while (box.parentElement && clear(box)) box = box.parentElement;
+    const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(rgb(getComputedStyle(box).backgroundColor))];
+    return (Math.max(a, b) + .05) / (Math.min(a, b) + .05); }"""
+
 RULING_IN_WORDS = r"\([A-Z][0-9]{1,2}\)"
 
 

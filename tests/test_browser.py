@@ -12,6 +12,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from tests.browser import (
+    CONTRAST,
     NOT_COUNTED,
     SMALL_TARGETS,
     WAIT_MS,
@@ -292,8 +293,10 @@ def test_face_down_is_the_games_choice_and_every_screen_follows_it(open_page: Ca
     choice = kiosk.get_by_role("button", name="Hold guesses face down")
     expect(choice).to_have_attribute("aria-pressed", "false")  # quick scoring unless the table chooses it
     expect(choice.locator(".switch-state")).to_have_text("Off")  # said in words, not by its colour alone
+    assert choice.locator(".switch-state").evaluate(CONTRAST) >= 4.5
     choice.click()
     expect(choice.locator(".switch-state")).to_have_text("On")
+    assert choice.locator(".switch-state").evaluate(CONTRAST) >= 4.5  # "On" was grey on the green, about 1:1
     kiosk.click("#start")
     kiosk.wait_for_url("**/play/*")
     kiosk.wait_for_selector("body[data-ready='yes']")
