@@ -261,6 +261,27 @@ def play_until(app: Flask, view: dict[str, Any], done: Callable[[dict[str, Any]]
         table.submit(view["id"], event)
 
 
+def test_a_tile_picked_to_steal_on_a_phone_brings_how_many_dice_into_view(open_page: Callable[..., Any], base: str,
+                                                                         app: Flask) -> None:  # noqa: F811
+    """On a phone the bases lie far below the dice: a tile tapped there to steal it left "how many dice?" above the
+    screen, and nothing on it said what to do next."""
+    game = new_game(base, ["Ada", "Ben", "Cleo"])
+    play_until(app, game, lambda s: s["phase"] == "dice" and s["max_k"] == 6 and s["round"] >= 4
+               and any(s["stealable"]["6"]), seed=4)
+    state = session(base, game)["state"]
+    page = open_page(360, 640)
+    visit(page, base, game)
+    loot = page.locator("#table .steal").last
+    loot.evaluate("(el) => el.scrollIntoView({ block: 'end' })")  # as a person scrolls down to it
+    assert page.evaluate("document.getElementById('dice-step').getBoundingClientRect().bottom") < 0  # out of sight
+    loot.click()
+    expect(page.locator("#won-note")).to_contain_text("how many dice?")
+    in_view(page, "#k-pad")
+    tap_again(page, "#k-pad [data-k='5']")  # more than any side's number: a steal from every side
+    expect(page.locator("#won-note")).to_contain_text("won: 5 on", timeout=WAIT_MS)
+    assert session(base, game)["state"]["current"]["wins"] != state["current"]["wins"]
+
+
 @pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844), (360, 740)])
 def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask, width: int, height: int) -> None:  # noqa: F811
     players = ["Ada", "Ben", "Cleo"]

@@ -178,6 +178,8 @@ function winTarget(t, from, side = null) {
   return () => {
     pick = pick && pick.tile === t ? null : { tile: t, from, side };
     game.render();
+    const dice = $("dice-step").getBoundingClientRect(); // on a phone, a base lies far below "how many dice?"
+    if (pick && (dice.top < 0 || dice.bottom > window.innerHeight)) $("dice-step").scrollIntoView({ block: "nearest" });
   };
 }
 
