@@ -304,3 +304,24 @@ def test_a_revoked_tablet_offers_to_pair_again_as_its_refusal_says(
     strip.locator("[data-pair-button]").click()  # and it pairs as a watching device's does
     expect(strip.locator("[data-pair-code]")).to_have_text(re.compile(r"Code \d{4}"))
     assert errors == []
+
+
+def test_an_unpaired_device_is_told_why_it_sees_no_camera_picture(two_screens: Callable[[], tuple[Any, Any, str, str]]
+                                                                  ) -> None:
+    """The camera's picture is for the table's screen and paired devices. An unpaired tablet's Camera page said
+    "Waiting for the camera…" for good, "Ready" above it, and "no picture to tap on yet" to a tap on the corners,
+    while it asked for the picture every second and was refused each time."""
+    _, tablet, _, tablet_base = two_screens()
+    asked: list[str] = []
+    tablet.on("request", lambda r: asked.append(r.url) if "/camera/" in r.url else None)
+    tablet.goto(f"{tablet_base}/camera")
+    expect(tablet.locator("#no-picture")).to_contain_text("shown only on the table's screen and on paired tablets")
+    expect(tablet.locator("#next-step")).to_have_text(
+        "This device is not paired: it can see the camera's state, not its picture.")
+    for _ in range(2):  # two of the page's status refreshes, 2 s apart: the picture was asked for twice between
+        with tablet.expect_response(lambda r: r.url.endswith("/api/camera"), timeout=PATIENCE_S * 1000):
+            pass
+    tablet.click("#calibrate")
+    expect(tablet.locator("#toast")).to_contain_text("pair this device")
+    assert asked == [], asked
+    expect(tablet.locator("[data-pair-button]")).to_be_visible()

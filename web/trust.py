@@ -56,8 +56,8 @@ SECURITY_HEADERS = {
     "Cross-Origin-Resource-Policy": "same-origin",
 }
 
-HOW_TO_PAIR = ("This device can watch but not change anything. To change the game, tap "
-               "\u201cPair this tablet\u201d (or open /devices) and approve the code shown on the table's own screen.")
+HOW_TO_PAIR = ("This device can watch but not change anything: to pair it, tap \u201cPair this tablet\u201d (or open "
+               "/devices) and approve the code shown on the table's own screen.")
 
 View = TypeVar("View", bound=Callable[..., Any])
 

@@ -16,6 +16,7 @@ const preview = $("preview");
 const canvas = $("calib");
 const box = $("preview-box");
 let status = JSON.parse($("camera-data").textContent);
+const withheld = "withheld" in box.dataset; // an unpaired device: no picture for it, and it says why (camera.html)
 let calibrating = false;   // tapping corners (or one marble) on a frozen snapshot
 let measuring = false;     // the frozen snapshot is for a tap on one marble, not for corners
 let calibratedAt = -Infinity; // when the last calibration step was taken (performance.now())
@@ -129,6 +130,7 @@ function renderKeeping(s) {
 /** What the person setting the camera up does next, in the order the set-up goes (README, Camera), or that the
  *  camera is ready. */
 function nextStep(s) {
+  if (withheld) return "This device is not paired: it can see the camera's state, not its picture.";
   if (!s || s.ok === false && !s.camera) return "The camera is off: see State.";
   if (!s.camera.ok) return "The camera gives no picture: see State for why.";
   if (!s.calibrated) return "Next: press Tap the gate corners, then tap the four corners of each gate on the picture.";
@@ -155,7 +157,7 @@ async function refreshStatus() {
 }
 
 function previewInterval() {
-  if (document.visibilityState === "hidden" || calibrating) return 0;
+  if (withheld || document.visibilityState === "hidden" || calibrating) return 0;
   return performance.now() - calibratedAt < CALIBRATION_WINDOW_MS ? CALIBRATING_MS : IDLE_MS;
 }
 
@@ -220,6 +222,7 @@ function draw() {
 }
 
 function freeze(forMarble) {
+  if (withheld) { toast($("no-picture").textContent, "error"); return; }
   const img = new Image();
   img.onload = () => {
     snapshot = img;
