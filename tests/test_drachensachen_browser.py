@@ -518,3 +518,26 @@ def test_a_reason_shown_before_a_tap_the_game_took_is_taken_down(open_page: Call
     assert answer.value.status == 200
     expect(toast).to_be_hidden()
     assert state(base, session)["state"]["trouble_pile"]["drawn"] == 1
+
+
+def test_a_burned_pile_refused_keeps_the_cards_tapped_in(open_page: Callable[..., Any], base: str) -> None:
+    """A Fire-Breather's burned pile entered while Ben faces a pending draw is refused (S7). The panel stayed, its
+    marks drawn, but dead: the next tap closed it and the cards tapped in were lost. It stays as it was, and once the
+    pending draw is drawn, the same panel is counted."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"}, {"type": "four"}, {"type": "next_turn"})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("#ds-burned")
+    for value in ("fire_breather", "9"):
+        page.click(f"#ds-cards [data-value='{value}']")
+    page.click("#ds-burn-fire")
+    expect(page.locator("#toast .rule-tag")).to_have_text("rule S7")
+    expect(page.locator("#ds-cards-actions")).to_contain_text("Tap each burned card: 2 cards")
+    expect(page.locator("#ds-cards [data-value='9'] .ds-add")).to_have_text("+1")
+    post(base, session, {"type": "draw_pending", "player": "Ben"})
+    expect(page.locator("#ds-pending .ds-tile-value")).to_have_text("0", timeout=WAIT_MS)
+    page.click("#ds-cards [data-value='9']")  # the panel still counts: a second 9
+    page.click("#ds-burn-fire")
+    expect(page.locator("#ds-cards-sum")).to_have_text("this round: 3", timeout=WAIT_MS)
+    out = state(base, session)["state"]["cards_out_round"]
+    assert (out["fire_breather"], out["9"]) == (1, 2)

@@ -290,10 +290,9 @@ function renderCards(view, s) {
   } else if (mode === "burn") {
     const n = burnedTotal();
     const most = Math.max(0, ...Object.values(local.burned));
-    const burn = (cause) => {
-      const cards = { ...local.burned };
-      local.cards = "show"; local.burned = {};
-      send({ type: "burned", cause, cards });
+    const burn = async (cause) => { // refused, the panel stays with the cards tapped in, for a better answer
+      const result = await send({ type: "burned", cause, cards: { ...local.burned } });
+      if (result.ok) show();
     };
     const hint = `Tap each burned card: ${plural(n, "card")}. Burned by:`;
     actions.replaceChildren(h("p", { class: "ds-cards-hint" }, hint),
