@@ -139,3 +139,25 @@ def test_the_picture_to_tap_on_fits_the_small_screen_with_its_buttons(browser: A
         assert page.is_visible("#calibrate") and page.is_visible("#facts")  # the whole side panel is back
     finally:
         context.close()
+
+
+def test_back_while_tapping_corners_ends_the_tapping_and_stays(browser: Any, base: str) -> None:  # noqa: F811
+    """The phone's Back while corners are tapped on the frozen picture left the Camera page, the corners lost without
+    a word: it ends the tapping, as Cancel does, and the page stays; one Back more leaves it."""
+    context = browser.new_context(viewport={"width": 800, "height": 480}, has_touch=True)
+    try:
+        page = context.new_page()
+        page.goto(f"{base}/")
+        page.goto(f"{base}/camera")
+        page.wait_for_selector("#preview:not([hidden])", timeout=PATIENCE_MS)
+        page.click("#calibrate")
+        canvas = page.wait_for_selector("#calib:not([hidden])", timeout=PATIENCE_MS)
+        canvas.click(position={"x": 20, "y": 20})
+        page.go_back()
+        page.wait_for_selector("#calib", state="hidden", timeout=PATIENCE_MS)
+        assert page.url == f"{base}/camera"
+        _wait_interval(page, "400")  # the live picture again
+        page.go_back()
+        page.wait_for_url(f"{base}/", timeout=PATIENCE_MS)
+    finally:
+        context.close()

@@ -541,3 +541,19 @@ def test_a_burned_pile_refused_keeps_the_cards_tapped_in(open_page: Callable[...
     expect(page.locator("#ds-cards-sum")).to_have_text("this round: 3", timeout=WAIT_MS)
     out = state(base, session)["state"]["cards_out_round"]
     assert (out["fire_breather"], out["9"]) == (1, 2)
+
+
+def test_back_while_cards_are_tapped_in_cancels_that_and_stays(open_page: Callable[..., Any], base: str) -> None:
+    """The phone's Back after "4 from a hand" (the page waiting for the four cards' value) left the game: it cancels
+    the tapping in, as ✕ does, and the game stays; nothing is counted."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session, 390, 844)
+    game_url = page.url
+    for opening in ("#ds-set-out", "#ds-burned"):
+        page.click(opening)
+        expect(page.locator("#ds-cards")).not_to_have_attribute("data-mode", "show")
+        page.go_back()
+        expect(page.locator("#ds-cards")).to_have_attribute("data-mode", "show")
+        assert page.url == game_url
+    assert state(base, session)["seq"] == session["seq"] + 1  # the starter only

@@ -4,7 +4,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, confirm, h, toast } from "./kit.js";
+import { api, backCancels, confirm, h, toast } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;
@@ -24,6 +24,7 @@ let pictureTimer = null;
 let loading = false;       // a preview request is under way: the next is scheduled when it ends
 let statusTimer = null;
 let snapshot = null;
+let release = null;  // while tapping on the frozen picture: the phone's Back cancels that, not the page (kit.js)
 let polygons = {};   // gate -> [[x, y], ...] in image pixels
 let gate = 1;
 let fresh = true;    // the next tap on the picture starts the selected gate anew
@@ -238,6 +239,8 @@ function freeze(forMarble) {
     preview.hidden = true;
     $(forMarble ? "measure-tools" : "calib-tools").hidden = false;
     $("camera-page").dataset.tapping = forMarble ? "marble" : "corners"; // the picture fits the screen, tools beside it
+    release?.();
+    release = backCancels(stopCalibration);
     window.scrollTo(0, 0);
     if (forMarble) canvas.getContext("2d").drawImage(snapshot, 0, 0); else draw();
     calibrationStep(); // the picture is frozen for tapping: no preview until it ends
@@ -249,6 +252,8 @@ function freeze(forMarble) {
 const startCalibration = () => freeze(false);
 
 function stopCalibration() {
+  release?.();
+  release = null;
   calibrating = measuring = false;
   canvas.hidden = true;
   $("calib-tools").hidden = true;

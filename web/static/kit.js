@@ -242,6 +242,22 @@ function dialogClosed(close) {
   if (openDialogs.length) dialogOpened(openDialogs.pop()); // the one below is on top now: Back closes it next
 }
 
+/** A mode of the page that is no dialog (cards being tapped in, corners on a frozen picture): the phone's Back
+ *  cancels it first, as it closes a dialog, instead of leaving the page with the work. Back calls `cancel()`; the
+ *  function returned says the mode ended otherwise (idempotent). */
+export function backCancels(cancel) {
+  let open = true;
+  const end = () => {
+    if (!open) return false;
+    open = false;
+    dialogClosed(close);
+    return true;
+  };
+  const close = () => { if (end()) cancel(); };
+  dialogOpened(close);
+  return end;
+}
+
 /** A modal panel over the page; resolves with what `build(close)` passes to close(). */
 export function dialog(build, { cls = "" } = {}) {
   return new Promise((resolve) => {

@@ -2,7 +2,9 @@
 // head: the trouble pile, the pending draw of 4s, the skips of 5s, the direction, whose turn it is, the cards out
 // of the game per value and the active tricks. Every tracker tap is one event; keypads only for the round-end
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
-import { andList, button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList } from "../kit.js";
+import {
+  andList, backCancels, button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList,
+} from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -26,7 +28,7 @@ const KIND_BUTTON = { invasion: "Invasion…", unknown: "Unknown…", chaos: "Ch
 const VALUE_SHORT = { zero: "Zero", fire_breather: "Fire", defender: "Def." };
 
 /** Page-local choices (not events): what the cards-out panel is doing, and the went-out picker. */
-const local = { cards: "show", burned: {}, wentOut: false };
+const local = { cards: "show", burned: {}, wentOut: false, release: null };
 
 let game = null;
 
@@ -258,6 +260,16 @@ function renderTrackers(view, s) {
 
 // ---- cards out of the game ---------------------------------------------------------------------------------------
 
+/** The cards panel's mode: "show", or "set" (a 4 from a hand) or "burn" (a pile burned) while cards are tapped in,
+ *  which the phone's Back cancels. */
+function cardsMode(mode) {
+  local.release?.();
+  local.release = mode === "show" ? null : backCancels(() => cardsMode("show"));
+  local.cards = mode;
+  local.burned = {};
+  game.render();
+}
+
 function burnedTotal() { return Object.values(local.burned).reduce((a, b) => a + b, 0); }
 
 function renderCards(view, s) {
@@ -268,7 +280,7 @@ function renderCards(view, s) {
   const playing = s.phase === "play" || (s.phase === "setup" && s.turn);
   const mode = playing ? local.cards : "show";
   const cellTap = (v) => {
-    if (mode === "set") { local.cards = "show"; send({ type: "set_out", value: v }); }
+    if (mode === "set") { cardsMode("show"); send({ type: "set_out", value: v }); }
     else if (mode === "burn") { local.burned[v] = (local.burned[v] || 0) + 1; game.render(); }
   };
   const notNow = "Cards go out of the game during play.";
@@ -281,7 +293,7 @@ function renderCards(view, s) {
     mode === "burn" && local.burned[v] ? h("span", { class: "ds-add" }, `+${local.burned[v]}`) : null,
   ], { cls: "ds-cell", dataset: { value: v }, "aria-label": `${s.value_names[v]}: ${counts[v] || 0} out`,
        reason: cellReason, onTap: () => cellTap(v) })));
-  const show = () => { local.cards = "show"; local.burned = {}; game.render(); };
+  const show = () => cardsMode("show");
   const actions = $("ds-cards-actions");
   actions.dataset.mode = mode;
   if (mode === "set") {
@@ -305,9 +317,9 @@ function renderCards(view, s) {
   } else {
     actions.replaceChildren(
       button("4 from a hand", { id: "ds-set-out", reason: playing ? reasonFor(s, "set_out") : notNow,
-                                onTap: () => { local.cards = "set"; game.render(); } }),
+                                onTap: () => cardsMode("set") }),
       button("Pile burned…", { id: "ds-burned", reason: playing ? reasonFor(s, "burned") : notNow,
-                               onTap: () => { local.cards = "burn"; local.burned = {}; game.render(); } }));
+                               onTap: () => cardsMode("burn") }));
   }
 }
 
@@ -482,7 +494,10 @@ function render(view, g) {
   game = g;
   const s = view.state;
   if (!s) return; // set aside: the notice says why
-  if (s.phase !== "play" && s.phase !== "setup") { local.cards = "show"; local.wentOut = false; }
+  if (s.phase !== "play" && s.phase !== "setup") {
+    local.release?.();
+    Object.assign(local, { cards: "show", wentOut: false, release: null });
+  }
   $("ds-lost-note").textContent = `coins lost · fewest wins · ${s.limit} ends`;
   document.body.dataset.phase = s.phase;
   document.body.dataset.game = view.game;
