@@ -234,12 +234,18 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
         assert keeper.keep(Sample(frame=frame, reference=frame, gates={"gates": []}, counts=(1, 0, 0, 0, 0, 0),
                                   camera_counts=camera, marble_radius=None, session=1, round=number,
                                   confirmed_at=time.time() + number, camera_unsure=flags))
+        if number == 1:  # one round kept, read right
+            assert keeper.flush()
+            page.reload()
+            expect(page.locator("#keeping-state")).to_contain_text(
+                "The camera read all six gates right in 1 of 1 kept round (100%). It never read a gate wrong without "
+                "flagging it for a tap.", timeout=WAIT_MS)
     assert keeper.flush()
     page.reload()
     expect(page.locator("#keeping-state")).to_contain_text("3 of at most 500 kept in", timeout=WAIT_MS)
     expect(page.locator("#keeping-state")).to_contain_text(
         "The camera read all six gates right in 1 of 3 kept rounds (33%). It read a gate wrong without flagging it "
-        "for a tap in 1 of 3.")
+        "for a tap in 1 of them.")
     # and sends them on: one zip of both rounds' folders
     link = page.locator("#photos-download")
     expect(link).to_have_text("Download the 3 kept rounds (zip)")

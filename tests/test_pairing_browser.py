@@ -143,7 +143,14 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     assert scanned == kiosk.locator(".pair-url").inner_text() and scanned.endswith("/devices")
     revoke = device.locator("button:text-is('Revoke')")
     assert min(_tap_size(revoke)) >= 48
+    revoke.click()  # asked first, naming which device
+    question = kiosk.locator("#overlays .dialog")
+    expect(question).to_contain_text("Revoke iPad")
+    question.locator("[data-answer='no']").click()
+    expect(question).to_have_count(0)
+    assert tablet.evaluate(WRITE, "Tab1") == 201  # kept
     revoke.click()
+    question.locator("[data-answer='yes']").click()
     expect(device).to_have_count(0, timeout=PATIENCE_S * 1000)
     expect(kiosk.locator("#no-devices")).to_be_visible()
     assert tablet.evaluate(WRITE, "Tab2") == 403

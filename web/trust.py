@@ -295,7 +295,23 @@ def _open_read(view: Any) -> bool:
 def _headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    if not _trustworthy_origin():  # a browser ignores it there, and says so in the console on every page
+        del response.headers["Cross-Origin-Opener-Policy"]
     return response
+
+
+def _trustworthy_origin() -> bool:
+    """Whether the page's origin is one a browser honours Cross-Origin-Opener-Policy for: https, or this machine's
+    own name or address (a tablet opens the companion by its LAN address over plain http)."""
+    if request.is_secure:
+        return True
+    host = _normal_host(request.host)
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _normal_host(host: str) -> str:

@@ -4,7 +4,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, backCancels, confirm, h, toast } from "./kit.js";
+import { api, backCancels, confirm, h, plural, toast } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;
@@ -92,8 +92,12 @@ function renderMarble(s) {
 function cameraRecord(camera) {
   if (!camera?.rounds) return "";
   const share = Math.round((100 * camera.right) / camera.rounds);
-  const unflagged = camera.flags ? ` It read a gate wrong without flagging it for a tap in ${camera.wrong_sure} of ` +
-    `${camera.flags}.` : "";
+  const all = camera.flags === camera.rounds; // rounds kept by an older companion kept no flags
+  const of = all ? (camera.rounds === 1 ? "that round" : `${camera.wrong_sure} of them`)
+    : `${camera.wrong_sure} of the ${plural(camera.flags, "round")} kept with its flags`;
+  const unflagged = !camera.flags ? "" : camera.wrong_sure ? ` It read a gate wrong without flagging it for a tap in ${of}.`
+    : ` ${all ? "It" : `In the ${plural(camera.flags, "round")} kept with its flags, it`} never read a gate wrong without `
+      + "flagging it for a tap.";
   return ` The camera read all six gates right in ${camera.right} of ${camera.rounds} kept ` +
     `round${camera.rounds === 1 ? "" : "s"} (${share}%).${unflagged}`;
 }

@@ -1,6 +1,6 @@
 // Pairing: a watching device asks and shows its code; the kiosk shows requests with Approve / Refuse (or puts
 // them off with Later) and, on the Devices page, the paired devices with Revoke; a revoked tablet offers to pair again.
-import { api, h, toast, whenUntouched } from "./kit.js";
+import { api, confirm, h, toast, whenUntouched } from "./kit.js";
 
 const POLL_MS = 1500;
 const devicesPage = document.querySelector("[data-devices-page]");
@@ -201,6 +201,10 @@ async function loadDevices() {
 }
 
 async function revoke(device) {
+  const sure = await confirm(`Revoke ${device.name}?`, "Revoke", "Keep it",
+    `Paired ${when(device.paired)}, last seen ${when(device.last_seen)} at ${device.address}. It can then only watch, `
+    + "until it is paired again.");
+  if (!sure) return;
   const result = await api(`/api/pairing/devices/${device.id}`, undefined, "DELETE");
   if (result.ok) toast(`${device.name} can no longer change the games.`);
   await loadDevices();
