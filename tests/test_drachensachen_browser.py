@@ -210,7 +210,7 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     page.click("#ds-went-out [data-player='Ben']")
     page.click("#ds-coins [data-coins='Ada']")
     keypad(page, 12)
-    keypad(page, 9)  # there are eight 8s: the page says so and keeps the keypad open
+    keypad(page, 9, "Ada (12 coins): 8s still held")  # there are eight 8s: the page says so, keeps the keypad open
     expect(page.locator("#toast")).to_contain_text("from 0 to 8")
     page.click("#keypad-keys [aria-label='delete']")
     keypad(page, 1)

@@ -356,7 +356,7 @@ async function enterCoins(view, player, feathers) {
   if (coins == null) return null;
   const event = { type: "coins", player, coins };
   if (feathers) {
-    const eights = await keypad(`${player}: 8s still held`, { min: 0, max: MAX_EIGHTS });
+    const eights = await keypad(`${player} (${plural(coins, "coin")}): 8s still held`, { min: 0, max: MAX_EIGHTS });
     if (eights == null) return null;
     event.eights = eights;
   }
