@@ -189,6 +189,8 @@ def test_six_dice_on_one_tile_and_an_egg_move_by_tap(open_page: Callable[..., An
     expect(score(page, "Ada")).to_have_text("3", timeout=WAIT_MS)  # 1 + 1 + her egg
     # W4: the egg moves it next to the other colour-1 tile: 4 points for the row, the egg spent
     page.click("#move-button")
+    expect(page.locator("#hint")).to_have_text(
+        "Egg move: tap a hoard tile, then the row it moves to. It ends the turn.")
     page.click(f"#secure-tiles [data-tile='{tile(1, 2)}']")
     target = page.locator("#row-targets [data-row='1']")
     expect(target).to_contain_text("+1 → 4")
@@ -280,6 +282,19 @@ def test_a_tile_picked_to_steal_on_a_phone_brings_how_many_dice_into_view(open_p
     tap_again(page, "#k-pad [data-k='5']")  # more than any side's number: a steal from every side
     expect(page.locator("#won-note")).to_contain_text("won: 5 on", timeout=WAIT_MS)
     assert session(base, game)["state"]["current"]["wins"] != state["current"]["wins"]
+
+
+def test_an_egg_move_before_the_dice_says_it_leaves_them_unused(open_page: Callable[..., Any], base: str,
+                                                                app: Flask) -> None:  # noqa: F811
+    """The egg's move ends the turn (W4). Chosen before any die was used, it ended the turn with all six unused, and
+    nothing said so: the hint says it before the move is made."""
+    game = new_game(base, ["Ada", "Ben", "Cleo"])
+    play_until(app, game, lambda s: s["phase"] == "dice" and s["max_k"] == 6 and "move" in s["expects"], seed=4)
+    page = open_page(800, 480)
+    visit(page, base, game)
+    page.click("#move-button")
+    expect(page.locator("#hint")).to_have_text(
+        "Egg move: tap a hoard tile, then the row it moves to. It ends the turn, with 6 dice unused.")
 
 
 @pytest.mark.parametrize("width, height", [(1024, 600), (800, 480), (390, 844), (360, 740)])

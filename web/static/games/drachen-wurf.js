@@ -129,7 +129,8 @@ function hint(s, active) {
     case "remove": return `${active} removes one of the ${s.shown} shown tiles from the game: tap it.`;
     case "secure": return "Every tile on the base goes into the hoard, one by one.";
     case "bonus": return "Won with 6 dice: it goes straight into the hoard, and another turn follows.";
-    case "dice": return moving ? "Egg move: tap a hoard tile, then the row it moves to."
+    case "dice": return moving ? `Egg move: tap a hoard tile, then the row it moves to. It ends the turn${
+      s.current?.dice_left ? `, with ${plural(s.current.dice_left, "die", "dice")} unused` : ""}.`
       : `Tap the tile the dice won, then the number of matching dice.${s.current?.bonus
         ? " 6 dice on one tile: another turn follows." : ""}`;
     case "moved": return "The egg moved a hoard tile: that ends the turn.";
