@@ -301,6 +301,8 @@ def test_a_hero_pierced_by_the_dart_uses_the_antidote_held_at_once(open_page: Ca
     expect(page.locator("#hr-antidote-or")).to_have_text(" now, or Next: keep the antidote and stay poisoned")
     page.click("#hr-antidote")
     expect(page.locator("#turn .turn-name")).to_have_text("Ada", timeout=WAIT_MS)
+    expect(page.locator("#toast")).to_have_text("Ben used the antidote: no longer poisoned.")
+    expect(page.locator("#hr-last")).to_contain_text("pierced, poisoned, cured")  # not "poisoned" to the next hero
     expect(page.locator("#hr-antidote")).to_have_count(0)
     expect(hero(page, "Ben").locator(".hr-badge.poison")).to_have_count(0)
     shown = state(base, session)["state"]

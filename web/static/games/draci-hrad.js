@@ -5,7 +5,9 @@
 // out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
-import { andList, button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, who, whoList } from "../kit.js";
+import {
+  andList, button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, toast, who, whoList,
+} from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -414,11 +416,14 @@ async function dartDice(s, player) {
 function dartText(view, s, dart) {
   const hit = heroOf(s, dart.player);
   const cure = hit && hit.poisoned && !hit.out && hit.cards.antidote;
+  const harm = !dart.pierced ? "no harm" : hit && !hit.poisoned ? "pierced, poisoned, cured" : "pierced, poisoned";
   return [h("strong", {}, "Poisoned dart: "), who(view, dart.player), ` ${dart.attack_total} vs ${dart.defence_total}: `,
-    h("strong", {}, dart.pierced ? "pierced, poisoned" : "no harm"), ".",
+    h("strong", {}, harm), ".",
     cure ? button("Use antidote", { cls: "primary hr-antidote", id: "hr-antidote", dataset: { antidote: dart.player },
-      "aria-label": `${dart.player} uses the antidote`,
-      onTap: () => send({ type: "use", player: dart.player, item: "antidote" }) }) : null,
+      "aria-label": `${dart.player} uses the antidote`, onTap: async () => {
+        const result = await send({ type: "use", player: dart.player, item: "antidote" });
+        if (result.ok) toast(`${dart.player} used the antidote: no longer poisoned.`);
+      } }) : null,
     cure && s.antidote_choice ? h("small", { class: "muted", id: "hr-antidote-or" },
       " now, or Next: keep the antidote and stay poisoned") : null].filter(Boolean);
 }
