@@ -414,3 +414,26 @@ def test_every_name_drawing_a_hindrance_under_chaos_is_whole(open_page: Callable
     assert page.evaluate(CUT, "#ds-chaos .name") == [], "names cut"
     assert page.evaluate(OUTSIDE_ITS_ROW, "#ds-chaos .ds-kinds") == [], "a row's buttons beyond the panel"
     fits(page, "Chaos's hindrances at 800x480")
+
+
+@pytest.mark.parametrize("size, heroes", [(KIOSK, 6), ((844, 390), 3)], ids=["kiosk-six", "landscape-phone-three"])
+def test_the_dragon_fights_a_group_with_roll_on_the_screen(open_page: Callable[..., Any], base: str,
+                                                            size: tuple[int, int], heroes: int) -> None:
+    """The Dragon against six heroes at 800x480 (three on a phone held sideways): each hero's row of targets pushed
+    the step, Roll, Enter dice… and End the fight… below the screen, for every exchange. They stay on it, over the
+    rows, and a target under them is tapped once the page is scrolled."""
+    players = NAMES[:heroes]
+    session = start_game(base, HRAD, players)
+    post_events(base, session, {"type": "fight", "players": players, "enemy": "dragon",
+                                "weapons": [None] * heroes, "remainder_to": players[0]})
+    page = open_game(open_page, base, session, *size)
+    expect(page.locator("[data-member]")).to_have_count(heroes)
+    where = f"the Dragon against {heroes} at {size[0]}x{size[1]}"
+    shoot(page, f"draci-dragon-{heroes}-{size[0]}x{size[1]}")
+    fits(page, where)
+    for control in ("#hr-step", "#hr-roll", "#hr-dice", "#hr-end-fight"):
+        seen(page, control)
+    last = page.locator(f"[data-member='{players[-1]}'] .hr-target").last
+    last.click()  # scrolled to, clear of the buttons over it
+    expect(last).to_have_attribute("aria-pressed", "true")
+    seen(page, "#hr-roll")

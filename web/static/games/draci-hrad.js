@@ -660,15 +660,17 @@ function renderFightRunning(view, s) {
         ` ♥ ${m.lives} · ${m.weapon ? SHORT[m.weapon] : "no weapon"}`,
         m.in_fight && !m.can_attack ? h("small", { class: "hr-warn" }, " no attack") : null),
       ...targetButtons(view, f, m.player)))),
-    h("p", { class: "hr-step", id: "hr-step" }, ...step.flat(),
-      choosingTargets(f) ? h("small", { class: "muted" }, f.enemy === "dragon" ? " · tap whom each attack strikes"
-        : " · tap whom it strikes") : null),
-    h("div", { class: "hr-row fight-buttons" },
-      button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative"
-        ? { type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
-      button("Enter dice…", { id: "hr-dice", onTap: () => game.ask(() => enterDice(game.view.state)) }),
-      ...extras,
-      button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: () => game.ask(endFight) })),
+    // the exchange's step and its buttons stay at the screen's foot over a long list of heroes and their targets
+    h("div", { class: "hr-fight-bar" },
+      h("p", { class: "hr-step", id: "hr-step" }, ...step.flat(),
+        choosingTargets(f) ? h("small", { class: "muted" }, f.enemy === "dragon" ? " · tap whom each attack strikes"
+          : " · tap whom it strikes") : null),
+      h("div", { class: "hr-row fight-buttons" },
+        button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative" ? {
+          type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
+        button("Enter dice…", { id: "hr-dice", onTap: () => game.ask(() => enterDice(game.view.state)) }),
+        ...extras,
+        button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: () => game.ask(endFight) }))),
     f.exchanges.length ? exchangeList(f) : null];
 }
 
