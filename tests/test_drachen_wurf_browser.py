@@ -326,7 +326,9 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask,
         if width == 800:
             for control in controls:
                 in_view(page, control)  # the turn's controls without scrolling on the Pi's screen
-    # the final screen draws each hoard row by row, with its score
+    # the final screen says how the game was won (W7), and draws each hoard row by row, with its score
+    expect(page.locator("#final-why")).to_contain_text("Every tile is in a hoard, which ends the game. Each hoard row "
+                                                       "scores its length squared, each egg left 1")
     state = session(base, over)["state"]
     hoards = page.locator("#final-hoards .final-hoard")
     expect(hoards).to_have_count(3)

@@ -453,7 +453,15 @@ function render(v, g) {
   void g;
 }
 
-const game = startGame({ render, phrase });
+/** How the game was won, on the final screen (W7). */
+function why(view) {
+  if (!view.state?.finished) return "";
+  const tied = (view.winners || []).length > 1 ? " A tie shares the win." : "";
+  return `Every tile is in a hoard${view.players.length === 2 ? " or removed" : ""}, which ends the game. Each hoard row `
+    + `scores its length squared, each egg left 1, and the most points win.${tied}`;
+}
+
+const game = startGame({ render, phrase, why });
 
 wire($("egg-toggle"), () => { eggOn = !eggOn; game.render(); });
 wire($("move-button"), () => {
