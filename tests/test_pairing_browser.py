@@ -141,11 +141,21 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     scanned = next((text for text in (found.detectAndDecode(quiet)[0] for found in
                                       (cv2.QRCodeDetectorAruco(), cv2.QRCodeDetector())) if text), "")
     assert scanned == kiosk.locator(".pair-url").inner_text() and scanned.endswith("/devices")
+    name = device.locator("button:text-is('Name…')")  # devices of one make read alike: the table names them
+    assert min(_tap_size(name)) >= 48
+    name.click()
+    kiosk.fill("#kb-input", "Ben's iPad")
+    kiosk.click("#kb-ok")
+    expect(device.locator(".pair-who strong")).to_have_text("Ben's iPad", timeout=PATIENCE_S * 1000)
+    for width, height in (KIOSK, PHONE):
+        kiosk.set_viewport_size({"width": width, "height": height})
+        fits(kiosk, f"the Devices page's list at {width}x{height}")
+        shoot(kiosk, f"devices-list-{width}x{height}")
     revoke = device.locator("button:text-is('Revoke')")
     assert min(_tap_size(revoke)) >= 48
     revoke.click()  # asked first, naming which device
     question = kiosk.locator("#overlays .dialog")
-    expect(question).to_contain_text("Revoke iPad")
+    expect(question).to_contain_text("Revoke Ben's iPad?")
     question.locator("[data-answer='no']").click()
     expect(question).to_have_count(0)
     assert tablet.evaluate(WRITE, "Tab1") == 201  # kept

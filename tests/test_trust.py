@@ -132,9 +132,20 @@ def test_pairing_approved_on_the_kiosk_lets_the_device_write_until_revoked(app: 
     assert [d["name"] for d in listed["devices"]] == ["Ben's tablet"]
     assert listed["devices"][0]["last_seen"] is not None and listed["devices"][0]["paired"] is not None
 
-    # a paired device is not the kiosk: it cannot approve, list or revoke devices
+    # a paired device is not the kiosk: it cannot approve, list, name or revoke devices
     assert device.get("/api/pairing/devices").status_code == 403
     assert device.delete(f"/api/pairing/devices/{paired['id']}").status_code == 403
+    assert device.patch(f"/api/pairing/devices/{paired['id']}", json={"name": "Mine"}).status_code == 403
+
+    # the kiosk names it, so that devices of one make are told apart; a bad name changes nothing
+    rename = f"/api/pairing/devices/{paired['id']}"
+    for bad in ({}, {"name": ""}, {"name": "   "}, {"name": 7}, {"name": "x" * 41}):
+        response = client.patch(rename, json=bad)
+        assert response.status_code == 400 and "1 to 40 characters" in response.get_json()["error"]["message"], bad
+    assert client.patch("/api/pairing/devices/999", json={"name": "Ghost"}).status_code == 404
+    named = client.patch(rename, json={"name": "  Ben's   phone "})
+    assert named.status_code == 200 and named.get_json()["device"]["name"] == "Ben's phone"
+    assert [d["name"] for d in client.get("/api/pairing/devices").get_json()["devices"]] == ["Ben's phone"]
 
     assert client.delete(f"/api/pairing/devices/{paired['id']}").status_code == 200
     before = snapshot(app)

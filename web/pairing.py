@@ -110,12 +110,12 @@ def ask():
     if who.device is not None:
         raise ApiError(409, "paired", "this device is already paired")
     name = _object_body().get("name")
-    if name is not None and (not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_MAX):
-        raise ApiError(400, "malformed", f"'name' must be a name of 1 to {NAME_MAX} characters")
+    if name is not None:
+        name = _name(name)
     user_agent = request.headers.get("User-Agent", "")[:300]
     store().withdraw(request.cookies.get(CLAIM_COOKIE))  # asking again replaces the earlier request
     try:
-        pending, claim = store().request(" ".join(name.split()) if name else device_name(user_agent),
+        pending, claim = store().request(name or device_name(user_agent),
                                          user_agent, who.address)
     except TooManyRequests as err:
         raise ApiError(429, "too_many_requests", f"{err}; ask again in a few minutes") from None
@@ -187,6 +187,22 @@ def decide(request_id: str, decision: str):
 @kiosk_only
 def devices():
     return jsonify({"devices": [d.to_json() for d in store().devices()], "history": store().history(30)})
+
+
+def _name(name: Any) -> str:
+    """A device's name as a person gave it, its spaces tidied; 400 unless it has 1 to ``NAME_MAX`` characters."""
+    if not isinstance(name, str) or not name.strip() or len(name.strip()) > NAME_MAX:
+        raise ApiError(400, "malformed", f"'name' must be a name of 1 to {NAME_MAX} characters")
+    return " ".join(name.split())
+
+
+@bp.patch("/api/pairing/devices/<int:device_id>")
+@kiosk_only
+def rename(device_id: int):
+    named = store().rename(device_id, _name(_object_body().get("name")))
+    if named is None:
+        raise ApiError(404, "not_found", f"no paired device {device_id}")
+    return jsonify({"device": named.to_json()})
 
 
 @bp.delete("/api/pairing/devices/<int:device_id>")
@@ -263,9 +279,19 @@ OPENAPI_PATHS: dict[str, Any] = {
             "type": "object", "properties": {"devices": {"type": "array", "items": _DEVICE},
                                              "history": {"type": "array", "items": {"type": "object"}}}}}}},
             **_KIOSK_ONLY}}},
-    "/api/pairing/devices/{device_id}": {"delete": {
-        "summary": "Kiosk only: revoke a paired device; its token stops working at once",
-        "parameters": [{"name": "device_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
-        "responses": {"200": {"description": "revoked"}, "404": _error("no such device"),
-                      **_REFUSED, **_KIOSK_ONLY}}},
+    "/api/pairing/devices/{device_id}": {
+        "delete": {
+            "summary": "Kiosk only: revoke a paired device; its token stops working at once",
+            "parameters": [{"name": "device_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+            "responses": {"200": {"description": "revoked"}, "404": _error("no such device"),
+                          **_REFUSED, **_KIOSK_ONLY}},
+        "patch": {
+            "summary": "Kiosk only: name a paired device, so that the table tells its devices apart",
+            "parameters": [{"name": "device_id", "in": "path", "required": True, "schema": {"type": "integer"}}],
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "type": "object", "required": ["name"],
+                "properties": {"name": {"type": "string", "minLength": 1, "maxLength": NAME_MAX}}}}}},
+            "responses": {"200": {"description": "the device, named", "content": {"application/json": {
+                "schema": {"type": "object", "properties": {"device": _DEVICE}}}}},
+                "400": _error("no name, or too long"), "404": _error("no such device"), **_REFUSED, **_KIOSK_ONLY}}},
 }

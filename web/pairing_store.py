@@ -213,6 +213,18 @@ class DeviceStore:
                 "SELECT * FROM paired_devices WHERE revoked IS NULL ORDER BY paired DESC, id DESC").fetchall()
         return [_device(r) for r in rows]
 
+    def rename(self, device_id: int, name: str) -> Device | None:
+        """Give a paired device the name the table knows it by; None if it is unknown or revoked."""
+        if not 0 < device_id < 2**63:  # beyond SQLite's integers: no such device
+            return None
+        with self._lock:
+            if self._db.execute("UPDATE paired_devices SET name = ? WHERE id = ? AND revoked IS NULL",
+                                (name, device_id)).rowcount == 0:
+                return None
+            row = self._db.execute("SELECT * FROM paired_devices WHERE id = ?", (device_id,)).fetchone()
+        log.info("pairing: device %d named %s", device_id, name)
+        return _device(row)
+
     def revoke(self, device_id: int, now: float | None = None) -> Device | None:
         """Revoke a paired device (its token stops working at once); None if it is unknown or revoked."""
         now = time.time() if now is None else now

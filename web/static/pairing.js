@@ -1,8 +1,9 @@
 // Pairing: a watching device asks and shows its code; the kiosk shows requests with Approve / Refuse (or puts
 // them off with Later) and, on the Devices page, the paired devices with Revoke; a revoked tablet offers to pair again.
-import { api, confirm, h, toast, whenUntouched } from "./kit.js";
+import { api, confirm, h, keyboard, toast, whenUntouched } from "./kit.js";
 
 const POLL_MS = 1500;
+const NAME_MAX = 40; // a device's name (web/pairing.py)
 const devicesPage = document.querySelector("[data-devices-page]");
 const roleEl = document.querySelector("[data-pairing-role]");
 const role = roleEl ? roleEl.dataset.pairingRole : "spectator";
@@ -195,9 +196,19 @@ async function loadDevices() {
       h("span", { class: "pair-who" }, h("strong", {}, device.name),
         h("small", {}, `paired ${when(device.paired)} · last seen ${when(device.last_seen)} · ${device.address}`),
         h("small", { class: "muted" }, device.user_agent)),
-      h("button", { class: "btn", onclick: () => revoke(device) }, "Revoke"))));
+      h("span", { class: "row" }, h("button", { class: "btn", onclick: () => rename(device) }, "Name…"),
+        h("button", { class: "btn", onclick: () => revoke(device) }, "Revoke")))));
     document.getElementById("no-devices").hidden = data.devices.length > 0;
   });
+}
+
+/** A name the table knows a device by ("Ben's phone"): devices of one make read alike by their browser's name. */
+async function rename(device) {
+  const name = await keyboard(`A name for ${device.name}`, device.name, { maxLength: NAME_MAX });
+  if (!name?.trim() || name.trim() === device.name) return;
+  const result = await api(`/api/pairing/devices/${device.id}`, { name }, "PATCH");
+  if (result.ok) toast(`Named ${result.data.device.name}.`);
+  await loadDevices();
 }
 
 async function revoke(device) {
