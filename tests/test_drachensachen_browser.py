@@ -544,8 +544,8 @@ def test_a_burned_pile_refused_keeps_the_cards_tapped_in(open_page: Callable[...
 
 
 def test_back_while_cards_are_tapped_in_cancels_that_and_stays(open_page: Callable[..., Any], base: str) -> None:
-    """The phone's Back after "4 from a hand" (the page waiting for the four cards' value) left the game: it cancels
-    the tapping in, as ✕ does, and the game stays; nothing is counted."""
+    """The phone's Back after "4 from a hand" (the page waiting for the four cards' value), or on "Who played their
+    last card?", left the game: it cancels that, as ✕ or Cancel does, and the game stays; nothing is counted."""
     session = new_game(base, ["Ada", "Ben", "Cleo"])
     post(base, session, {"type": "starter", "player": "Ada"})
     page = open_game(open_page, base, session, 390, 844)
@@ -556,4 +556,10 @@ def test_back_while_cards_are_tapped_in_cancels_that_and_stays(open_page: Callab
         page.go_back()
         expect(page.locator("#ds-cards")).to_have_attribute("data-mode", "show")
         assert page.url == game_url
+    page.click("#ds-went-out-open")  # "Who played their last card?"
+    expect(page.locator("#ds-went-out")).to_be_visible()
+    page.go_back()
+    expect(page.locator("#ds-went-out")).to_have_count(0)
+    expect(page.locator("#ds-next")).to_be_visible()
+    assert page.url == game_url
     assert state(base, session)["seq"] == session["seq"] + 1  # the starter only

@@ -28,7 +28,15 @@ const KIND_BUTTON = { invasion: "Invasion…", unknown: "Unknown…", chaos: "Ch
 const VALUE_SHORT = { zero: "Zero", fire_breather: "Fire", defender: "Def." };
 
 /** Page-local choices (not events): what the cards-out panel is doing, and the went-out picker. */
-const local = { cards: "show", burned: {}, wentOut: false, release: null };
+const local = { cards: "show", burned: {}, wentOut: false };
+const ended = {}; // for each mode of `local` under way: says it ended otherwise than by Back (kit.js backCancels)
+
+/** Set `local[key]`, a mode of the page that the phone's Back cancels, back to `off`, as it closes a dialog. */
+function setMode(key, value, off) {
+  ended[key]?.();
+  ended[key] = value === off ? null : backCancels(() => { setMode(key, off, off); game.render(); });
+  local[key] = value;
+}
 
 let game = null;
 
@@ -202,9 +210,9 @@ function renderTrackers(view, s) {
       h("h3", {}, "Who played their last card?"),
       h("div", { class: "ds-players" }, ...view.players.map((p) =>
         button(who(view, p), { cls: "ds-player", dataset: { player: p }, style: { "--c": colourOf(view, p) },
-                               onTap: () => { local.wentOut = false; send({ type: "went_out", player: p }); } })),
+                               onTap: () => { setMode("wentOut", false, false); send({ type: "went_out", player: p }); } })),
         button("Cancel", { cls: "ghost", id: "ds-went-out-cancel",
-                           onTap: () => { local.wentOut = false; game.render(); } }))));
+                           onTap: () => { setMode("wentOut", false, false); game.render(); } }))));
     return;
   }
   box.classList.remove("picking");
@@ -213,7 +221,7 @@ function renderTrackers(view, s) {
       { cls: "primary ds-next", id: "ds-next", reason: reasonFor(s, "next_turn"),
         onTap: () => send({ type: "next_turn" }) }),
     button("Went out…", { cls: "ds-out-button", id: "ds-went-out-open", reason: reasonFor(s, "went_out"),
-                          onTap: () => { local.wentOut = true; game.render(); } }));
+                          onTap: () => { setMode("wentOut", true, false); game.render(); } }));
 
   const pile = s.trouble_pile;
   tile($("ds-pile"), "Trouble pile", String(pile.left),
@@ -263,9 +271,7 @@ function renderTrackers(view, s) {
 /** The cards panel's mode: "show", or "set" (a 4 from a hand) or "burn" (a pile burned) while cards are tapped in,
  *  which the phone's Back cancels. */
 function cardsMode(mode) {
-  local.release?.();
-  local.release = mode === "show" ? null : backCancels(() => cardsMode("show"));
-  local.cards = mode;
+  setMode("cards", mode, "show");
   local.burned = {};
   game.render();
 }
@@ -495,8 +501,8 @@ function render(view, g) {
   const s = view.state;
   if (!s) return; // set aside: the notice says why
   if (s.phase !== "play" && s.phase !== "setup") {
-    local.release?.();
-    Object.assign(local, { cards: "show", wentOut: false, release: null });
+    setMode("cards", "show", "show");
+    setMode("wentOut", false, false);
   }
   $("ds-lost-note").textContent = `coins lost · fewest wins · ${s.limit} ends`;
   document.body.dataset.phase = s.phase;
