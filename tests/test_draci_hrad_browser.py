@@ -251,6 +251,8 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
                 in_view(page, selector)
     # the final screen: the kit's evaluation per hero (treasure, gold, sceptre)
     expect(page.locator("#winners .winner")).to_have_text("Ben")
+    expect(page.locator("#final-why")).to_have_text("Ben found the royal sceptre (+50), which ended the game. Treasure "
+                                                    "and gold count, and the most win.")  # how, as every game says
     assert page.locator("#breakdown tbody th").all_inner_texts() == ["Treasure", "Gold", "Sceptre"]
     expect(page.locator("#breakdown thead th").first).to_have_text("Points")  # the rows are no rounds
     assert page.locator("#breakdown tfoot td").all_inner_texts() == ["235", "250"]
@@ -283,6 +285,8 @@ def test_every_hero_fallen_shows_no_winner(open_page: Callable[..., Any], base: 
     expect(page.locator("#final")).to_be_visible()
     expect(page.locator("#winners")).to_contain_text("No winner")
     expect(page.locator("#winners .winner")).to_have_count(0)
+    page.goto(f"{base}/")  # and so on Home's recent games: not "Won by" and nobody
+    expect(page.locator(f"#finished [data-session='{session['id']}']")).to_contain_text("No winner")
 
 
 def test_a_hero_pierced_by_the_dart_uses_the_antidote_held_at_once(open_page: Callable[..., Any], base: str) -> None:

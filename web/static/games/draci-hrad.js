@@ -799,5 +799,12 @@ function render(view, g) {
   if (local.pane === "bank") renderBank(view, s);
 }
 
-game = startGame({ render, phrase });
+/** How the game was won, on the final screen (H17); a game every hero fell in says so by its winners' line. */
+function howWon(view) {
+  const finder = view.state?.finished && view.state.heroes.find((hero) => hero.sceptre);
+  return finder ? `${finder.player} found the royal sceptre (+50), which ended the game. Treasure and gold count, `
+    + "and the most win." : "";
+}
+
+game = startGame({ render, phrase, why: howWon });
 $("hr-set").addEventListener("click", () => { $("menu").hidden = true; game.ask(setNumber); });
