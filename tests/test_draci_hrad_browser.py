@@ -212,6 +212,8 @@ def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(ope
     page = open_game(open_page, base, session, 800, 480)
     page.click("[data-stop='oracle']")
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    # said, so that a Next tapped to finish Ben's move does not end Ada's unseen
+    expect(page.locator("#toast")).to_have_text("That ended Ben's move: Ada moves now.")
     expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("waits 1 · oracle")
     page.click("#hr-next")
     expect(page.locator("#turn .phrase")).to_have_text(re.compile(r"^moves · \d+ gold · Ben missed this move$"))

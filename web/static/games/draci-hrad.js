@@ -35,7 +35,17 @@ const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup
 
 let game = null;
 
-const send = (event) => game.send(event);
+/** Send an event. One that ended the mover's move otherwise than by Next (a stop, an obstacle, a treasure, the
+ *  dart, a fight) says so: a Next tapped after it, to finish that move, would end the next hero's move unseen. */
+async function send(event, ask = null) {
+  const mover = game.view.state?.turn;
+  let type = event?.type;
+  const result = await (ask ? game.ask(async () => { const asked = await ask(); type = asked?.type; return asked; })
+    : game.send(event));
+  const next = result?.ok ? result.data.state?.turn : null;
+  if (mover && next && next !== mover && type !== "end_turn") toast(`That ended ${mover}'s move: ${next} moves now.`);
+  return result;
+}
 /** An enemy's verb as its name needs it, a plural name too ("the Geeants attack"); its possessive ("the Harpies'
  *  die") comes with the fight, as the rules word it. */
 const verb = (enemy, one, many) => (enemy.plural ? many : one);
@@ -338,7 +348,7 @@ function treasureRows(view, s, hero, why, rule) {
     const { each, rest } = split(value, count);
     return button([h("span", {}, String(value)), group.length ? h("small", {}, `${each} each${rest ? ` +${rest}` : ""}`) : null], {
       cls: "hr-treasure-btn", dataset: { treasure: value }, "aria-label": `Treasure ${value}`, reason: why, rule,
-      onTap: () => (group.length ? game.ask(() => shareTreasure(view, hero, group, value))
+      onTap: () => (group.length ? send(null, () => shareTreasure(view, hero, group, value))
         : send({ type: "treasure", player: hero.player, value })) });
   });
   const row = (label, ...buttons) => h("div", { class: "hr-row" }, h("span", { class: "hr-row-label" }, label), ...buttons);
@@ -393,7 +403,7 @@ function renderCastle(view, s) {
       id: "hr-dart", "aria-label": "Poisoned dart: roll", reason: why, rule,
       onTap: () => send({ type: "dart", player: p }) }),
     button("Dart dice…", { id: "hr-dart-dice", "aria-label": "Poisoned dart: enter the dice", reason: why, rule,
-      onTap: () => game.ask(() => dartDice(s, p)) }),
+      onTap: () => send(null, () => dartDice(s, p)) }),
     button("Sceptre!", { cls: "hr-sceptre", id: "hr-sceptre", reason: why, rule, onTap: () => game.ask(async () =>
       (await confirm(`${p} found the royal sceptre?`, "Yes: +50, the game ends", "Not yet")) && { type: "sceptre", player: p }) })),
     row("Obstacle", ...obstacles),
@@ -668,9 +678,9 @@ function renderFightRunning(view, s) {
       h("div", { class: "hr-row fight-buttons" },
         button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative" ? {
           type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
-        button("Enter dice…", { id: "hr-dice", onTap: () => game.ask(() => enterDice(game.view.state)) }),
+        button("Enter dice…", { id: "hr-dice", onTap: () => send(null, () => enterDice(game.view.state)) }),
         ...extras,
-        button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: () => game.ask(endFight) }))),
+        button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: () => send(null, endFight) }))),
     f.exchanges.length ? exchangeList(f) : null];
 }
 
