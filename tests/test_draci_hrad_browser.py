@@ -387,3 +387,21 @@ def test_a_plural_enemy_is_named_in_good_grammar(open_page: Callable[..., Any], 
          {"type": "fight", "players": ["Ben"], "enemy": "skeleton"},
          {"type": "initiative", "hero_die": 1, "enemy_die": 6})
     expect(page.locator("#hr-step")).to_have_text("The Skeleton attacks", timeout=WAIT_MS)
+
+
+def test_the_skunk_before_initiative_takes_the_tables_dice(open_page: Callable[..., Any], base: str) -> None:
+    """Ruling H11: with the skunk, the initiative decides whether the heroes leave at once. Tapped before initiative,
+    the companion rolled both dice itself and showed neither: the table's dice are asked for (or Roll), and shown."""
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "override", "player": "Ada", "field": "skunk", "value": 2, "reason": "t"},
+         {"type": "fight", "players": ["Ada"], "enemy": "skeleton", "weapons": [None], "remainder_to": "Ada"})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("[data-pane='fight']")
+    page.click("[data-skunk='Ada']")
+    page.click("#hr-skunk-dice")
+    page.click("#die-keys [data-die='2']")  # the heroes' die
+    page.click("#die-keys [data-die='5']")  # the Skeleton's: it strikes once, then the heroes leave
+    expect(page.locator("#hr-step")).to_contain_text("The skunk (initiative 2 against 5): the Skeleton strikes once")
+    fight = state(base, session)["state"]["fight"]
+    assert fight["initiative"] == [2, 5] and fight["skunk_pending"]
+    assert state(base, session)["state"]["heroes"][0]["cards"]["skunk"] == 1

@@ -572,6 +572,25 @@ function askDie(label) {
   ], { cls: "keypad-panel die-panel" });
 }
 
+/** The skunk (ruling H11). Before initiative its dice decide: won, the heroes leave at once; lost, the enemy strikes
+ *  once first. The table's dice by keypad, or rolled by the companion, as for "Roll" and "Enter dice…". */
+async function skunkEvent(f, player) {
+  const event = { type: "use", player, item: "skunk" };
+  if (f.next !== "initiative") return event;
+  const how = await dialog((close) => [
+    h("p", { class: "big" }, `${player}'s skunk: the initiative decides`),
+    h("p", { class: "muted" }, `Won, the heroes leave at once; lost, the ${f.name} ${verb(f, "strikes", "strike")} `
+      + "once, then they leave."),
+    h("div", { class: "row" }, button("Enter dice…", { id: "hr-skunk-dice", onTap: () => close("dice") }),
+      button("Roll", { cls: "primary", id: "hr-skunk-roll", onTap: () => close("roll") })),
+    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+  ]);
+  if (how !== "dice") return how ? event : null;
+  const heroDie = await askDie("Initiative: the heroes' die");
+  const enemyDie = heroDie && await askDie(`Initiative: the ${f.possessive} die`);
+  return enemyDie ? { ...event, hero_die: heroDie, enemy_die: enemyDie } : null;
+}
+
 /** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
 async function enterDice(s) {
   const f = s.fight;
@@ -644,12 +663,13 @@ function renderFightRunning(view, s) {
   const f = s.fight;
   const step = f.next === "initiative"
     ? ["Initiative: one die for the heroes, one for the ", f.name]
-    : f.skunk_pending ? [`The skunk: the ${f.name} ${verb(f, "strikes", "strike")} once, then the heroes leave`] : STEP[f.strikes_next](f);
+    : f.skunk_pending ? [`The skunk${f.initiative ? ` (initiative ${f.initiative[0]} against ${f.initiative[1]})` : ""}: `
+      + `the ${f.name} ${verb(f, "strikes", "strike")} once, then the heroes leave`] : STEP[f.strikes_next](f);
   const extras = [];
   for (const m of f.members) {
     if (m.may_skunk) {
       extras.push(button(["Skunk ", who(view, m.player)], { cls: "hr-skunk", dataset: { skunk: m.player },
-        onTap: () => send({ type: "use", player: m.player, item: "skunk" }) }));
+        onTap: () => send(null, () => skunkEvent(f, m.player)) }));
     }
     if (m.may_cloak) {
       extras.push(button(["Cloak ", who(view, m.player)], { cls: "hr-cloak", dataset: { cloak: m.player },
