@@ -405,3 +405,22 @@ def test_the_skunk_before_initiative_takes_the_tables_dice(open_page: Callable[.
     fight = state(base, session)["state"]["fight"]
     assert fight["initiative"] == [2, 5] and fight["skunk_pending"]
     assert state(base, session)["state"]["heroes"][0]["cards"]["skunk"] == 1
+
+
+def test_the_table_chooses_the_iron_item_a_rust_worm_ruins(open_page: Callable[..., Any], base: str) -> None:
+    """Ruling H8: a damaging Rust Worm hit ruins one iron item, chosen at the table. The companion ruined the weapon in
+    hand without asking; where the hero owns two or more, the page asks before the strike."""
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "override", "player": "Ada", "field": "sword", "value": 1, "reason": "t"},
+         {"type": "override", "player": "Ada", "field": "chain_mail", "value": 1, "reason": "t"},
+         {"type": "fight", "players": ["Ada"], "enemy": "rust_worm", "weapons": ["sword"], "remainder_to": "Ada"},
+         {"type": "initiative", "hero_die": 1, "enemy_die": 6})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("[data-pane='fight']")
+    page.click("#hr-dice")
+    page.click(".hr-pick [data-ruin='chain_mail']")  # "If the Rust Worm hurts Ada, which iron item rusts?"
+    page.click("#die-keys [data-die='6']")  # the worm's attack die
+    page.click("#die-keys [data-die='1']")  # Ada's defence die: hurt
+    expect(page.locator("#hr-fight")).to_contain_text("ruined)", timeout=WAIT_MS)  # the exchange, as the table saw it
+    ada = state(base, session)["state"]["heroes"][0]
+    assert ada["equipment"].get("sword") == 1 and "chain_mail" not in ada["equipment"] and ada["lives"] < 12

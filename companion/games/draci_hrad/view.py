@@ -13,6 +13,7 @@ from .catalogue import (
     ENEMIES,
     ENEMY,
     HERO_NAMES,
+    IRON,
     OBSTACLE_NAMES,
     ORACLE,
     SCEPTRE_POINTS,
@@ -99,6 +100,7 @@ def _hero(state: HradState, seat: int, hero: Hero) -> dict[str, Any]:
         "armour": armour_of(hero), "shield": hero.chip("shield") > 0,
         "weapons_allowed": [w for w in WEAPONS if may_use(card, w)], "magic": card.magic,
         "equipment": {c: hero.chip(c) for c in CHIP_IDS if hero.chip(c)},
+        "iron": [c for c in IRON if hero.chip(c)],  # what a Rust Worm's hit may ruin, chosen at the table (H8)
         "cards": {c: hero.card_count(c) for c in CARD_IDS if hero.card_count(c)},
         "treasure": hero.treasure, "score": hero.score, "sceptre": hero.sceptre,
         "waiting": hero.waiting, "wait_reason": hero.wait_reason, "poisoned": hero.poisoned,

@@ -591,6 +591,24 @@ async function skunkEvent(f, player) {
   return enemyDie ? { ...event, hero_die: heroDie, enemy_die: enemyDie } : null;
 }
 
+/** Ruling H8: a Rust Worm's hit that does damage ruins one iron item of the hero it strikes, chosen at the table:
+ *  asked before its strike where that hero owns more than one ({ruin}, or {} with none to choose, null when
+ *  cancelled). */
+async function ruinChoice(s, f) {
+  const iron = ironAtStake(s, f);
+  if (!iron) return {};
+  const ruin = await pick(`If the ${f.name} hurts ${targetsOf(f)[0]}, which iron item rusts?`,
+    iron.map((id) => [id, SHORT[id], { dataset: { ruin: id } }]));
+  return ruin ? { ruin } : null;
+}
+
+/** The iron items the Rust Worm's next strike may ruin, where the hero it strikes owns two or more; else null. */
+function ironAtStake(s, f) {
+  if (!s.enemies.find((e) => e.id === f.enemy)?.rust || !f.dice_needed.enemy_dice) return null;
+  const iron = heroOf(s, targetsOf(f)[0])?.iron || [];
+  return iron.length > 1 ? iron : null;
+}
+
 /** The dice of the next step by keypad, one at a time, named for the table; null when cancelled. */
 async function enterDice(s) {
   const f = s.fight;
@@ -616,6 +634,9 @@ async function enterDice(s) {
     event.enemy_defence_die = d;
   }
   if (need.enemy_dice) {
+    const ruin = await ruinChoice(s, f);
+    if (ruin == null) return null;
+    Object.assign(event, ruin);
     const targets = targetsOf(f);
     event.enemy_dice = []; event.defence_dice = []; event.targets = targets;
     const oneDie = need.enemy_dice < f.enemy_attacks.length; // ruling H6: one die for the whole charge
@@ -696,8 +717,12 @@ function renderFightRunning(view, s) {
         choosingTargets(f) ? h("small", { class: "muted" }, f.enemy === "dragon" ? " · tap whom each attack strikes"
           : " · tap whom it strikes") : null),
       h("div", { class: "hr-row fight-buttons" },
-        button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => send(f.next === "initiative" ? {
-          type: "initiative" } : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) }) }),
+        button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => {
+          const strike = f.next === "initiative" ? { type: "initiative" }
+            : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) };
+          return ironAtStake(s, f) ? send(null, async () => { const ruin = await ruinChoice(s, f); return ruin && {
+            ...strike, ...ruin }; }) : send(strike);
+        } }),
         button("Enter dice…", { id: "hr-dice", onTap: () => send(null, () => enterDice(game.view.state)) }),
         ...extras,
         button("End the fight…", { cls: "ghost", id: "hr-end-fight", onTap: () => send(null, endFight) }))),
