@@ -123,6 +123,12 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     cookies = {c["name"]: c for c in tablet.context.cookies()}
     assert cookies["companion_device"]["httpOnly"] and cookies["companion_device"]["sameSite"] == "Strict"
     assert "companion_device" not in tablet.evaluate("document.cookie")
+    tablet.goto(tablet_base + "/devices")  # its own Unpair asks first: a tap there by mistake is undone only anew
+    tablet.click("#unpair")
+    expect(tablet.locator("#overlays .dialog")).to_contain_text("Unpair this tablet?")
+    tablet.click("#overlays [data-answer='no']")
+    assert tablet.evaluate(WRITE, "Tab0") == 201
+    tablet.goto(tablet_base + "/")
 
     # the kiosk's Devices page lists it; Revoke ends its writes at once
     kiosk.goto(base + "/devices")

@@ -228,6 +228,9 @@ function setupPaired() {
   const unpair = document.getElementById("unpair");
   if (unpair) {
     unpair.addEventListener("click", async () => {
+      const sure = await confirm("Unpair this tablet?", "Unpair", "Keep it paired",
+        "It can then only watch, until it is paired again and approved on the table's screen.");
+      if (!sure) return;
       const result = await api("/api/pairing/device", undefined, "DELETE");
       if (result.ok) location.reload();
     });
