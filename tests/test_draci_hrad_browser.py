@@ -114,7 +114,7 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     keypad(page, 1)
     page.click(".hr-pick [data-why='Corrected at the table']")
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 1/20", timeout=WAIT_MS)
-    expect(other.locator("#hr-overrides li").first).to_contain_text("enemy lives 15 → 1")
+    expect(other.locator("#hr-overrides li").first).to_contain_text("Fight: enemy lives 15 → 1")
     expect(other.locator("#hr-overrides li").first).to_contain_text("Corrected at the table")
     expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 1/20")
     page.click("#hr-dice")

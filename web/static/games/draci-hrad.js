@@ -154,12 +154,15 @@ function renderHeroes(view, s) {
   if (log.hidden) return;
   const shown = [...s.overrides].reverse().slice(0, 4);
   log.replaceChildren(h("h3", {}, "Set by hand ", h("small", {}, `${s.overrides.length}`)),
-    h("ul", { id: "hr-overrides" }, ...shown.map((o) => h("li", {},
-      o.player ? who(view, o.player) : "Fight", ` ${o.field.replace(/_/g, " ")} ${fmt(o.was)} → ${fmt(o.now)}`,
-      o.reason ? h("small", {}, ` · ${o.reason}`) : null))));
+    h("ul", { id: "hr-overrides" }, ...shown.map((o) => {
+      const stock = o.field.startsWith("stock:") && o.field.slice(6); // a card's stock, edited in the bank (H4)
+      return h("li", {}, o.player ? who(view, o.player) : stock ? "Bank:" : "Fight:",
+        ` ${stock ? `${SHORT[stock] || stock} stock` : o.field.replace(/_/g, " ")} ${fmt(o.was)} → ${fmt(o.now)}`,
+        o.reason ? h("small", {}, ` · ${o.reason}`) : null);
+    })));
 }
 
-const fmt = (v) => (Array.isArray(v) ? `[${v.join(", ")}]` : String(v));
+const fmt = (v) => (Array.isArray(v) ? v.join(", ") || "none" : String(v));
 
 // ---- the tabs and Next -----------------------------------------------------------------------------------------
 
