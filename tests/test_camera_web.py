@@ -191,8 +191,12 @@ def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask
     wait_for(lambda: app.extensions["sensors"].camera.service.latest() is not None)
     over = [dict(g, polygon=[[x - 50, y] for x, y in g["polygon"]]) if g["gate"] == 3 else g for g in gates]
     beyond = [dict(g, polygon=[[x + 100, y] for x, y in g["polygon"]]) if g["gate"] == 6 else g for g in gates]
+    radius = app.extensions["sensors"].camera.marble_radius  # the simulated castle's marbles
+    tiny = [dict(g, polygon=[[340, 100], [344, 100], [344, 104]]) if g["gate"] == 4 else g for g in gates]
     for bad, says in ((over, r"gates 2 and 3 overlap \(3\d% of the smaller one\): a marble there would count in gate "
                               r"2 only\. Tap them again so that they meet only at their border"),
+                      (tiny, rf"gate 4 is smaller than one marble \(radius {radius:.0f} px\): a marble in it would "
+                             r"count outside\. Tap its four corners again"),
                       (beyond, r"gate 6 reaches beyond the camera's 640x480 picture: tap every gate on the picture")):
         response = client.post("/api/camera/regions", json={"gates": bad})
         assert response.status_code == 400 and re.fullmatch(says, response.get_json()["error"]["message"])

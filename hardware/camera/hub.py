@@ -347,6 +347,11 @@ class CameraHub:
             a, b, share = overlaps[0]
             raise RegionsError(f"gates {a} and {b} overlap ({share:.0%} of the smaller one): a marble there would "
                                f"count in gate {a} only. Tap them again so that they meet only at their border")
+        radius = self.marble_radius  # a gate that could not hold one marble: a slip of the finger, not its corners
+        if radius and (small := [g.gate for g in regions.gates if g.area() < math.pi * radius * radius]):
+            raise RegionsError(f"{gates_named(small)} {'is' if len(small) == 1 else 'are'} smaller than one marble "
+                               f"(radius {radius:.0f} px): a marble in it would count outside. Tap its four corners "
+                               "again")
         frame = self.service.latest()
         # a corner more than TAP_SLACK_PX beyond the picture: not tapped on it
         if frame is not None and (beyond := regions.near_picture_edge(frame.shape[1], frame.shape[0], -TAP_SLACK_PX)):
