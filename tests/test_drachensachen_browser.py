@@ -478,9 +478,16 @@ def test_a_tie_for_the_fewest_at_the_limit_plays_one_more_round(open_page: Calla
         post(base, session, {"type": "went_out", "player": "Ada"}, {"type": "coins", "player": "Ben", "coins": 10},
              {"type": "coins", "player": "Cleo", "coins": 0})
     page = open_game(open_page, base, session)
-    expect(page.locator("#ds-last")).to_contain_text("Ada and Cleo tie for the fewest (0): one more round.")
+    expect(page.locator("#ds-last")).to_contain_text(
+        "Ben has lost 21 or more, but Ada and Cleo tie for the fewest (0): one more round.")  # named, not "someone"
     expect(page.locator("#final")).to_be_hidden()
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")  # S5: who lost the most starts
+    expect(page.locator("#turn .phrase")).to_have_text("starts: lost the most last round")
+    # a round in which all lost the same: the next clockwise after the last starter, and said so
+    post(base, session, {"type": "went_out", "player": "Ben"}, {"type": "coins", "player": "Ada", "coins": 0},
+         {"type": "coins", "player": "Cleo", "coins": 0})
+    expect(page.locator("#turn .phrase")).to_have_text("starts: all lost the same last round, the next clockwise",
+                                                       timeout=WAIT_MS)
 
 
 def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[..., Any], base: str) -> None:

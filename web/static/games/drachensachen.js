@@ -48,7 +48,12 @@ const send = (event, options) => game.send(event, options);
 function phrase(view) {
   const s = view.state;
   if (!s || s.phase === "finished" || s.phase === "scoring") return "";
-  if (s.phase === "setup") return s.current.number === 1 ? "starts round 1" : "starts: lost the most last round";
+  if (s.phase === "setup") {
+    if (s.current.number === 1) return "starts round 1";
+    const last = view.players.map((p) => s.losses?.[p]?.at(-1) ?? 0); // S5: ties go clockwise from the last starter
+    return last.every((n) => n === last[0]) ? "starts: all lost the same last round, the next clockwise"
+      : "starts: lost the most last round";
+  }
   if (s.pending_faces) return `faces +${s.pending_draw}: pass it on or draw`;
   if (s.skips) return `plays · ${s.skipping.join(", ")} ${s.skipping.length === 1 ? "skips" : "skip"} next`;
   return "plays";
@@ -406,7 +411,9 @@ function endCheck(view, s) {
   if (s.extra_round) {
     const fewest = Math.min(...view.players.map((p) => view.scores[p] ?? 0));
     const tied = view.players.filter((p) => view.scores[p] === fewest);
-    return [`Someone has ${s.limit} or more, but `, ...whoList(view, tied),
+    const over = view.players.filter((p) => (view.scores[p] ?? 0) >= s.limit);
+    return [...whoList(view, over), ` ${over.length === 1 ? "has" : "have"} lost ${s.limit} or more, but `,
+      ...whoList(view, tied),
       ` tie for the fewest (${fewest}): one more round.`];
   }
   return top >= s.limit ? [] : [`Nobody has lost ${s.limit} yet (most: ${top}).`];
