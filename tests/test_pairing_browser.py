@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 from tests.browser import KIOSK, PHONE, fits, in_view, shoot
 from tests.relay import forwarder
 from tests.servers import call, serving
-from tests.waiting import PATIENCE_S
+from tests.waiting import PATIENCE_S, wait_for
 from web.app import create_app, shutdown
 
 #: The line base.html gets, right after its header.
@@ -348,3 +348,28 @@ def test_an_unpaired_device_is_told_why_it_sees_no_camera_picture(two_screens: C
     expect(tablet.locator("#toast")).to_contain_text("pair this device")
     assert asked == [], asked
     expect(tablet.locator("[data-pair-button]")).to_be_visible()
+
+
+def test_a_table_without_spectators_sends_a_paired_tablet_back_to_its_game(browser: Any,  # noqa: F811
+                                                                           app_config: dict[str, Any]) -> None:
+    """A table that shows its games only to paired devices sends a tablet from a game's page to the Devices page:
+    once approved, the tablet is back on that game, not left on Devices."""
+    application = create_app({**app_config, "KIOSK_PEERS": ["127.0.0.1/32"], "SPECTATORS": False})
+    try:
+        with serving(application) as base, forwarder(base, TABLET_SOURCE) as tablet_base:
+            _, session = call(f"{base}/api/sessions", {"game": "drachensachen", "players": ["Ada", "Ben"]})
+            context = browser.new_context(viewport={"width": 768, "height": 1024})
+            try:
+                tablet = context.new_page()
+                tablet.goto(f"{tablet_base}/play/{session['id']}")
+                tablet.wait_for_url("**/devices?next=*")
+                expect(tablet.locator("[data-devices-page]")).to_contain_text("only to paired devices")
+                tablet.click("[data-devices-page] [data-pair-button]")
+                wait_for(lambda: bool(_waiting(base)))
+                assert call(f"{base}/api/pairing/requests/{_waiting(base)[0]}/approve", {})[0] == 200
+                tablet.wait_for_url(f"{tablet_base}/play/{session['id']}", timeout=PATIENCE_S * 1000)
+                tablet.wait_for_selector("body[data-ready='yes']")
+            finally:
+                context.close()
+    finally:
+        shutdown(application)

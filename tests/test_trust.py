@@ -376,8 +376,14 @@ def test_spectators_can_be_shut_out(make_app: Callable[..., Flask]) -> None:
         response = spectator.get(path)
         assert response.status_code == 403 and response.get_json()["error"]["code"] == "pairing_required", path
     home = spectator.get("/")
-    assert home.status_code == 302 and home.headers["Location"].endswith("/devices")
-    assert spectator.get("/devices").status_code == 200  # what a device needs to pair stays open
+    assert home.status_code == 302 and home.headers["Location"].endswith("/devices?next=%2F")
+    play = spectator.get(f"/play/{session['id']}")  # back there once paired (pairing.js)
+    assert play.headers["Location"].endswith(f"/devices?next=%2Fplay%2F{session['id']}")
+    devices = spectator.get("/devices?next=%2F")
+    assert devices.status_code == 200  # what a device needs to pair stays open
+    text = devices.get_data(as_text=True)  # it says so: nothing to watch, no way to watch
+    assert "shows its games only to paired devices" in text and "Watch the games" not in text
+    assert "Watch the games" in tablet(make_app()).get("/devices").get_data(as_text=True)
     assert spectator.get("/static/pairing.js").status_code == 200
     assert spectator.get("/api/pairing").get_json() == {"role": "spectator", "device": None, "request": None,
                                                         "spectators": False}

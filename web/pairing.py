@@ -71,7 +71,8 @@ def _pairing_globals() -> dict[str, Any]:
 def devices_page():
     who = client()
     return render_template("devices.html", role=who.role, device=who.device,
-                           pair_url=pair_url() if who.kiosk else None, local_only=_local_only())
+                           pair_url=pair_url() if who.kiosk else None, local_only=_local_only(),
+                           spectators=current_app.extensions["trust"].spectators)
 
 
 def _local_only() -> str | None:

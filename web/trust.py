@@ -23,6 +23,7 @@ import time
 from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from typing import Any, Callable, Iterable, TypeVar
+from urllib.parse import urlencode
 
 from flask import Flask, Response, current_app, g, redirect, request
 from flask.typing import ResponseReturnValue
@@ -242,7 +243,7 @@ def _check() -> ResponseReturnValue | None:
         if request.path.startswith("/api/"):
             return error_response(403, "pairing_required", "this companion shows the games only to paired "
                                                            "devices. " + HOW_TO_PAIR)
-        return redirect("/devices")
+        return redirect("/devices?" + urlencode({"next": request.full_path.rstrip("?")}))  # back there once paired
     return None
 
 

@@ -59,14 +59,14 @@ function setupSpectator() {
       const status = await quietGet("/api/pairing");
       if (!status) return;
       const request = status.request;
-      if (status.role !== "spectator") { clearInterval(polling); location.reload(); return; }
+      if (status.role !== "spectator") { clearInterval(polling); goOn(); return; }
       show(request);
       if (request && request.status === "approved") {
         clearInterval(polling);
         const collected = await api("/api/pairing/claim", {});
         if (collected.ok) {
           toast(`Paired as ${collected.data.device.name}.`);
-          location.reload();
+          goOn();
         }
       } else if (!request || request.status === "refused") {
         clearInterval(polling);
@@ -91,6 +91,14 @@ function setupSpectator() {
       polling = setInterval(poll, POLL_MS);
     }
   });
+}
+
+/** Once paired: the page the device opened (a table that shows its games only to paired devices sent it here from
+ *  there, ?next=), else this page again, as a paired device sees it. */
+function goOn() {
+  const next = new URLSearchParams(location.search).get("next");
+  if (next && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\")) location.replace(next);
+  else location.reload();
 }
 
 // ---- the kiosk: requests and devices ----
