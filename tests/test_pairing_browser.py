@@ -258,6 +258,8 @@ def test_the_kiosk_puts_a_request_off_until_another_comes(two_screens: Callable[
     kiosk.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     assert _waiting(base) == [first["id"]]  # put off, not refused
+    reminder = kiosk.locator("[data-pair-waiting]")  # and a line says it still waits
+    expect(reminder).to_have_text(re.compile(rf"A device waits to pair: code {first['code']}\.\s*Show"))
 
     kiosk.goto(base + "/")  # another page of the kiosk: the request put off stays off, a new one asks
     second = _ask(tablet_base)
@@ -268,6 +270,11 @@ def test_the_kiosk_puts_a_request_off_until_another_comes(two_screens: Callable[
     later.click()
     expect(dialog).to_be_hidden()
     assert _waiting(base) == [first["id"], second["id"]]
+    expect(reminder).to_contain_text("2 devices wait to pair.")
+    reminder.locator("[data-pair-show]").click()  # the dialog again, with both
+    expect(rows.locator(".pair-code")).to_have_text([first["code"], second["code"]])
+    expect(reminder).to_be_hidden()
+    later.click()
 
     call(f"{base}/api/pairing/requests/{first['id']}/refuse", {})  # room for another from the same address
     third = _ask(tablet_base)

@@ -117,6 +117,7 @@ function setupKiosk() {
   const dialog = document.getElementById("pair-requests");
   const lists = document.querySelectorAll("[data-pair-pending]");
   const none = document.querySelector("[data-pair-none]");
+  const reminder = document.querySelector("[data-pair-waiting]");
   let requests = [];
   let putOff = putOffBefore();
   let seen = new Set(); // the requests drawn so far: one new on the Devices page is scrolled into view
@@ -143,6 +144,12 @@ function setupKiosk() {
 
   const draw = () => {
     const modal = asking();
+    const waiting = devicesPage || modal.length ? [] : requests; // put off: a line says they still wait
+    if (reminder) {
+      reminder.hidden = waiting.length === 0;
+      reminder.querySelector("[data-pair-waiting-text]").textContent = waiting.length === 1
+        ? `A device waits to pair: code ${waiting[0].code}.` : `${waiting.length} devices wait to pair.`;
+    }
     const key = JSON.stringify([requests.map((r) => r.id), modal.map((r) => r.id)]);
     if (key === shown) return;  // leave the buttons alone while nothing changed
     shown = key;
@@ -165,6 +172,11 @@ function setupKiosk() {
     try { sessionStorage.setItem(LATER_KEY, JSON.stringify([...putOff])); } catch { /* kept on this page only */ }
     draw();
   };
+  reminder?.querySelector("[data-pair-show]").addEventListener("click", () => { // the dialog again, for them all
+    putOff = new Set();
+    try { sessionStorage.removeItem(LATER_KEY); } catch { /* kept on this page only */ }
+    draw();
+  });
   if (dialog) {
     dialog.querySelector("[data-pair-later]").addEventListener("click", later);
     dialog.addEventListener("click", (event) => { if (event.target === dialog) later(); });
