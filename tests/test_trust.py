@@ -396,6 +396,9 @@ def test_pages_show_each_role_its_pairing_ui(app: Flask, client: FlaskClient) ->
     spectator = tablet(app)
     page = spectator.get("/devices").get_data(as_text=True)
     assert "Pair this tablet" in page and 'data-pairing-role="spectator"' in page
+    # Home says a watching device cannot start a game before a name is typed for it, the kiosk's does not
+    assert 'id="watch-only"' in spectator.get("/").get_data(as_text=True)
+    assert 'id="watch-only"' not in client.get("/").get_data(as_text=True)
     kiosk_page = client.get("/devices").get_data(as_text=True)
     assert 'data-pairing-role="kiosk"' in kiosk_page and "/pairing/qr.svg" in kiosk_page
     qr = client.get("/pairing/qr.svg")
