@@ -23,6 +23,7 @@ from tests.browser import (
     open_game,
     shoot,
     start_game,
+    without_reference,
 )
 from tests.servers import serving
 from tests.waiting import wait_for
@@ -196,3 +197,13 @@ def test_the_photo_opens_larger_and_closes_by_a_tap(open_page: Callable[..., Any
     shoot(page, f"diego-camera-alone-photo-{size[0]}x{size[1]}")
     large.click()
     expect(page.locator(".photo-dialog")).to_have_count(0)
+
+
+def test_the_camera_page_says_a_tap_decides_where_the_camera_alone_is_unsure(open_page: Callable[..., Any], base: str,
+                                                                            castle_app: Flask) -> None:
+    """With beams the beams' count stands where the camera is unsure; with the camera alone a tap decides (D4): the
+    Camera page says which."""
+    without_reference(castle_app)
+    page = open_page(*KIOSK)
+    page.goto(f"{base}/camera")
+    expect(page.locator("#seen .seen-unsure")).to_have_text("Unsure of every gate: a tap decides", timeout=WAIT_MS)

@@ -34,7 +34,8 @@ def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
     expect(page.locator("#unsure")).to_be_visible(timeout=WAIT_MS)
     expect(page.locator("#unsure")).to_contain_text("counts are unsure")
     expect(page.locator("#unsure")).to_contain_text("any object resting on the table")
-    expect(page.locator("#seen .seen-unsure")).to_have_text("Unsure of every gate: a tap decides", timeout=WAIT_MS)
+    expect(page.locator("#seen .seen-unsure")).to_have_text("Unsure of every gate: beams decide",
+                                                            timeout=WAIT_MS)  # with beams; the camera alone: a tap
     expect(page.locator("#next-step")).to_have_text(
         "Next: with every gate empty, press Gates empty: take reference.")  # what to do, above the picture
     expect(page.locator("#facts")).to_contain_text("No empty reference yet")
@@ -103,19 +104,19 @@ def test_the_camera_pages_reading_keeps_its_counts_and_its_doubt_on_their_own_li
         open_page: Callable[..., Any], base: str, camera_app: Flask, size: tuple[int, int]) -> None:
     """On a phone the reading's line is too long for one line: it wraps between whole counts, the six gates' counts
     together after "Seen:", never in the middle of a count nor after a separator, and the gates the camera is unsure
-    of (a tap decides those: ruling D4) start a line of their own; nothing reaches past the screen's edge."""
+    of (the beams decide those: ruling D4) start a line of their own; nothing reaches past the screen's edge."""
     reading = _unsure_of_gates_2_and_3(camera_app, base)
     page = open_page(*size)
     page.goto(f"{base}/camera")
     seen = page.locator("#seen")
-    expect(seen).to_contain_text("Unsure of gates 2, 3: a tap decides", timeout=WAIT_MS)
+    expect(seen).to_contain_text("Unsure of gates 2, 3: beams decide", timeout=WAIT_MS)
     counts = " ".join(f"{gate}:{n}" for gate, n in enumerate(reading["counts"], start=1))
     expect(seen).to_contain_text(f"Seen: {counts} outside {reading['outside']}")
     lines = seen.evaluate(LINES)
     assert lines[0] in (f"Seen: {counts}", f"Seen: {counts} outside {reading['outside']}"), lines
     outside = f"outside {reading['outside']}"
     assert lines[0].endswith(outside) or lines[1] == outside, lines  # whole, after the counts or on the next line
-    assert lines[-1] == "Unsure of gates 2, 3: a tap decides", lines  # on a line of its own
+    assert lines[-1] == "Unsure of gates 2, 3: beams decide", lines  # on a line of its own
     assert not any(line.endswith(("·", ":")) for line in lines), lines
     assert seen.locator(".seen-count.unsure").all_inner_texts() == [f"{g}:{reading['counts'][g - 1]}" for g in (2, 3)]
     right = page.evaluate("Math.max(...[...document.querySelectorAll('#seen, #seen *')]"
@@ -309,3 +310,19 @@ def test_the_kept_photos_are_deleted_by_tap_after_a_question(open_page: Callable
     expect(page.locator("#keeping-size")).to_have_text("No rounds kept")
     expect(page.locator("#photos-download")).to_be_hidden()
     assert keeper.status()["count"] == 0 and not any(keeper.folder.iterdir())
+
+
+def test_a_camera_ready_but_in_doubt_does_not_say_ready_alone(open_page: Callable[..., Any], base: str) -> None:
+    """The note above the picture said why the camera doubts (a reference holding a marble gone now) while the line
+    under it said "Ready": that line points to the note."""
+    page = open_page()
+
+    def doubting(route: Any) -> None:
+        status = route.fetch().json()
+        status["unsure"] = "The empty reference holds a marble in gate 3, gone now: gate 3 is left to the beams."
+        route.fulfill(json=status)
+
+    page.route("**/api/camera", doubting)
+    page.goto(f"{base}/camera")
+    expect(page.locator("#next-step")).to_have_text("Ready, with a doubt: see the note above.", timeout=WAIT_MS)
+    expect(page.locator("#unsure")).to_contain_text("gate 3 is left to the beams")

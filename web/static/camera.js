@@ -52,7 +52,7 @@ function facts(s) {
   if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
   if (s.markers?.blur_px != null && !s.focus) items.push(h("li", {}, `In focus: the markers' edges blurred by ${s.markers.blur_px.toFixed(1)} px`));
   for (const warning of [s.edge, s.focus, s.moved]) if (warning) items.push(h("li", { class: "warn" }, warning));
-  if (s.last_detection) items.push(h("li", { id: "seen", class: "seen" }, ...seenLine(s.last_detection)));
+  if (s.last_detection) items.push(h("li", { id: "seen", class: "seen" }, ...seenLine(s.last_detection, s.camera_only)));
   if (s.camera_only) items.push(h("li", {}, "No beams: the camera fills in the rounds"));
   if (s.error) items.push(h("li", { class: "warn" }, s.error));
   return items;
@@ -61,10 +61,11 @@ function facts(s) {
 /** The counts the camera reads now, each by its gate as the picture labels it ("3:1"), the six together on one line,
  *  and those outside every gate, which a narrow screen puts on the next; the gates it is unsure of (a tap decides
  *  those: ruling D4) on a line of their own, their counts marked. */
-function seenLine(detection) {
+function seenLine(detection, cameraOnly) {
   const unsure = detection.unsure.flatMap((doubt, i) => (doubt ? [i + 1] : []));
   const doubt = !unsure.length ? "" : `${unsure.length === 6 ? "Unsure of every gate"
-    : `Unsure of gate${unsure.length > 1 ? "s" : ""} ${unsure.join(", ")}`}: a tap decides`;
+    : `Unsure of gate${unsure.length > 1 ? "s" : ""} ${unsure.join(", ")}`}: ${cameraOnly ? "a tap decides"
+    : "beams decide"}`;
   const count = (text, gate = null) => h("span", { class: `seen-count${unsure.includes(gate) ? " unsure" : ""}`,
     ...(gate ? { dataset: { gate } } : {}) }, text);
   // spaces between the parts: where a narrow screen may wrap the line
@@ -144,6 +145,7 @@ function nextStep(s) {
     return "Next: the marble's size. Anchor to the 4 markers, or put one marble in a gate and press Tap one resting "
       + "marble.";
   }
+  if (s.unsure) return "Ready, with a doubt: see the note above.";
   return "Ready: a marble rolled into a gate shows in Seen, under State.";
 }
 
