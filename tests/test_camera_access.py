@@ -178,7 +178,7 @@ def test_with_spectators_off_an_unpaired_device_neither_changes_nor_sees_the_cam
                      (method, path))
         assert calls == [] and stored(app) == before, (method, path)
     assert_error(stranger.get("/api/camera"), 403, {"pairing_required"}, "status")
-    assert stranger.get("/camera").headers["Location"].endswith("/devices")
+    assert stranger.get("/camera").headers["Location"].endswith("/devices?next=%2Fcamera")  # back there once paired
     for path in camera_pictures(app):
         assert_error(stranger.get(path), 403, {"pairing_required"}, path)
 
