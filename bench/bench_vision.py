@@ -36,7 +36,7 @@ STAGES = (("crop and scale", "_prepare"), ("light correction", "light_gain"), ("
           ("circle votes", "circle_votes"), ("peaks, glare, review", "_select"),
           ("unexplained change", "unexplained_blobs"), ("leftover change", "leftover_change"),
           ("faint change", "faint_change"), ("smeared marbles", "smeared_marbles"), ("faint streaks", "faint_streaks"),
-          ("marbles taken out", "_taken_out"))
+          ("marbles not put in (taken out, a print)", "_not_put_in"))
 """The detector's stages, each by the function that does it (``hardware.vision``)."""
 
 

@@ -294,10 +294,10 @@ def _open_read(view: Any) -> bool:
 
 
 def _headers(response: Response) -> Response:
+    honoured = _trustworthy_origin()  # elsewhere a browser ignores the opener policy, saying so on every page
     for name, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(name, value)
-    if not _trustworthy_origin():  # a browser ignores it there, and says so in the console on every page
-        del response.headers["Cross-Origin-Opener-Policy"]
+        if honoured or name != "Cross-Origin-Opener-Policy":
+            response.headers.setdefault(name, value)
     return response
 
 

@@ -704,7 +704,8 @@ class MarbleDetector:
                 unsure[gate - 1] = True
         reach = BORDER_RADII * self.radius_px
         cut, placed = PICTURE_EDGE_RADII * self.radius_px, CUT_PLACED_RADII * self.radius_px
-        # a marble whose fitted centre (at most FIT_MOVE radii away) could fall in another gate or near a border
+        # a reference of the frame's own size, read pixel by pixel: a fitted centre for a marble that could fall in
+        # another gate or near a border (at most FIT_MOVE radii away), and what the reference held where one was found
         fitted = self._reference is not None and self._reference.shape == frame_bgr.shape
         fit_reach = (FIT_MOVE + BORDER_RADII) * self.radius_px
         for cx, cy, r, *_ in centres:
@@ -724,12 +725,10 @@ class MarbleDetector:
                         unsure[gate - 1] = True
             for g in self.regions.borders_within(fx, fy, reach):  # its own, and the gate across
                 unsure[g - 1] = True
-            if self._taken_out(frame_bgr, fx, fy):  # the reference's marble, gone: its gate waits for a tap
-                left.append(Marble(fx, fy, r / self.scale, gate))
-                if gate is not None:
-                    unsure[gate - 1] = True
-                continue
-            if (cx, cy) not in smeared and self._unchanged(frame_bgr, fx, fy):  # a print under new light: a tap
+            # the reference's marble, gone, or the reference's print under new light: no marble; its gate waits
+            if fitted and (kind := self._not_put_in(frame_bgr, fx, fy, guessed=(cx, cy) in smeared)):
+                if kind == "taken out":
+                    left.append(Marble(fx, fy, r / self.scale, gate))
                 if gate is not None:
                     unsure[gate - 1] = True
                 continue
@@ -741,13 +740,14 @@ class MarbleDetector:
         return Detection(tuple(counts), outside, tuple(marbles), tuple(unsure),  # type: ignore[arg-type]
                          self._reference is not None, noisy, tuple(left), overexposed=overexposed)
 
-    def _taken_out(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
-        """With a reference of the frame's size: the marble found at (fx, fy) is the reference's, taken out since
-        (``hardware.vision.taken_out``)."""
+    def _not_put_in(self, frame_bgr: np.ndarray, fx: float, fy: float, guessed: bool) -> str | None:
+        """With a reference of the frame's size, why the marble found at (fx, fy) was not put in since it was taken
+        (``hardware.vision.taken_out``): "taken out" (the reference holds it, the frame shows the board it left),
+        "unchanged" (the frame shows the reference's pattern but for the light; not asked of a faint streak
+        ``guessed`` to be a marble), else None."""
         reference = self._reference
-        if reference is None or reference.shape != frame_bgr.shape:
-            return False
-        from hardware.vision.taken_out import reference_side, taken_out
+        assert reference is not None
+        from hardware.vision.taken_out import reference_side, taken_out, unchanged
 
         place = (round(fx), round(fy))  # where it is read, about the nearest pixel: a marble at rest stays
         held = self._reference_sides.get(place)
@@ -755,17 +755,9 @@ class MarbleDetector:
             if len(self._reference_sides) > CONTRAST_CACHE:
                 self._reference_sides.clear()
             held = self._reference_sides[place] = reference_side(reference, fx, fy, self.radius_px)
-        return taken_out(frame_bgr, reference, fx, fy, self.radius_px, held=held)
-
-    def _unchanged(self, frame_bgr: np.ndarray, fx: float, fy: float) -> bool:
-        """With a reference of the frame's size: the frame shows at (fx, fy) what the reference did, but for the light
-        (``hardware.vision.taken_out.unchanged``)."""
-        reference = self._reference
-        if reference is None or reference.shape != frame_bgr.shape:
-            return False
-        from hardware.vision.taken_out import unchanged
-
-        return unchanged(frame_bgr, reference, fx, fy, self.radius_px)
+        if taken_out(frame_bgr, reference, fx, fy, self.radius_px, held=held):
+            return "taken out"
+        return "unchanged" if not guessed and unchanged(frame_bgr, reference, fx, fy, self.radius_px) else None
 
     def flag_squares(self, frame_bgr: np.ndarray, detection: Detection) -> Detection:
         """``detection`` of ``frame_bgr`` with the gate of each sure marble whose outline is square unsure: a die left
