@@ -225,7 +225,7 @@ async function loadDevices() {
 /** A name the table knows a device by ("Ben's phone"): devices of one make read alike by their browser's name. */
 async function rename(device) {
   const name = await keyboard(`A name for ${device.name}`, device.name, { maxLength: NAME_MAX });
-  if (!name?.trim() || name.trim() === device.name) return;
+  if (!name || name === device.name) return; // the keyboard gives the name trimmed
   const result = await api(`/api/pairing/devices/${device.id}`, { name }, "PATCH");
   if (result.ok) toast(`Named ${result.data.device.name}.`);
   await loadDevices();

@@ -29,12 +29,13 @@ const VALUE_SHORT = { zero: "Zero", fire_breather: "Fire", defender: "Def." };
 
 /** Page-local choices (not events): what the cards-out panel is doing, and the went-out picker. */
 const local = { cards: "show", burned: {}, wentOut: false };
-const ended = {}; // for each mode of `local` under way: says it ended otherwise than by Back (kit.js backCancels)
+const OFF = { cards: "show", wentOut: false }; // the modes of `local` the phone's Back cancels, and their rest
+const ended = {}; // for each mode under way: says it ended otherwise than by Back (kit.js backCancels)
 
-/** Set `local[key]`, a mode of the page that the phone's Back cancels, back to `off`, as it closes a dialog. */
-function setMode(key, value, off) {
+/** Set `local[key]`, a mode of the page that the phone's Back cancels (back to OFF[key]), as it closes a dialog. */
+function setMode(key, value) {
   ended[key]?.();
-  ended[key] = value === off ? null : backCancels(() => { setMode(key, off, off); game.render(); });
+  ended[key] = value === OFF[key] ? null : backCancels(() => { setMode(key, OFF[key]); game.render(); });
   local[key] = value;
 }
 
@@ -215,9 +216,9 @@ function renderTrackers(view, s) {
       h("h3", {}, "Who played their last card?"),
       h("div", { class: "ds-players" }, ...view.players.map((p) =>
         button(who(view, p), { cls: "ds-player", dataset: { player: p }, style: { "--c": colourOf(view, p) },
-                               onTap: () => { setMode("wentOut", false, false); send({ type: "went_out", player: p }); } })),
+                               onTap: () => { setMode("wentOut", false); send({ type: "went_out", player: p }); } })),
         button("Cancel", { cls: "ghost", id: "ds-went-out-cancel",
-                           onTap: () => { setMode("wentOut", false, false); game.render(); } }))));
+                           onTap: () => { setMode("wentOut", false); game.render(); } }))));
     return;
   }
   box.classList.remove("picking");
@@ -226,7 +227,7 @@ function renderTrackers(view, s) {
       { cls: "primary ds-next", id: "ds-next", reason: reasonFor(s, "next_turn"),
         onTap: () => send({ type: "next_turn" }) }),
     button("Went out…", { cls: "ds-out-button", id: "ds-went-out-open", reason: reasonFor(s, "went_out"),
-                          onTap: () => { setMode("wentOut", true, false); game.render(); } }));
+                          onTap: () => { setMode("wentOut", true); game.render(); } }));
 
   const pile = s.trouble_pile;
   tile($("ds-pile"), "Trouble pile", String(pile.left),
@@ -276,7 +277,7 @@ function renderTrackers(view, s) {
 /** The cards panel's mode: "show", or "set" (a 4 from a hand) or "burn" (a pile burned) while cards are tapped in,
  *  which the phone's Back cancels. */
 function cardsMode(mode) {
-  setMode("cards", mode, "show");
+  setMode("cards", mode);
   local.burned = {};
   game.render();
 }
@@ -508,8 +509,8 @@ function render(view, g) {
   const s = view.state;
   if (!s) return; // set aside: the notice says why
   if (s.phase !== "play" && s.phase !== "setup") {
-    setMode("cards", "show", "show");
-    setMode("wentOut", false, false);
+    setMode("cards", "show");
+    setMode("wentOut", false);
   }
   $("ds-lost-note").textContent = `coins lost · fewest wins · ${s.limit} ends`;
   document.body.dataset.phase = s.phase;
