@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 
 from tests.browser import KIOSK, PHONE, fits, in_view, post_events, shoot, start_game
 from tests.test_drachen_wurf_browser import GRID_PAST_PANEL, play_until
@@ -249,3 +250,32 @@ def test_a_focused_control_comes_out_from_under_the_header(open_page: Callable[.
     page.wait_for_function("(sel) => document.activeElement === document.querySelector(sel)", arg=control)
     bottom, padding, top = page.evaluate(EDGES, control)
     assert top >= bottom, f"{control} at {top} px stays under the header (its bottom at {bottom} px)"
+
+
+def test_many_unfinished_games_leave_new_game_in_sight(open_page: Callable[..., Any], base: str) -> None:
+    """Six unfinished games put six cards above New game, and its games below the kiosk's screen. Home shows the
+    newest three as cards, the rest behind "3 more unfinished games", shown in place and put back by a tap; a game
+    started on another device meanwhile leaves them as they were shown."""
+    games = [start_game(base, WURF, ["Ada", "Ben"]) for _ in range(6)]
+    page = open_page(*KIOSK)
+    page.goto(base + "/")
+    cards = page.locator("#running .card")
+    expect(cards).to_have_count(6)
+    newest = {str(g["id"]) for g in games[3:]}
+    shown = lambda: {c.get_attribute("data-session") for c in cards.all() if c.is_visible()}  # noqa: E731
+    assert shown() == newest
+    more = page.locator("#more-running")
+    expect(more).to_have_text("3 more unfinished games")
+    in_view(page, "#new-game [data-game]")
+    fits(page, "home with six unfinished games")
+    more.click()
+    expect(more).to_have_text("Show fewer")
+    expect(more).to_have_attribute("aria-expanded", "true")
+    assert shown() == {str(g["id"]) for g in games}
+    games.append(start_game(base, WURF, ["Cleo", "Dan"]))  # on another device: Home shows it, still all of them
+    expect(cards).to_have_count(7, timeout=20_000)
+    expect(more).to_have_text("Show fewer")
+    assert shown() == {str(g["id"]) for g in games}
+    more.click()
+    expect(more).to_have_text("4 more unfinished games")
+    assert shown() == {str(g["id"]) for g in games[4:]}

@@ -20,6 +20,8 @@ bp = Blueprint("kiosk", __name__)
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 RECENT_FINISHED = 8
+CARRY_ON_SHOWN = 3
+"""Unfinished games shown on Home as cards (a row at 800x480); the rest behind "N more unfinished games"."""
 
 
 def _table() -> Table:
@@ -69,6 +71,7 @@ def home() -> str:
         running=by_status.get("running", []),
         set_aside=by_status.get("set_aside", []),
         finished=by_status.get("finished", [])[:RECENT_FINISHED],
+        carry_on_shown=CARRY_ON_SHOWN,
         option_pages={"draci-hrad": {"hero_cards": url_for("heroes.page")}},  # options kept and edited elsewhere
         now=time.time(),
     )

@@ -354,6 +354,20 @@ async function catchUp() {
   refresh();
 }
 
+// "N more unfinished games": the older unfinished games, shown in place or put back behind the button.
+function wireMore(section, open = false) {
+  const more = section?.querySelector("#more-running");
+  if (!more) return;
+  const show = (shown) => {
+    section.querySelectorAll("[data-more]").forEach((card) => { card.hidden = !shown; });
+    more.setAttribute("aria-expanded", String(shown));
+    more.textContent = shown ? "Show fewer" : more.dataset.moreLabel;
+  };
+  wire(more, () => show(more.getAttribute("aria-expanded") !== "true"));
+  show(open);
+}
+wireMore($("running"));
+
 const abandoned = new URLSearchParams(location.search).get("abandoned");
 if (abandoned) toast(`Game ${abandoned} was abandoned.`);
 refresh();
@@ -381,6 +395,7 @@ async function followRunning() {
     if (!fresh) { shown?.remove(); return; }
     const section = document.importNode(fresh, true);
     colourCards(section);
+    wireMore(section, shown?.querySelector("#more-running")?.getAttribute("aria-expanded") === "true");
     if (shown) shown.replaceWith(section);
     else $("new-game").before(section);
   });
