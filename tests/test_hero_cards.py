@@ -2,6 +2,7 @@
 the stored cards into their options."""
 from __future__ import annotations
 
+import json
 from typing import Any, Iterator
 
 import pytest
@@ -67,6 +68,28 @@ def test_the_starting_values_until_someone_edits_them(client: FlaskClient) -> No
     assert body["cards"]["arcana"]["attack"] == 11 and body["cards"]["arcana"]["defence"] == 11  # ruling H2
     assert body["cards"]["fist"]["defence"] == 13 and body["cards"]["parbat"]["magic"] is False
     assert body["order"] == list(HEROES) and set(body["names"]) == set(HEROES) and body["rule"] == "H2"
+
+
+def home_note(client: FlaskClient) -> str | None:
+    """What Home says, where Dračí hrad is chosen, of the hero cards not copied yet."""
+    page = client.get("/").get_data(as_text=True)
+    data = page.split('<script id="option-pages-data" type="application/json">', 1)[1].split("</script>", 1)[0]
+    return json.loads(data)[GAME]["hero_cards"]["note"]
+
+
+def test_home_names_the_heroes_whose_cards_are_not_copied(client: FlaskClient) -> None:
+    """A game started before the cards are copied plays with placeholder numbers (ruling H2): Home says so where the
+    game is chosen, naming the heroes left, until all six are copied."""
+    assert home_note(client) == ("No hero card is copied from the physical cards yet: the heroes play with placeholder "
+                                 "numbers.")
+    assert client.put("/api/hero-cards/arcana", json={"lives": 14}).status_code == 200
+    assert home_note(client) == ("Not copied from the physical cards yet: Argilos, Fist, Parbat, Neira and Arspel, who "
+                                 "play with placeholder numbers.")
+    for hero in ("argilos", "fist", "parbat", "neira"):
+        assert client.put(f"/api/hero-cards/{hero}", json={"lives": 12}).status_code == 200
+    assert "Arspel, who play" in home_note(client)
+    assert client.put("/api/hero-cards/arspel", json={}).status_code == 200  # copied as the rulebook's values stand
+    assert home_note(client) is None
 
 
 def test_a_saved_card_is_kept_across_a_restart(apps: Apps) -> None:

@@ -53,7 +53,9 @@ def test_edit_a_card_then_start_a_game_from_home_with_heroes_by_seat(open_page: 
 
     page.goto(f"{base}/")
     page.click("#game-choice [data-game='draci-hrad']")
-    expect(page.locator("#opt-hero_cards")).to_contain_text("The stored hero cards are used")
+    expect(page.locator("#opt-hero_cards .notice")).to_have_text(
+        "Not copied from the physical cards yet: Argilos, Fist, Parbat, Neira and Arspel, who play with placeholder "
+        "numbers.")
     expect(page.locator("#opt-heroes")).to_contain_text("Seat the players first")
     page.click("#player-pool [data-player='Ada']")
     page.click("#player-pool [data-player='Ben']")
@@ -88,7 +90,9 @@ def test_the_home_page_links_to_the_hero_cards(open_page: Callable[..., Any], ba
     assert heroes.evaluate_all("els => els.map(e => e.dataset.hero)") == list(HEROES)  # the rulebook's order
     page.goto(f"{base}/")
     page.click("#game-choice [data-game='draci-hrad']")
-    page.click("#edit-hero_cards")
+    expect(page.locator("#opt-hero_cards .notice")).to_contain_text("No hero card is copied from the physical cards")
+    fits(page, "home with Dračí hrad chosen, no hero card copied")
+    page.click("#edit-hero_cards:text-is('Copy the hero cards')")
     page.wait_for_url("**/heroes")
 
 

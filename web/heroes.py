@@ -5,7 +5,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify, render_template
 
-from companion.games.draci_hrad.catalogue import CARD_LIMITS, HEROES, RESTRICTED
+from companion.games.draci_hrad.catalogue import CARD_LIMITS, HERO_NAMES, HEROES, RESTRICTED
 from companion.hero_store import HeroCardStore
 
 from . import api  # the body parser; api imports this module's OpenAPI paths (through openapi)
@@ -15,6 +15,19 @@ bp = Blueprint("heroes", __name__)
 
 def store() -> HeroCardStore:
     return current_app.extensions["hero_cards"]
+
+
+def not_copied() -> str | None:
+    """What Home says, where Dračí hrad is chosen, of the hero cards never copied from the physical ones: those heroes
+    play with placeholder numbers (ruling H2). None once all six are copied."""
+    edited = store().edited()
+    missing = [HERO_NAMES[hero].split(" ")[0] for hero in HEROES if hero not in edited]
+    if not missing:
+        return None
+    if len(missing) == len(HEROES):
+        return "No hero card is copied from the physical cards yet: the heroes play with placeholder numbers."
+    names = f"{', '.join(missing[:-1])} and {missing[-1]}" if len(missing) > 1 else missing[0]
+    return f"Not copied from the physical cards yet: {names}, who play with placeholder numbers."
 
 
 @bp.get("/heroes")

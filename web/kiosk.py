@@ -16,6 +16,8 @@ from jinja2 import TemplateNotFound
 from companion.games import GAMES
 from companion.table import Table, UnknownSession
 
+from . import heroes
+
 bp = Blueprint("kiosk", __name__)
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -72,7 +74,8 @@ def home() -> str:
         set_aside=by_status.get("set_aside", []),
         finished=by_status.get("finished", [])[:RECENT_FINISHED],
         carry_on_shown=CARRY_ON_SHOWN,
-        option_pages={"draci-hrad": {"hero_cards": url_for("heroes.page")}},  # options kept and edited elsewhere
+        # options kept and edited elsewhere: the page, and what Home says of them
+        option_pages={"draci-hrad": {"hero_cards": {"href": url_for("heroes.page"), "note": heroes.not_copied()}}},
         now=time.time(),
     )
 

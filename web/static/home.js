@@ -3,7 +3,7 @@ import { PALETTE, SYMBOLS, api, button, dialog, explain, h, icon, keyboard, keyp
 
 let games = JSON.parse(document.getElementById("games-data").textContent);
 let players = JSON.parse(document.getElementById("players-data").textContent);
-/** Where an "object" option is kept and edited, by game and option (e.g. Dračí hrad's hero cards). */
+/** Where an "object" option is kept and edited, by game and option (e.g. Dračí hrad's hero cards): {href, note}. */
 const optionPages = JSON.parse(document.getElementById("option-pages-data").textContent);
 const seats = []; // [{name, colour}] in seat order
 let game = null;
@@ -285,9 +285,12 @@ function symbolsOption(opt) {
 /** "object": a value kept elsewhere (e.g. the hero cards): a line saying so, with the page that edits it. */
 function objectOption(opt) {
   const page = optionPages[game.id]?.[opt.id];
+  const name = opt.name.toLowerCase();
   return h("div", { class: "option", id: `opt-${opt.id}` }, h("span", { class: "label" }, opt.name),
-    page ? h("span", {}, `The stored ${opt.name.toLowerCase()} are used. `) : h("span", {}, "The usual values are used."),
-    page ? h("a", { class: "btn", href: page, id: `edit-${opt.id}` }, `Edit the ${opt.name.toLowerCase()}`) : null);
+    page?.note ? h("span", { class: "notice" }, page.note)
+      : h("span", {}, page ? `The stored ${name} are used. ` : "The usual values are used."),
+    page ? h("a", { class: "btn", href: page.href, id: `edit-${opt.id}` }, page.note ? `Copy the ${name}` : `Edit the ${name}`)
+      : null);
 }
 
 /** What a new game is started with: per-seat choices as the seats stand; "object" options left to the
