@@ -424,3 +424,26 @@ def test_the_table_chooses_the_iron_item_a_rust_worm_ruins(open_page: Callable[.
     expect(page.locator("#hr-fight")).to_contain_text("ruined)", timeout=WAIT_MS)  # the exchange, as the table saw it
     ada = state(base, session)["state"]["heroes"][0]
     assert ada["equipment"].get("sword") == 1 and "chain_mail" not in ada["equipment"] and ada["lives"] < 12
+
+
+def test_a_hero_alone_spends_the_torch_at_the_dark_corridor(open_page: Callable[..., Any], base: str) -> None:
+    """Ruling H14 with one hero (H1): the corridor's wait was over before a torch could be tapped, and the round lost.
+    The page asks at the corridor whether the torch is spent there; Back asks again later, nothing sent."""
+    session = new_game(base, ["Ada"])
+    post(base, session, {"type": "buy", "player": "Ada", "item": "torch"})
+    before = state(base, session)
+    page = open_game(open_page, base, session, 800, 480)
+    expect(hero(page, "Ada")).to_contain_text("Torch")
+    page.click("[data-pane='castle']")
+    page.click("[data-obstacle='dark_corridor']")
+    asked = page.locator(".dialog:has([data-answer])")
+    expect(asked).to_contain_text("Ada holds a torch: spend it at the dark corridor?")
+    page.keyboard.press("Escape")
+    expect(asked).to_have_count(0)
+    assert state(base, session)["seq"] == before["seq"]  # nothing sent
+    page.click("[data-obstacle='dark_corridor']")
+    page.click("[data-answer='yes']:text-is('Spend a torch')")
+    expect(hero(page, "Ada")).not_to_contain_text("Torch")
+    after = state(base, session)
+    assert after["state"]["round"] == before["state"]["round"] + 1 and after["state"]["missed_at"] == {}
+    assert after["state"]["heroes"][0]["cards"] == {}

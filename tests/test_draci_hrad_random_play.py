@@ -99,7 +99,8 @@ class Ledger:
 
 
 def played_on(event: dict[str, Any], before: HradState, after: HradState) -> list[str]:
-    """Which question (rulings H9, H13) `event` answered by play going on rather than by its answer."""
+    """Which question (rulings H9, H13) `event` answered by play going on rather than by its answer; a card spent
+    at an obstacle (H14), checked."""
     answered: list[str] = []
     if before.antidote_choice and not after.antidote_choice:
         darted = before.heroes[before.turn].player
@@ -110,6 +111,12 @@ def played_on(event: dict[str, Any], before: HradState, after: HradState) -> lis
             kept, had = after.heroes[seat], before.heroes[seat]
             assert kept.card_count("antidote") == had.card_count("antidote") and (kept.poisoned or kept.out)
             answered.append("antidote: played on")
+    if event["type"] == "obstacle" and event.get("spend"):  # ruling H14: the card spent, the mover waits not
+        item = {"dark_corridor": "torch", "locked_door": "opening_spell"}[event["obstacle"]]
+        seat = before.seat(event["player"])
+        assert after.heroes[seat].card_count(item) == before.heroes[seat].card_count(item) - 1
+        assert after.heroes[seat].waiting == 0 and after.heroes[seat].player not in dict(after.missed)
+        answered.append("obstacle: spent")
     if before.last_fight is not None and before.last_fight.left_over and event["type"] != "remainder":
         if after.last_fight is None or not after.last_fight.left_over:
             answered.append("keeper: played on")
@@ -249,11 +256,11 @@ def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
 def test_random_play_of_many_whole_games() -> None:
     rng = random.Random(2026)
     tally: Counter[str] = Counter()
-    for _ in range(100):
+    for _ in range(150):
         play_one_game(rng, tally)
     print(dict(tally))
     assert tally["antidote: played on"] > 5 and tally["keeper: played on"] > 5, tally  # rulings H9, H13
-    assert tally["remainder"] > 2, tally
+    assert tally["remainder"] > 2 and tally["obstacle: spent"] > 5, tally
     assert tally["game: sceptre found"] > 20 and tally["game: all fell"] > 5, tally
     assert tally["refused"] > 500 and tally["accepted"] > 2000, tally
     for kind in ("buy", "fight", "initiative", "strike", "use", "treasure", "dart", "stop", "obstacle",

@@ -835,6 +835,33 @@ def test_h14_dark_corridor_waits_unless_a_torch_is_spent() -> None:
             IllegalEventError, "H14")
 
 
+def test_h14_a_hero_alone_spends_the_torch_at_the_corridor() -> None:
+    # ruling H14 (with H1: one hero): no other hero moves while the hero waits, so the wait is over before a tap could
+    # spend the torch; it is spent as the hero meets the corridor, and no round is missed
+    alone = play(new(("Ada",)), *buy("Ada", "torch"))
+    waited = play(alone, {"type": "obstacle", "player": "Ada", "obstacle": "dark_corridor"})
+    assert GAME.view(waited)["round"] == GAME.view(alone)["round"] + 2 and hero(waited, "Ada")["cards"] == {"torch": 1}
+    lit = play(alone, {"type": "obstacle", "player": "Ada", "obstacle": "dark_corridor", "spend": True})
+    assert GAME.view(lit)["round"] == GAME.view(alone)["round"] + 1 and hero(lit, "Ada")["cards"] == {}
+    assert not lit.missed and hero(lit, "Ada")["waiting"] == 0
+    refused(play(new(("Ada",))), {"type": "obstacle", "player": "Ada", "obstacle": "dark_corridor", "spend": True},
+            IllegalEventError, "H14")  # no torch to spend
+    refused(alone, {"type": "obstacle", "player": "Ada", "obstacle": "thick_fog", "spend": True},
+            IllegalEventError, "H14")  # nothing lights the fog
+    refused(alone, {"type": "obstacle", "player": "Ada", "obstacle": "locked_door", "spend": True},
+            IllegalEventError, "H14")  # a torch opens no door
+
+
+def test_h14_an_opening_spell_spent_at_the_door_opens_it_for_the_group_a_torch_lights_its_holder() -> None:
+    # ruling H14, and the rulebook's groups: "one opening spell is enough to open the door"
+    state = play(new(("A", "B", "C")), *buy("A", "opening_spell", "torch"))
+    opened = play(state, {"type": "obstacle", "player": "A", "obstacle": "locked_door", "group": ["B"], "spend": True})
+    assert [hero(opened, p)["wait_reason"] for p in "AB"] == [None, None] and hero(opened, "A")["cards"] == {"torch": 1}
+    assert GAME.view(opened)["turn"] == "B"
+    lit = play(state, {"type": "obstacle", "player": "A", "obstacle": "dark_corridor", "group": ["B"], "spend": True})
+    assert GAME.view(lit)["turn"] == "C" and lit.missed == (("B", "dark_corridor"),)  # no torch of B's was spent
+
+
 def test_h14_thick_fog_costs_two_rounds() -> None:
     # ruling H14
     state = play(new(), {"type": "obstacle", "player": "Ada", "obstacle": "thick_fog"}, end("Ben"), end("Ben"))

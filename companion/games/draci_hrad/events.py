@@ -25,7 +25,7 @@ from .catalogue import (
 )
 from .checks import end_move
 from .combat import dice_needed, standing, who_strikes
-from .rules import MAX_GOLD, OVERRIDE_FIELDS
+from .rules import MAX_GOLD, OPENS, OVERRIDE_FIELDS
 from .state import HradState
 
 OPTIONS = (
@@ -62,8 +62,10 @@ EVENT_TYPES = (
               {"player": _NAME, "square": {"type": "string", "enum": ["tavern", "oracle"]}}, ("player", "square"),
               {"type": "stop", "player": "Ada", "square": "tavern"}, rule="H14"),
     EventType("obstacle", "Dark corridor, thick fog or locked door for the mover (and the group on the card); "
-              "ends the move (H14).",
-              {"player": _NAME, "obstacle": {"type": "string", "enum": list(OBSTACLES)}, "group": _NAMES},
+              "ends the move; `spend`: the mover spends a torch (dark corridor) or an opening spell (locked door, "
+              "for the group) there and waits not (H14).",
+              {"player": _NAME, "obstacle": {"type": "string", "enum": list(OBSTACLES)}, "group": _NAMES,
+               "spend": {"type": "boolean"}},
               ("player", "obstacle"), {"type": "obstacle", "player": "Ada", "obstacle": "dark_corridor"},
               rule="H14"),
     EventType("end_turn", "The mover's move is over; the next hero not waiting moves (H14).",
@@ -233,6 +235,9 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
     others = [h.player for i, h in enumerate(state.heroes) if i != seat and not h.out and not h.waiting]
     roll = rng.random()
     event: dict[str, Any]
+    held = [obstacle for obstacle, item in OPENS.items() if hero.card_count(item) and may_use(hero.card, item)]
+    if held and roll < 0.1:  # the obstacle the hero holds a card for, the card spent there
+        return {"type": "obstacle", "player": who, "obstacle": rng.choice(held), "spend": True}
     if roll < 0.3:
         shop = [i for i in ITEMS if may_use(hero.card, i) and _price(state, i) is not None
                 and _price(state, i) <= hero.gold]  # type: ignore[operator]

@@ -132,15 +132,35 @@ def _group(state: HradState, mover: int, names: Any) -> tuple[int, ...]:
     return (mover, *seats)
 
 
+OPENS = {"dark_corridor": "torch", "locked_door": "opening_spell"}
+"""The card a hero spends to pass an obstacle without its wait (ruling H14)."""
+
+
 def _obstacle(state: HradState, event: Mapping[str, Any]) -> HradState:
     """Dark corridor (miss 1 round unless a torch), thick fog (miss 2), locked door (stay, go back next move,
-    unless an opening spell): ruling H14. Torch and spell are spent by `use`, also while waiting."""
+    unless an opening spell): ruling H14. Torch and spell are spent as the hero meets the obstacle (``spend``), or
+    by `use` while waiting: where no other hero moves meanwhile (a hero alone), the wait is over before any tap."""
     seat = acting(state, event.get("player"))
     obstacle = event.get("obstacle")
     if obstacle not in OBSTACLES:
         raise MalformedEventError("H14", f"unknown obstacle {obstacle!r}")
+    group = _group(state, seat, event.get("group"))
+    if event.get("spend"):
+        item = OPENS.get(obstacle)
+        hero = state.heroes[seat]
+        if item is None:
+            raise IllegalEventError("H14", "nothing is spent in thick fog: a torch lights a dark corridor, an opening "
+                                           "spell opens a locked door")
+        if hero.card_count(item) <= 0:
+            raise IllegalEventError("H14", f"{hero.player}'s hero has no {CARD[item].name.lower()} card")
+        if not may_use(hero.card, item):
+            raise IllegalEventError("H2", f"{hero.player}'s hero uses no magic objects")
+        state = state.with_hero(seat, hero.with_count(item, hero.card_count(item) - 1))
+        # one opening spell opens the door for the group (rulebook: Moving in groups); a torch lights the way of
+        # the hero who holds it, the others wait (each may spend their own)
+        group = () if obstacle == "locked_door" else group[1:]
     rounds = state.door_rounds if obstacle == "locked_door" else OBSTACLES[obstacle]
-    for member in _group(state, seat, event.get("group")):
+    for member in group:
         state = state.with_hero(member, replace(state.heroes[member], waiting=rounds, wait_reason=obstacle))
     return end_move(state)
 

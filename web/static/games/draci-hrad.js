@@ -398,7 +398,7 @@ function renderCastle(view, s) {
     const rounds = { dark_corridor: 1, thick_fog: 2, locked_door: s.options.locked_door_rounds }[id];
     return button([h("span", {}, name), h("small", {}, rounds ? `waits ${plural(rounds, "round")}` : "go back next move")], {
       cls: "hr-obstacle", dataset: { obstacle: id }, reason: why, rule,
-      onTap: () => send({ type: "obstacle", player: p, obstacle: id }) });
+      onTap: () => send(null, () => obstacleEvent(s, hero, id)) });
   });
   $("hr-castle").replaceChildren(...[
     ...treasureRows(view, s, hero, why, rule),
@@ -412,6 +412,23 @@ function renderCastle(view, s) {
     row("Obstacle", ...obstacles),
     usable.length ? row("Use", ...usable) : null,
   ].filter(Boolean));
+}
+
+/** The card that passes an obstacle without its wait (ruling H14). */
+const OPENS = { dark_corridor: "torch", locked_door: "opening_spell" };
+
+/** The obstacle the mover met; where the hero holds the card that passes it, the table says whether it is spent
+ *  there (ruling H14; a hero alone has no later moment to spend it: the wait is over at once). Null: cancelled. */
+async function obstacleEvent(s, hero, obstacle) {
+  const event = { type: "obstacle", player: hero.player, obstacle };
+  const item = OPENS[obstacle];
+  if (!item || !hero.cards[item] || (MAGIC_CARDS.includes(item) && !hero.magic)) return event;
+  const card = item === "torch" ? "a torch" : "an opening spell";
+  const spend = await confirm(`${hero.player} holds ${card}: spend it at the ${s.obstacles[obstacle].toLowerCase()}?`,
+    `Spend ${card}`, obstacle === "dark_corridor" ? "Wait a round" : "Keep it",
+    obstacle === "dark_corridor" ? "Spent, the hero goes on next move." : "Spent, the door opens for the heroes here.");
+  if (spend == null) return null;
+  return spend ? { ...event, spend: true } : event;
 }
 
 /** The dart's two dice by keypad (ruling H9): the dart's attack die, then the hero's defence die; null when
