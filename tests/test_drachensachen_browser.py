@@ -570,3 +570,19 @@ def test_back_while_cards_are_tapped_in_cancels_that_and_stays(open_page: Callab
     expect(page.locator("#ds-next")).to_be_visible()
     assert page.url == game_url
     assert state(base, session)["seq"] == session["seq"] + 1  # the starter only
+
+
+def test_of_two_players_the_carousel_gives_a_second_turn(open_page: Callable[..., Any], base: str) -> None:
+    """The rulebook's 7: "If two are playing, the active player takes a second turn." Reversing two players' order
+    changes nothing, and Next turn gave the turn to the other player."""
+    session = new_game(base, ["Ada", "Ben"], tricks=True)
+    post(base, session, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("#ds-reverse")
+    expect(page.locator("#ds-direction .ds-tile-detail")).to_have_text("Ada goes again: the carousel, of two players")
+    page.click("#ds-next")
+    expect(page.locator("#ds-direction .ds-tile-detail")).to_have_text("Ada → Ben")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    tap_again(page, "#ds-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    assert state(base, session)["state"]["turn"] == "Ben"

@@ -49,6 +49,7 @@ class Model:
     busy: bool = False
     turn: int | None = None
     step: int = 1
+    again: bool = False  # the carousel, of two players: the mover takes a second turn
     pending: int = 0
     passer: int | None = None
     skips: int = 0
@@ -284,9 +285,11 @@ class Model:
                 self.defenders.append(self.affected()[0] if seat is None else seat)
         elif kind == "reverse":
             self.step = -self.step
+            self.again = self.n == 2 and not self.again  # the rulebook's 7: of two, the mover takes a second turn
         elif kind == "next_turn":
-            self.turn = (self.turn + self.step * (1 + self.skips + len(self.defenders))) % self.n
-            self.skips, self.defenders = 0, []
+            moves = (0 if self.again else 1) + self.skips + len(self.defenders)
+            self.turn = (self.turn + self.step * moves) % self.n
+            self.skips, self.defenders, self.again = 0, [], False
         elif kind == "set_out":
             self.out += 4
         elif kind == "burned":
@@ -319,7 +322,7 @@ class Model:
         self.holder = self.finisher if self.hindrances_on else None
         self.number += 1
         self.trick, self.cards, self.chaos, self.busy = None, {}, False, False
-        self.turn, self.step, self.pending, self.passer = self.starter, 1, 0, None
+        self.turn, self.step, self.pending, self.passer, self.again = self.starter, 1, 0, None, False
         self.skips, self.defenders, self.start, self.due, self.drawn, self.out = 0, [], 18, 0, 0, 0
         self.finisher, self.coins = None, {}
 

@@ -670,6 +670,23 @@ def test_s11_only_the_carousel_reverses_the_direction() -> None:
     assert view(state)["direction"] == "clockwise"  # a new round starts clockwise
 
 
+def test_s11_of_two_players_the_carousel_gives_the_mover_a_second_turn() -> None:
+    # ruling S11; rulebook, value 7: "If two are playing, the active player takes a second turn."
+    two = play(new(("Ada", "Ben"), tricks=True), {"type": "trick", "trick": "carousel"},
+               {"type": "starter", "player": "Ada"})
+    state = play(two, {"type": "reverse"})
+    assert view(state)["turn"] == "Ada" == view(state)["goes_again"]
+    state = play(state, NEXT)
+    assert view(state)["turn"] == "Ada" and view(state)["goes_again"] is None  # Ada's second turn
+    state = play(state, NEXT)
+    assert view(state)["turn"] == "Ben"  # then play goes on as before
+    taken_back = play(two, {"type": "reverse"}, {"type": "reverse"}, NEXT)  # a reverse tapped again takes it back
+    assert view(taken_back)["turn"] == "Ben" and view(taken_back)["direction"] == "clockwise"
+    three = play(new(("Ada", "Ben", "Cleo"), tricks=True), {"type": "trick", "trick": "carousel"},
+                 {"type": "starter", "player": "Ada"}, {"type": "reverse"})
+    assert view(three)["goes_again"] is None and view(play(three, NEXT))["turn"] == "Cleo"
+
+
 # trackers across rounds, the view, purity ---------------------------------------------------------------------
 
 

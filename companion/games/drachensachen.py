@@ -98,6 +98,7 @@ class Round:
     under_way: bool = False                     # a tracker was tapped: the setup is over
     turn: int | None = None
     direction: int = 1                          # S11: +1 clockwise (seat order), -1 reversed
+    again: bool = False                         # S11, two players: the carousel gives the mover a second turn
     pending: int = 0                            # S7
     pending_from: int | None = None             # who played or passed the pending draw last
     skips: int = 0                              # S8
@@ -359,11 +360,11 @@ def _next_turn(state: DrachensachenState, current: Round, event: Mapping[str, An
     """The turn passes in the direction of play (S11), over the players a skip affects (S8)."""
     turn = _playing(state, current)
     _not_facing(state, current, turn)
-    by = 1 + current.skips + len(current.skip_defenders)
+    by = (0 if current.again else 1) + current.skips + len(current.skip_defenders)
     window = [_step(state, current, turn, k) for k in range(1, by)]
     skipped = tuple(s for s in window if s not in current.skip_defenders)
     return _tracked(state, current, turn=_step(state, current, turn, by), skips=0, skip_defenders=(),
-                    last_skipped=skipped)
+                    last_skipped=skipped, again=False)
 
 
 def _four(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -> DrachensachenState:
@@ -417,11 +418,14 @@ def _defender(state: DrachensachenState, current: Round, event: Mapping[str, Any
 
 
 def _reverse(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -> DrachensachenState:
-    """S11: the carousel reverses the direction of play."""
+    """S11: the carousel reverses the direction of play: the previous player goes next; of two players, the mover
+    takes a second turn (rulebook: "If two are playing, the active player takes a second turn"), which a reverse
+    tapped again takes back."""
     _not_facing(state, current, _playing(state, current))
     if "carousel" not in state.tricks:
         raise IllegalEventError("S11", "only the trick carousel reverses the direction, and it is not revealed")
-    return _tracked(state, current, direction=-current.direction)
+    return _tracked(state, current, direction=-current.direction,
+                    again=len(state.players) == 2 and not current.again)
 
 
 def _take(state: DrachensachenState, current: Round, seat: int, due: int, pending: bool) -> DrachensachenState:
@@ -702,8 +706,8 @@ def view(state: DrachensachenState) -> dict[str, Any]:
         "last_round": _round_json(state, state.history[-1]) if state.history else None,
     }
     if current is None:
-        data.update(phase="finished", expects=[], current=None, starter=None, direction=None, pending_draw=0,
-                    skips=0, trouble_pile=None, hindrance=None, finisher=None)
+        data.update(phase="finished", expects=[], current=None, starter=None, direction=None, goes_again=None,
+                    pending_draw=0, skips=0, trouble_pile=None, hindrance=None, finisher=None)
         return data
     start = pile_start(current)
     left = start - current.drawn
@@ -719,6 +723,7 @@ def view(state: DrachensachenState) -> dict[str, Any]:
         starter_rule=("chosen at the table" if current.number == 1
                       else "lost the most last round (ties: first clockwise after the last starter)"),
         direction="clockwise" if current.direction == 1 else "counterclockwise",
+        goes_again=players[current.turn] if current.again and current.turn is not None else None,
         pending_draw=current.pending,
         pending_faces=(players[current.turn] if current.pending and current.turn is not None
                        and current.pending_from != current.turn else None),

@@ -268,7 +268,8 @@ function renderTrackers(view, s) {
   const step = s.direction === "clockwise" ? 1 : count - 1;
   const order = view.players.map((_, k) => view.players[(seat + step * k) % count]); // from whose turn it is
   tile($("ds-direction"), "Direction", [h("small", {}, `${s.direction} `), s.direction === "clockwise" ? "↻" : "↺"],
-    order.flatMap((p, i) => [i ? " → " : "", who(view, p)]),
+    s.goes_again ? [who(view, s.goes_again), " goes again: the carousel, of two players"]
+      : order.flatMap((p, i) => [i ? " → " : "", who(view, p)]),
     [button("Reverse", { id: "ds-reverse", reason: reasonFor(s, "reverse"), onTap: () => send({ type: "reverse" }) })]);
 }
 
