@@ -634,6 +634,22 @@ def test_h12_the_cloak_after_a_defence_turns_the_card_face_down() -> None:
     assert done["outcome"] == "escaped" and done["shares"] == {} and hero(state, "Ada")["cards"] == {}
 
 
+def test_h12_with_initiative_after_every_exchange_the_cloak_waits_for_the_heroes_turn_to_attack() -> None:
+    # ruling H12 with the reinitiative option: right after the hero's own attack it is not "instead of attacking"
+    state = play(new(reinitiative=True), *buy("Ada", "cloak"), fight(["Ada"], "black_knight", [None]),
+                 initiative(1, 6), enemy_strike([1], [6]))
+    assert GAME.view(state)["fight"]["next"] == "initiative"
+    defended = state
+    state = play(state, initiative(6, 1), heroes_strike(1, enemy_die=6))
+    assert GAME.view(state)["fight"]["next"] == "initiative"
+    refused(state, {"type": "use", "player": "Ada", "item": "cloak"}, IllegalEventError, "H12")
+    assert not GAME.view(state)["fight"]["members"][0]["may_cloak"]  # the page offers no cloak then
+    for ready in (defended, play(state, initiative(6, 1))):  # after the defence; at the heroes' turn to attack
+        assert GAME.view(ready)["fight"]["members"][0]["may_cloak"]
+        gone = play(ready, {"type": "use", "player": "Ada", "item": "cloak"})
+        assert GAME.view(gone)["last_fight"]["outcome"] == "escaped"
+
+
 def test_h12_the_barbarian_cannot_use_a_cloak_given_by_hand() -> None:
     # ruling H12 with H2
     state = play(new(("A",), heroes=["parbat"]),

@@ -339,13 +339,21 @@ def skunk(state: HradState, seat: int, event: Mapping[str, Any]) -> HradState:
     return replace(state, fight=replace(fight, skunk_pending=True, next="enemy"))
 
 
+def cloak_time(fight: Fight, seat: int) -> bool:
+    """Ruling H12: whether it is the moment for the hero at ``seat`` to use the cloak: after a defence, instead of
+    attacking; with initiative rolled after every exchange, not straight after the heroes' own attack, only once
+    their turn to attack comes again."""
+    attacked_last = fight.next != "heroes" and bool(fight.exchanges) and fight.exchanges[-1].kind == "heroes"
+    return seat in fight.defended and fight.next != "enemy" and not fight.skunk_pending and not attacked_last
+
+
 def cloak(state: HradState, seat: int) -> HradState:
-    """Ruling H12: after a defence, instead of attacking, the hero leaves the fight unseen."""
+    """Ruling H12: after a defence, instead of attacking, the hero leaves the fight unseen (``cloak_time``)."""
     fight = running(state)
     hero = state.heroes[seat]
     if seat not in standing(state, fight):
         raise IllegalEventError("H12", f"{hero.player}'s hero is not in this fight")
-    if seat not in fight.defended or fight.next == "enemy" or fight.skunk_pending:
+    if not cloak_time(fight, seat):
         raise IllegalEventError("H12", "the cloak is used after a defence, instead of the next attack")
     state = state.with_hero(seat, hero.with_count("cloak", hero.card_count("cloak") - 1))
     members = tuple(s for s in fight.members if s != seat)

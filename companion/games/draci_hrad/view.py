@@ -24,7 +24,7 @@ from .catalogue import (
     WEAPONS,
     may_use,
 )
-from .combat import armour_of, dice_needed, shield_of, standing, who_strikes
+from .combat import armour_of, cloak_time, dice_needed, shield_of, standing, who_strikes
 from .state import Exchange, Fight, Found, Hero, HradState
 
 
@@ -149,7 +149,7 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
             "shield": shield_of(hero, weapon), "lives": hero.lives, "in_fight": in_fight,
             "can_attack": in_fight and hero.can_attack,
             "may_cloak": not over and in_fight and hero.card_count("cloak") > 0 and hero.card.magic
-            and seat in fight.defended and fight.next != "enemy" and not fight.skunk_pending,
+            and cloak_time(fight, seat),
             "may_skunk": not over and in_fight and hero.card_count("skunk") > 0 and enemy.skunk
             and hero.can_attack and not fight.skunk_pending,
         })
