@@ -77,3 +77,60 @@ def test_serve_that_cannot_listen_exits_with_a_status_systemd_restarts(tmp_path:
     err = capsys.readouterr().err.strip().splitlines()
     assert code == LISTEN_FAILED != BAD_SETTINGS  # companion.service restarts it; a bad setting it does not
     assert err[-1].startswith(f"companion: cannot listen on 127.0.0.1:{port}:")
+
+
+def test_serve_refuses_a_data_folder_it_cannot_use_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A file where the data folder should be, or a folder that cannot be made: one line that says what the folder
+    must be, and the status companion.service does not restart (a traceback, and ten restarts, before)."""
+    (tmp_path / "afile").write_text("")
+    for data in (tmp_path / "afile", tmp_path / "afile" / "below"):
+        code = main(["serve", "--host", "127.0.0.1", "--port", "0", "--data", str(data), "--sensors", "off",
+                     "--camera", "off"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == BAD_SETTINGS and err[-1].startswith(f"companion: cannot start: cannot keep the session log "
+                                                           f"in the data folder {data}:"), err
+        assert "Traceback" not in "\n".join(err) and "sudo chown -R companion:companion" in err[-1]
+
+
+def test_serve_refuses_a_log_of_a_newer_release_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A backup of a newer release restored onto this one: its message in one line, and no restart."""
+    import sqlite3
+
+    from companion.log import EventLog
+
+    EventLog(tmp_path / "companion.sqlite3").close()
+    with sqlite3.connect(tmp_path / "companion.sqlite3") as db:
+        db.execute("PRAGMA user_version = 999")
+    code = main(["serve", "--host", "127.0.0.1", "--port", "0", "--data", str(tmp_path), "--sensors", "off",
+                 "--camera", "off"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == BAD_SETTINGS and err[-1].startswith("companion: cannot start:") and "newer companion" in err[-1]
+    assert main(["backup", "--data", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("companion backup:") and "newer companion" in err[0]
+
+
+@pytest.mark.parametrize("option, value, expected", [("--port", "99999", "a whole number from 0 to 65535"),
+                                                      ("--port", "-5", "a whole number from 0 to 65535"),
+                                                      ("--port", "http", "a whole number from 0 to 65535"),
+                                                      ("--threads", "0", "a whole number from 4 to 256")])
+def test_serve_refuses_numbers_out_of_range_as_the_config_file_does(option: str, value: str, expected: str,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    """--threads 0 logged "serving the kiosk" and then crashed; --port 99999 crashed and aborted (a traceback)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["serve", option, value])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and err[-1] == f"companion serve: error: argument {option}: '{value}' is not valid; " \
+                                              f"use {expected}"
+
+
+def test_backup_of_a_damaged_log_or_keeping_none_says_so_in_one_line(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "companion.sqlite3").write_text("not a database at all, " * 100)
+    assert main(["backup", "--data", str(tmp_path)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"companion backup: cannot copy the session log in {tmp_path}: file "
+                                               "is not a database")
+    with pytest.raises(SystemExit):
+        main(["backup", "--data", str(tmp_path), "--keep", "0"])
+    assert "use a whole number of 1 or more" in capsys.readouterr().err

@@ -6,6 +6,7 @@ import importlib
 import logging
 import os
 import signal
+import sqlite3
 import sys
 from typing import Any, Sequence
 
@@ -30,11 +31,13 @@ TOOLS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .config import PORT_OPTION, THREADS, add_access_arguments, option_type
+
     parser = argparse.ArgumentParser(prog="companion", description="Dragon table companion.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = sub.add_parser("serve", help="serve the kiosk and the JSON API")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
-    serve.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    serve.add_argument("--port", type=option_type(PORT_OPTION, number=int), default=8080, help="port (default 8080)")
     serve.add_argument("--data", default=os.environ.get("COMPANION_DATA", "data"),
                        help="data folder for the session log (default $COMPANION_DATA or ./data)")
     serve.add_argument("--sensors", choices=["auto", "simulation", "hardware", "off"], default="auto",
@@ -45,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-beams", action="store_true",
                        help="no break-beam gates are fitted: the camera alone fills in the rounds")
     add_wiring_arguments(serve)
-    serve.add_argument("--threads", type=int, default=16,
+    serve.add_argument("--threads", type=option_type(THREADS, number=int), default=16,
                        help="threads for the API and pages (default 16; live streams need none)")
     for name, (module, help_text) in TOOLS.items():
         tool = sub.add_parser(name, help=help_text)
@@ -53,7 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
         _tool_arguments(module, tool)
     serve.add_argument("--config", metavar="FILE", default=None,
                        help="TOML config file (default $COMPANION_CONFIG); command-line options win over it")
-    from .config import add_access_arguments
     add_access_arguments(serve)
     return parser
 
@@ -108,10 +110,20 @@ def serve(args: argparse.Namespace) -> int:
     from .server import listen
     from .server import serve as run_server
 
+    from companion.log import NewerDatabase
+
     try:
         app = create_app(app_config(args))
     except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
         print(f"companion: cannot start: {err}", file=sys.stderr)
+        return BAD_SETTINGS
+    except NewerDatabase as err:  # a backup of a newer release restored, or a release rolled back
+        print(f"companion: cannot start: {err}", file=sys.stderr)
+        return BAD_SETTINGS
+    except (OSError, sqlite3.Error) as err:  # not a folder, not writable, no such place
+        print(f"companion: cannot start: cannot keep the session log in the data folder {args.data}: {err}. "
+              f"It must be a folder this user may write (on the Pi: sudo chown -R companion:companion {args.data})",
+              file=sys.stderr)
         return BAD_SETTINGS
     try:
         sock = listen(args.host, args.port)

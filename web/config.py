@@ -47,6 +47,12 @@ def _integer(low: int, high: int) -> Callable[[Any], int]:
     return check
 
 
+THREADS = _integer(4, 256)
+"""`serve`'s threads for the API and pages ([server] threads, --threads)."""
+PORT_OPTION = _integer(0, 65535)
+"""`serve --port`: 0 takes any free port (the config file's [server] port is 1 to 65535)."""
+
+
 def _mains(value: Any) -> int:
     """The mains frequency: 0 (leave the camera's exposure be), 50 or 60."""
     from hardware.camera.sources import MAINS_CHOICES
@@ -153,7 +159,7 @@ WRITE_BURST = _integer(1, 10000)
 
 #: section -> key -> checker; the checker returns the value to use or raises TypeError("what is expected").
 SCHEMA: dict[str, dict[str, Callable[[Any], Any]]] = {
-    "server": {"host": _string, "port": _integer(1, 65535), "threads": _integer(4, 256), "data": _string},
+    "server": {"host": _string, "port": _integer(1, 65535), "threads": THREADS, "data": _string},
     "sensors": {"mode": _choice(*SENSOR_MODES), "beams": _boolean},
     "gates": {"pins": _pins, "wiring": _choice(*WIRINGS)},
     "camera": {"source": _camera, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0),
