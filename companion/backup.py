@@ -45,7 +45,8 @@ def _count(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not valid; use a whole number of 1 or more (the backup just taken counts)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not valid; use a whole number of 1 or more "
+                                         "(the backup just taken counts)")
     return value
 
 

@@ -47,7 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--once", action="store_true", help="print one snapshot and exit")
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT,
-        help="while the companion service runs on this port, show its gates (default 8080; 0: never)")
+        help="while the companion service runs on this port, show its gates (default: the config's, 8080; 0: never)")
+    parser.add_argument(
+        "--config", metavar="FILE", default=None,
+        help="config file whose [server] port and [gates] pins and wiring apply where no option is given "
+             "(default $COMPANION_CONFIG, else /etc/dragon-table/companion.toml if there is one)")
 
 
 def add_wiring_arguments(parser: argparse.ArgumentParser) -> None:

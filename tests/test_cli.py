@@ -134,3 +134,27 @@ def test_backup_of_a_damaged_log_or_keeping_none_says_so_in_one_line(tmp_path: P
     with pytest.raises(SystemExit):
         main(["backup", "--data", str(tmp_path), "--keep", "0"])
     assert "use a whole number of 1 or more" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("ignore::gpiozero.exc.PinFactoryFallback")  # gpiozero tries every pin library
+def test_gates_takes_the_pins_wiring_and_port_of_the_config_file(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service set up with other pins, wiring or port in its config file: `companion gates` opened the default
+    pins (GPIO17 ...) and looked for the service on 8080. It reads the same file; an option given still wins."""
+    config = tmp_path / "companion.toml"
+    config.write_text('[server]\nport = 1\n\n[gates]\npins = [5, 6, 16, 26, 22, 27]\nwiring = "active-high"\n')
+    monkeypatch.setenv("COMPANION_CONFIG", str(config))
+    asked: list[int] = []
+    import hardware.gates_cli as gates_cli
+
+    monkeypatch.setattr(gates_cli, "service_gates", lambda port: asked.append(port))  # no service answers
+    assert main(["gates", "--once"]) == 2  # no GPIO here: the pins it tried are named
+    assert asked == [1] and "GPIO5" in capsys.readouterr().err
+    assert main(["gates", "--simulate", "--once"]) == 0
+    table = capsys.readouterr().out
+    assert "GPIO5 (29)" in table and "GPIO27 (13)" in table and "GPIO17" not in table
+    assert main(["gates", "--simulate", "--once", "--pins", "17,27,22,23,24,25"]) == 0
+    assert "GPIO17 (11)" in capsys.readouterr().out  # the command line wins over the file
+    config.write_text("[gates]\npins = [5]\n")
+    assert main(["gates", "--once"]) == 2
+    assert capsys.readouterr().err.startswith(f"companion gates: error: {config}: gates.pins")

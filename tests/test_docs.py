@@ -146,7 +146,7 @@ def test_every_setting_the_readme_names_can_be_set() -> None:
     """What the README (and systemd/README.md) name as a setting exists: an environment variable the code reads,
     a config-file key (`[section] key`, the keys of the "Who may write" table), a `companion serve` option."""
     from web.cli import build_parser
-    from web.config import SCHEMA, _serve_parser
+    from web.config import SCHEMA, _subparser
 
     readme = (ROOT / "README.md").read_text()
     pi_readme = (ROOT / "systemd" / "README.md").read_text()
@@ -161,7 +161,7 @@ def test_every_setting_the_readme_names_can_be_set() -> None:
     for section, key in re.findall(r"`\[([a-z]+)\] ([a-z_]+)", readme + pi_readme):
         assert key in SCHEMA.get(section, {}), f"the README names [{section}] {key}, which the config file lacks"
 
-    options = {option for action in _serve_parser(build_parser())._actions for option in action.option_strings}
+    options = {option for action in _subparser(build_parser(), "serve")._actions for option in action.option_strings}
     serve_row = re.search(r"^\| `companion serve ([^`]*)` \|", readme, re.M)
     assert serve_row is not None
     for option in re.findall(r"--(?:\[no-\])?[a-z][a-z-]*", serve_row.group(1)):

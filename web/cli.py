@@ -83,6 +83,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "tool_error", None):
         print(f"companion {args.command}: cannot start: {args.tool_error}", file=sys.stderr)
         return 2
+    if args.command == "gates":  # the pins, wiring and port the service was set up with
+        from . import config
+        try:
+            config.apply_by_hand(args, parser)
+        except config.ConfigError as err:
+            print(f"companion gates: error: {err}", file=sys.stderr)
+            return 2
     try:
         return int(importlib.import_module(args.tool_module).run(args))
     except BrokenPipeError:  # the reader stopped early (`| head`): stop quietly, as command-line tools do
@@ -106,11 +113,11 @@ def app_config(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from companion.log import NewerDatabase
+
     from .app import create_app, shutdown
     from .server import listen
     from .server import serve as run_server
-
-    from companion.log import NewerDatabase
 
     try:
         app = create_app(app_config(args))

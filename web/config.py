@@ -245,6 +245,26 @@ def config_path(option: str | None, environ: Mapping[str, str] = os.environ) -> 
     return option or environ.get(ENV_VAR) or None
 
 
+INSTALLED = Path("/etc/dragon-table/companion.toml")
+"""The config file systemd/install.sh writes, which the service reads."""
+
+
+def by_hand_path(option: str | None) -> str | None:
+    """The config file a tool run by hand on the Pi reads (`companion doctor`, `companion gates`): the one named, else
+    the installed one the service reads, if there is one."""
+    return config_path(option) or (str(INSTALLED) if INSTALLED.exists() else None)
+
+
+def apply_by_hand(args: argparse.Namespace, parser: argparse.ArgumentParser) -> str | None:
+    """`companion gates`: the port, pins and wiring of the config file the service reads (``by_hand_path``) where the
+    command line left them; the file read, or None (ConfigError)."""
+    path = by_hand_path(getattr(args, "config", None))
+    if path is not None:
+        defaults = {action.dest: action.default for action in _subparser(parser, args.command)._actions}
+        apply_to_args(args, load(path), defaults)
+    return path
+
+
 def load(path: str | os.PathLike[str]) -> Settings:
     """Read and check the config file at ``path``; ConfigError names the first mistake."""
     where = str(path)
@@ -315,12 +335,12 @@ def apply_config_file(args: argparse.Namespace, parser: argparse.ArgumentParser)
     args.app_config = {}
     if path is None:
         return
-    defaults = {action.dest: action.default for action in _serve_parser(parser)._actions}
+    defaults = {action.dest: action.default for action in _subparser(parser, "serve")._actions}
     apply_to_args(args, load(Path(path)), defaults)
 
 
-def _serve_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
-            return action.choices["serve"]
+            return action.choices[command]
     return parser

@@ -30,7 +30,6 @@ from . import config as config_file
 
 MIN_FREE_MB = 200
 #: Where systemd/install.sh puts the settings and the data; the doctor's defaults when they exist.
-INSTALLED_CONFIG = Path("/etc/dragon-table/companion.toml")
 INSTALLED_DATA = Path("/var/lib/dragon-table")
 KIOSK_UNIT = Path("/etc/systemd/user/companion-kiosk.service")
 KIOSK_AUTOSTART = Path("/etc/xdg/autostart/dragon-table-kiosk.desktop")
@@ -102,9 +101,7 @@ def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner 
 # --- each check ------------------------------------------------------------------------------------------
 
 def _config(args: argparse.Namespace) -> tuple[list[Check], config_file.Settings | None]:
-    path = config_file.config_path(args.config)
-    if path is None and INSTALLED_CONFIG.exists():
-        path = str(INSTALLED_CONFIG)
+    path = config_file.by_hand_path(args.config)
     if path is None:
         return [Check("config", None, "no config file: the defaults apply",
                       "sudo ./systemd/install.sh writes /etc/dragon-table/companion.toml")], None
