@@ -246,7 +246,7 @@ do_install() {
   port="$(COMPANION_CONFIG="$ROOT$CONFIG" "$ROOT$APP/current/bin/companion-kiosk" --port || echo 8080)"
   say "done: http://$(hostname -I 2>/dev/null | cut -d' ' -f1 || echo localhost):$port/" \
     "(log: journalctl -u companion -f)"
-  say "the kiosk starts with the next desktop login (or now: companion-kiosk --session, as the desktop user)"
+  say "the kiosk starts with the next desktop login (or now, as the desktop user: $APP/current/bin/companion-kiosk --session)"
 }
 
 do_uninstall() {
@@ -274,7 +274,7 @@ main() {
     case "$1" in
       --uninstall) action=uninstall ;;
       --no-apt) apt=no ;;
-      --keep-releases) shift; keep="${1:?--keep-releases needs a number}" ;;
+      --keep-releases) [ $# -ge 2 ] || die "--keep-releases needs a number from 1"; shift; keep="$1" ;;
       -h|--help) usage; exit 0 ;;
       *) usage >&2; die "unknown option $1" ;;
     esac

@@ -121,8 +121,13 @@ keep_screen_on() {
   fi
 }
 
-[ "${1:-}" = "--session" ] && session
-if [ "${1:-}" = "--port" ]; then echo "${PORT:-8080}"; exit 0; fi
+case "${1:-}" in
+  "") ;;
+  --session) session ;;
+  --port) echo "${PORT:-8080}"; exit 0 ;;
+  -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  *) say "unknown option $1 (companion-kiosk [--session|--port|--help])"; exit 2 ;;
+esac
 
 wait_until "compositor (no Wayland socket in $RUNTIME, no X display)" display_ready || exit 1
 wait_until "answer from ${URL}api/health (is companion.service running? journalctl -u companion)" server_ready || exit 1

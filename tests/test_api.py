@@ -19,8 +19,9 @@ def events_url(session: dict) -> str:
 def test_health_reports_mode_and_sensors(client: FlaskClient) -> None:
     body = client.get("/api/health").get_json()
     assert body["ok"] is True
-    assert body["mode"] in ("simulation", "hardware")
+    assert body["mode"] == "off"  # the sensors switched off (as the tests run): neither simulated nor opened
     assert "gates" in body["sensors"]
+    assert 'id="sim-badge"' not in client.get("/").get_data(as_text=True)  # no "Simulation" where nothing is
 
 
 def test_games_lists_the_registry(client: FlaskClient) -> None:

@@ -8,6 +8,7 @@ import os
 import signal
 import sqlite3
 import sys
+import warnings
 from typing import Any, Sequence
 
 from hardware.gates_cli import add_wiring_arguments, wiring_from_args
@@ -70,6 +71,10 @@ def _tool_arguments(module: str, parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # gpiozero's "falling back from lgpio..." as it tries each pin library, and OpenCV's own line for each try of a
+    # USB camera that is not there: the companion says in one line what failed, and these bury it
+    warnings.filterwarnings("ignore", module="gpiozero")
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s", stream=sys.stderr)
     if args.command == "serve":
         from . import config, notify
@@ -144,8 +149,9 @@ def serve(args: argparse.Namespace) -> int:
     camera = "a simulated castle camera" if camera == "simulation" else f"camera {camera}"
     pins = "mock pins and " if sensors.gates is not None else "no beams, "  # none with --no-beams
     note = f" (no Raspberry Pi hardware: {pins}{camera})" if mode == "simulation" else ""
-    log.info("serving the kiosk on http://%s:%s in %s mode%s; data in %s",
-             args.host, sock.getsockname()[1], mode, note, app.config["DATA_DIR"])
+    how = "with the sensors off (taps only)" if mode == "off" else f"in {mode} mode{note}"
+    log.info("serving the kiosk on http://%s:%s %s; data in %s", args.host, sock.getsockname()[1], how,
+             app.config["DATA_DIR"])
 
     def stop(signum: int, _frame: Any) -> None:
         raise SystemExit(0)

@@ -265,7 +265,7 @@ def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
     reported on the page, never fatal.
     """
     setting = app.config["SENSORS"]
-    mode = detect_mode() if setting in ("auto", "off") else setting
+    mode = detect_mode() if setting == "auto" else setting  # "off": nothing simulated, nothing opened
     sensors = Sensors(mode, table, castle, _photo_keeper(app))
     table.watch(sensors.on_view)
     sensors.follow_holder()  # before the gates and the camera start: a round left with marbles in it is not empty
@@ -355,4 +355,5 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
                     on_change=sensors.publish_status)
     hub.start()
     sensors.camera = hub
-    log.info("camera %s started (%s)", source.name, "alone" if camera_only else "confirming the beams")
+    log.info("camera %s set up (%s); whether it gives pictures: the Camera page, /api/health", source.name,
+             "alone" if camera_only else "confirming the beams")
