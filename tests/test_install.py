@@ -496,3 +496,21 @@ def test_kiosk_starts_on_a_new_or_damaged_profile(desktop: dict[str, str], prefs
     status, log = _kiosk({**desktop, "DISPLAY": ":0", "XDG_STATE_HOME": str(Path(desktop["HOME"]) / "state")})
     assert status == 0 and profile.is_dir()
     assert f"--user-data-dir={profile}" in next(c for c in log if c.startswith("chromium")).split()
+
+
+def test_kiosk_help_and_an_unknown_option_start_nothing(desktop: dict[str, str]) -> None:
+    """`companion-kiosk --help` ran the kiosk (and waited two minutes for a compositor); an unknown option too."""
+    result = subprocess.run(["bash", str(KIOSK), "--help"], env=desktop, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "companion-kiosk --session" in result.stdout and calls(desktop) == []
+    result = subprocess.run(["bash", str(KIOSK), "--bogus"], env=desktop, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "unknown option --bogus" in result.stderr and calls(desktop) == []
+
+
+def test_the_install_names_commands_that_can_be_typed(system: dict[str, str]) -> None:
+    """Its last line named `companion-kiosk --session`, which is not on the PATH; --keep-releases without a number
+    said "line 277: 1: ..."."""
+    result = run(system)
+    assert result.returncode == 0, result.stderr
+    assert "as the desktop user: /opt/dragon-table/current/bin/companion-kiosk --session)" in result.stdout
+    result = run(system, "--keep-releases")
+    assert result.returncode == 1 and result.stderr.strip() == "install: error: --keep-releases needs a number from 1"
