@@ -196,7 +196,8 @@ class Model:
                 return [(ILLEGAL, "S7")]
             return [(ILLEGAL, "S1")] if self.out + 4 > 96 else []
         if kind == "burned":
-            if e["cause"] == "fire_breather" and self.facing():
+            burns_fours = any(n >= 4 for v, n in e["cards"].items() if v in ("4", "defender"))
+            if self.facing() and (e["cause"] == "fire_breather" or not burns_fours):  # facing: a 4 or a Defender
                 return [(ILLEGAL, "S7")]
             return [(ILLEGAL, "S1")] if self.out + sum(e["cards"].values()) > 96 else []
         raise AssertionError(kind)

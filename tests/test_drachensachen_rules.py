@@ -457,6 +457,17 @@ def test_s7_four_in_a_row_burns_the_pile_without_its_effect() -> None:
     schema_refused({"type": "burned", "cause": "four_in_a_row", "cards": {"10": 4}}, "cards")
 
 
+def test_s7_facing_a_pending_draw_only_fours_or_defenders_complete_four_in_a_row() -> None:
+    # ruling S7: the player facing the pending draw plays a 4 or a Defender, or draws; so only those end the draw by
+    # burning the pile four in a row
+    facing = play(started(), {"type": "four", "count": 2}, NEXT)
+    refused(facing, {"type": "burned", "cause": "four_in_a_row", "cards": {"6": 4, "4": 2}}, IllegalEventError, "S7")
+    defenders = play(facing, {"type": "burned", "cause": "four_in_a_row", "cards": {"defender": 4, "4": 2}})
+    assert view(defenders)["pending_draw"] == 0 and view(defenders)["cards_out_round"]["defender"] == 4
+    sixes = play(started(), {"type": "burned", "cause": "four_in_a_row", "cards": {"6": 4}})  # nothing pending
+    assert view(sixes)["cards_out_round"]["6"] == 4
+
+
 # ruling S8 ------------------------------------------------------------------------------------------------------
 
 

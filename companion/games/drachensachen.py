@@ -502,8 +502,8 @@ def _burned(state: DrachensachenState, current: Round, event: Mapping[str, Any])
     if cause == "fire_breather" and not cards.get("fire_breather"):
         raise IllegalEventError("cards", "a pile burned by a Fire-Breather holds that Fire-Breather")
     turn = _playing(state, current)
-    if cause == "fire_breather":
-        _not_facing(state, current, turn)
+    if cause == "fire_breather" or not {"4", "defender"} & {v for v, n in cards.items() if n >= 4}:
+        _not_facing(state, current, turn)  # S7: on a pending draw only a 4 or a Defender is played, so only they burn
     return _out(state, current, cards, clear=cause == "four_in_a_row")
 
 
