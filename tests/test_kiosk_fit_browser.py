@@ -329,6 +329,20 @@ SIDEWAYS = """() => { const box = document.querySelector('.breakdown-box');
                 [th.textContent.replaceAll('\u00ad', ''), Math.max(0, th.scrollWidth - th.clientWidth)])}; }"""
 
 
+#: The words of `sel`'s texts that a line break splits where they have no hyphen, soft or their own to break at.
+BROKEN_WORDS = """(sel) => [...document.querySelectorAll(sel)].flatMap((el) => {
+    const text = el.firstChild, words = [];
+    let at = 0;
+    for (const word of text.textContent.split(' ')) {
+        const range = document.createRange();
+        range.setStart(text, at);
+        range.setEnd(text, at + word.length);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (lines.size > 1 && !/[-\u00ad]/.test(word)) words.push(word);
+        at += word.length + 1;
+    }
+    return words; })"""
+
 #: Each player's name in the results table's header with the lines it takes and the most it may take: one more than
 #: the places it may break (a hyphen of its own, and the soft hyphen kit.js puts in a long part), never inside a part.
 HEADER_LINES = """() => [...document.querySelectorAll('#breakdown thead th:not(:first-child)')].map((th) => {
@@ -382,6 +396,23 @@ def test_a_long_results_table_shows_whole_rows_and_says_more_wait(open_page: Cal
     assert phone.evaluate(SIDEWAYS) == {"box": 0, "names": [[name, 0] for name in players]}, game_id
     broken = [(name, lines) for name, lines, most in phone.evaluate(HEADER_LINES) if lines > most]
     assert broken == [], f"{game_id}: names broken inside a part on a phone: {broken}"
+
+
+def test_a_long_name_in_a_row_label_breaks_at_a_hyphen_on_a_phone(open_page: Callable[..., Any], base: str) -> None:
+    """The results table's row labels ("Round 3 · Bartholomäus went out") broke a long name inside itself on a phone,
+    "Bartholomä" over "us", with no hyphen: it breaks at the soft hyphen kit.js puts in it, as the header's names."""
+    players = ["Bartholomäus", "Anna-Katharina", "Maximiliane", "Friedrich", "Konstantin"]
+    session = start_game(base, "drachensachen", players)
+    post_events(base, session, {"type": "starter", "player": players[0]})
+    for _ in range(3):  # 27 each but Bartholomäus, who goes out every round: the game ends
+        post_events(base, session, {"type": "went_out", "player": players[0]},
+                    *({"type": "coins", "player": p, "coins": 9} for p in players[1:]))
+    phone = open_page(*PHONE)
+    phone.goto(f"{base}/play/{session['id']}")
+    phone.wait_for_selector("#final:not([hidden])")
+    expect(phone.locator("#breakdown tbody th").first).to_contain_text("Round 1 · Bartho")
+    assert phone.evaluate(BROKEN_WORDS, "#breakdown tbody th") == [], "a word broken inside itself"
+    assert phone.evaluate("document.querySelector('#breakdown tbody th').getClientRects()[0].height") > 40  # it wraps
 
 
 def test_the_order_of_play_names_everyone_at_the_kiosk(open_page: Callable[..., Any], base: str) -> None:

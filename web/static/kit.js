@@ -635,7 +635,7 @@ function renderFinal(view, game, page) {
   table.replaceChildren(
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, view.breakdown_heading),
       ...view.players.map((p) => h("th", { scope: "col", style: { "--c": colourOf(view, p) } }, breakable(p))))),
-    h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, r.label || `Round ${r.round}`),
+    h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, breakable(r.label || `Round ${r.round}`)),
       ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),
     h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"),
       ...view.players.map((p) => h("td", {}, view.scores[p] ?? 0)))));
