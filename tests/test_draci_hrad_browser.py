@@ -255,7 +255,8 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
     expect(page.locator("#winners .winner")).to_have_text("Ben")
     expect(page.locator("#final-why")).to_have_text("Ben found the royal sceptre (+50), which ended the game. Treasure "
                                                     "and gold count, and the most win.")  # how, as every game says
-    assert page.locator("#breakdown tbody th").all_inner_texts() == ["Treasure", "Gold", "Sceptre"]
+    labels = [text.replace("\xad", "") for text in page.locator("#breakdown tbody th").all_inner_texts()]
+    assert labels == ["Treasure", "Gold", "Sceptre"]  # each may break at its soft hyphen
     expect(page.locator("#breakdown thead th").first).to_have_text("Points")  # the rows are no rounds
     assert page.locator("#breakdown tfoot td").all_inner_texts() == ["235", "250"]
 
