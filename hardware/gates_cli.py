@@ -60,11 +60,12 @@ def add_wiring_arguments(parser: argparse.ArgumentParser) -> None:
         "--pins", metavar="P1,...,P6",
         help="BCM pins of gates 1..6, comma-separated (default: "
              + ",".join(map(str, DEFAULT_PINS)) + ")")
-    parser.add_argument(
+    wiring = parser.add_mutually_exclusive_group()  # one wiring or the other
+    wiring.add_argument(
         "--external-pull-up", action="store_true",
         help="the lines have external pull-up resistors: no internal pull, "
              "a broken beam pulls the line low")
-    parser.add_argument(
+    wiring.add_argument(
         "--active-high", action="store_true",
         help="a broken beam drives the line high (e.g. 38 kHz light-barrier receivers): "
              "no internal pull, active high")

@@ -158,3 +158,11 @@ def test_gates_takes_the_pins_wiring_and_port_of_the_config_file(tmp_path: Path,
     config.write_text("[gates]\npins = [5]\n")
     assert main(["gates", "--once"]) == 2
     assert capsys.readouterr().err.startswith(f"companion gates: error: {config}: gates.pins")
+
+
+@pytest.mark.parametrize("command", ["serve", "gates", "doctor"])
+def test_two_wirings_at_once_are_refused(command: str, capsys: pytest.CaptureFixture) -> None:
+    """--active-high with --external-pull-up was taken silently as active-high."""
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--active-high", "--external-pull-up"])
+    assert stop.value.code == 2 and "not allowed with argument --active-high" in capsys.readouterr().err
