@@ -429,7 +429,8 @@ def test_the_table_chooses_the_iron_item_a_rust_worm_ruins(open_page: Callable[.
 
 def test_a_hero_alone_spends_the_torch_at_the_dark_corridor(open_page: Callable[..., Any], base: str) -> None:
     """Ruling H14 with one hero (H1): the corridor's wait was over before a torch could be tapped, and the round lost.
-    The page asks at the corridor whether the torch is spent there; Back asks again later, nothing sent."""
+    The page asks at the corridor whether the torch is spent there; Back asks again later, nothing sent. So at a
+    locked door with an opening spell."""
     session = new_game(base, ["Ada"])
     post(base, session, {"type": "buy", "player": "Ada", "item": "torch"})
     before = state(base, session)
@@ -448,3 +449,14 @@ def test_a_hero_alone_spends_the_torch_at_the_dark_corridor(open_page: Callable[
     after = state(base, session)
     assert after["state"]["round"] == before["state"]["round"] + 1 and after["state"]["missed_at"] == {}
     assert after["state"]["heroes"][0]["cards"] == {}
+    # the opening spell at a locked door: the door opens, and the move goes on through it (the rulebook's key)
+    post(base, session, {"type": "buy", "player": "Ada", "item": "opening_spell"})
+    expect(hero(page, "Ada")).to_contain_text("Opening spell")
+    page.click("[data-obstacle='locked_door']")
+    expect(asked).to_contain_text("Spent, the door opens: the heroes here go on through it now.")
+    expect(asked.locator("[data-answer='no']")).to_have_text("Keep it: stay, go back next move")
+    page.click("[data-answer='yes']")
+    expect(hero(page, "Ada")).not_to_contain_text("Opening spell")
+    opened = state(base, session)["state"]
+    assert opened["round"] == after["state"]["round"] and opened["turn"] == "Ada"
+    assert opened["heroes"][0]["wait_reason"] is None

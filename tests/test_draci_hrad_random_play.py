@@ -115,7 +115,11 @@ def played_on(event: dict[str, Any], before: HradState, after: HradState) -> lis
         item = {"dark_corridor": "torch", "locked_door": "opening_spell"}[event["obstacle"]]
         seat = before.seat(event["player"])
         assert after.heroes[seat].card_count(item) == before.heroes[seat].card_count(item) - 1
-        assert after.heroes[seat].waiting == 0 and after.heroes[seat].player not in dict(after.missed)
+        assert after.heroes[seat].waiting == 0 and after.heroes[seat].wait_reason is None
+        if item == "opening_spell":  # through the opened door the move goes on
+            assert after.turn == seat and after.round == before.round
+        else:  # the corridor lit: the move ends, and the mover is not passed over
+            assert after.heroes[seat].player not in dict(after.missed)
         answered.append("obstacle: spent")
     if before.last_fight is not None and before.last_fight.left_over and event["type"] != "remainder":
         if after.last_fight is None or not after.last_fight.left_over:

@@ -869,11 +869,13 @@ def test_h14_a_hero_alone_spends_the_torch_at_the_corridor() -> None:
 
 
 def test_h14_an_opening_spell_spent_at_the_door_opens_it_for_the_group_a_torch_lights_its_holder() -> None:
-    # ruling H14, and the rulebook's groups: "one opening spell is enough to open the door"
+    # ruling H14, and the rulebook's groups: "one opening spell is enough to open the door"; its locked door: with
+    # the key the hero "can continue in any direction", its dark corridor: with a torch "in the next move"
     state = play(new(("A", "B", "C")), *buy("A", "opening_spell", "torch"))
     opened = play(state, {"type": "obstacle", "player": "A", "obstacle": "locked_door", "group": ["B"], "spend": True})
     assert [hero(opened, p)["wait_reason"] for p in "AB"] == [None, None] and hero(opened, "A")["cards"] == {"torch": 1}
-    assert GAME.view(opened)["turn"] == "B"
+    assert GAME.view(opened)["turn"] == "A"  # through the door: the move goes on ("can continue in any direction")
+    assert GAME.view(play(opened, {"type": "treasure", "player": "A", "value": 10}))["turn"] == "B"
     lit = play(state, {"type": "obstacle", "player": "A", "obstacle": "dark_corridor", "group": ["B"], "spend": True})
     assert GAME.view(lit)["turn"] == "C" and lit.missed == (("B", "dark_corridor"),)  # no torch of B's was spent
 

@@ -62,8 +62,8 @@ EVENT_TYPES = (
               {"player": _NAME, "square": {"type": "string", "enum": ["tavern", "oracle"]}}, ("player", "square"),
               {"type": "stop", "player": "Ada", "square": "tavern"}, rule="H14"),
     EventType("obstacle", "Dark corridor, thick fog or locked door for the mover (and the group on the card); "
-              "ends the move; `spend`: the mover spends a torch (dark corridor) or an opening spell (locked door, "
-              "for the group) there and waits not (H14).",
+              "ends the move; `spend`: the mover spends a torch there (dark corridor: no wait) or an opening spell "
+              "(locked door: it opens for the group, who go on, the move not ended) (H14).",
               {"player": _NAME, "obstacle": {"type": "string", "enum": list(OBSTACLES)}, "group": _NAMES,
                "spend": {"type": "boolean"}},
               ("player", "obstacle"), {"type": "obstacle", "player": "Ada", "obstacle": "dark_corridor"},

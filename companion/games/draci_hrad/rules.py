@@ -139,7 +139,8 @@ OPENS = {"dark_corridor": "torch", "locked_door": "opening_spell"}
 def _obstacle(state: HradState, event: Mapping[str, Any]) -> HradState:
     """Dark corridor (miss 1 round unless a torch), thick fog (miss 2), locked door (stay, go back next move,
     unless an opening spell): ruling H14. Torch and spell are spent as the hero meets the obstacle (``spend``), or
-    by `use` while waiting: where no other hero moves meanwhile (a hero alone), the wait is over before any tap."""
+    by `use` while waiting: where no other hero moves meanwhile (a hero alone), the wait is over before any tap.
+    The obstacle ends the move, but a door opened by a spell: the heroes go on through it (the rulebook's key)."""
     seat = acting(state, event.get("player"))
     obstacle = event.get("obstacle")
     if obstacle not in OBSTACLES:
@@ -156,9 +157,9 @@ def _obstacle(state: HradState, event: Mapping[str, Any]) -> HradState:
         if not may_use(hero.card, item):
             raise IllegalEventError("H2", f"{hero.player}'s hero uses no magic objects")
         state = state.with_hero(seat, hero.with_count(item, hero.card_count(item) - 1))
-        # one opening spell opens the door for the group (rulebook: Moving in groups); a torch lights the way of
-        # the hero who holds it, the others wait (each may spend their own)
-        group = () if obstacle == "locked_door" else group[1:]
+        if obstacle == "locked_door":  # the door opens for the group (rulebook: Moving in groups), who go on now
+            return state  # (rulebook: "can continue in any direction he/she chooses")
+        group = group[1:]  # a torch lights the way of the hero who holds it, on the next move; the others wait
     rounds = state.door_rounds if obstacle == "locked_door" else OBSTACLES[obstacle]
     for member in group:
         state = state.with_hero(member, replace(state.heroes[member], waiting=rounds, wait_reason=obstacle))

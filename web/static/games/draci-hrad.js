@@ -424,9 +424,10 @@ async function obstacleEvent(s, hero, obstacle) {
   const item = OPENS[obstacle];
   if (!item || !hero.cards[item] || (MAGIC_CARDS.includes(item) && !hero.magic)) return event;
   const card = item === "torch" ? "a torch" : "an opening spell";
+  const corridor = obstacle === "dark_corridor";
   const spend = await confirm(`${hero.player} holds ${card}: spend it at the ${s.obstacles[obstacle].toLowerCase()}?`,
-    `Spend ${card}`, obstacle === "dark_corridor" ? "Wait a round" : "Keep it",
-    obstacle === "dark_corridor" ? "Spent, the hero goes on next move." : "Spent, the door opens for the heroes here.");
+    `Spend ${card}`, corridor ? "Keep it: wait a round" : "Keep it: stay, go back next move",
+    corridor ? "Spent, the hero goes on next move." : "Spent, the door opens: the heroes here go on through it now.");
   if (spend == null) return null;
   return spend ? { ...event, spend: true } : event;
 }
