@@ -189,3 +189,36 @@ def test_play_again_takes_the_cards_as_stored_now_and_the_game_links_to_them(ope
     page.click("#menu a[href='/heroes']")
     page.wait_for_url("**/heroes")
     page.wait_for_selector("body[data-ready='yes']")
+
+
+def test_home_keeps_the_game_being_set_up_while_the_hero_cards_are_copied(open_page: Callable[..., Any],
+                                                                          base: str) -> None:
+    """Home's note sends the table to copy the hero cards; coming back (Home, or Back) found the form empty: the game,
+    the seats and the heroes given out were to be chosen again."""
+    for name in ("Ada", "Ben"):
+        assert call(f"{base}/api/players", {"name": name})[0] == 201
+    page = open_page(800, 480)
+    page.goto(f"{base}/")
+    page.click("#game-choice [data-game='draci-hrad']")
+    page.click("#player-pool [data-player='Ada']")
+    page.click("#player-pool [data-player='Ben']")
+    page.locator("#opt-heroes [data-seat-option='1']").click()
+    page.click("#symbol-choice [data-choice='fist']")
+    expect(page.locator("#opt-heroes [data-seat-option='1']")).to_have_attribute("data-choice", "fist")
+    for way_back in ("home", "back"):
+        page.click("#edit-hero_cards")
+        page.wait_for_url("**/heroes")
+        page.wait_for_selector("body[data-ready='yes']")
+        if way_back == "home":
+            page.goto(f"{base}/")
+        else:
+            page.go_back()
+        expect(page.locator("#game-choice [data-game='draci-hrad']")).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("#seats [data-player]")).to_have_count(2)
+        assert page.locator("#seats [data-player]").evaluate_all("els => els.map(e => e.dataset.player)") == \
+            ["Ada", "Ben"]
+        expect(page.locator("#opt-heroes [data-seat-option='1']")).to_have_attribute("data-choice", "fist")
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+    page.goto(f"{base}/")  # once started, Home offers a fresh form
+    expect(page.locator("#start")).to_have_text("Choose a game")

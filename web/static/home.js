@@ -345,8 +345,10 @@ wire(startBtn, async () => {
   // colours chosen here, or given by seat, are remembered with the names before the game starts
   await Promise.all(seats.filter((s) => s.colour !== remembered(s.name)).map((s) => rememberColour(s.name, s.colour)));
   const result = await api("/api/sessions", { game: game.id, players: seats.map((s) => s.name), options: chosenOptions() });
-  if (result.ok) location.href = `/play/${result.data.id}`;
-  else refresh();
+  if (result.ok) {
+    game = null;  // started: the form is not kept (pagehide)
+    location.href = `/play/${result.data.id}`;
+  } else refresh();
 });
 
 // The last options of each game (gate names and symbols are remembered this way) and the players' colours.
@@ -371,10 +373,36 @@ function wireMore(section, open = false) {
 }
 wireMore($("running"));
 
+// ---- the new game being set up, kept while the page is left for a moment ---------------------------------------
+// The hero cards page (its note's "Copy the hero cards"), Devices or Camera, and Back: the game, the seats and the
+// options chosen are there again on return, for a while.
+
+const DRAFT = "dragon-table-new-game";
+const DRAFT_KEPT_MS = 30 * 60 * 1000;
+
+addEventListener("pagehide", () => {
+  try {
+    if (!game) sessionStorage.removeItem(DRAFT);
+    else sessionStorage.setItem(DRAFT, JSON.stringify({ at: Date.now(), game: game.id, seats, options, picks }));
+  } catch { /* no storage (a private window): the form starts afresh */ }
+});
+
+function restoreDraft() {
+  let draft = null;
+  try { draft = JSON.parse(sessionStorage.getItem(DRAFT) || "null"); } catch { return; }
+  if (!draft || Date.now() - draft.at > DRAFT_KEPT_MS || !games.some((g) => g.id === draft.game)) return;
+  chooseGame(draft.game);
+  seats.splice(0, seats.length, ...draft.seats.slice(0, game.max_players));
+  Object.assign(options, draft.options);
+  Object.assign(picks, draft.picks);
+  renderOptions();
+  refresh();
+}
+
 const abandoned = new URLSearchParams(location.search).get("abandoned");
 if (abandoned) toast(`Game ${abandoned} was abandoned.`);
 refresh();
-const ready = catchUp();
+const ready = catchUp().then(restoreDraft);
 
 // ---- games started or ended on another device ---------------------------------------------------------------
 // The home page has no stream: every few seconds it asks for itself again and, when the running games differ (a
