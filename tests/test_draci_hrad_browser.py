@@ -216,12 +216,12 @@ def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(ope
     expect(page.locator("#toast")).to_have_text("That ended Ben's move: Ada moves now.")
     expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("waits 1 · oracle")
     page.click("#hr-next")
-    expect(page.locator("#turn .phrase")).to_have_text(re.compile(r"^moves · \d+ gold · Ben missed this move$"))
-    expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("missed a move · oracle")
+    expect(page.locator("#turn .phrase")).to_have_text(re.compile(r"^moves · \d+ gold · Ben sat out a round$"))
+    expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("sat out a round · oracle")
     fits(page, "a move passed over at 800x480")
     tap_again(page, "#hr-next")  # Ben's move again: nobody missed it
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
-    expect(page.locator("#turn .phrase")).not_to_contain_text("missed")
+    expect(page.locator("#turn .phrase")).not_to_contain_text("sat out")
     expect(page.locator(".hr-badge.wait")).to_have_count(0)
 
 

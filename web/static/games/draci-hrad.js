@@ -64,9 +64,10 @@ function phrase(view) {
   if (s.antidote_choice) return "is poisoned: the antidote now, or Next";
   if (leftOver(s)) return "waits: who keeps the treasure left over?";
   if (hero?.waiting) return `waits (${WAIT[hero.wait_reason] || "held"}): tap Next`;
-  // a hero kept a round (ruling H14) is passed over by Next: said, or the turn seems not to have moved
+  // a hero kept a round (ruling H14) is passed over by Next: said, or the turn seems not to have moved (and a hero
+  // alone, the round seems to jump)
   const kept = Object.keys(s.missed_at);
-  const missed = kept.length ? ` · ${andList(kept)} missed this move` : "";
+  const missed = kept.length ? ` · ${andList(kept)} sat out a round` : "";
   return hero ? `moves · ${hero.gold} gold${missed}` : "";
 }
 
@@ -108,7 +109,7 @@ function heroCard(view, s, hero) {
     badges.push(h("span", { class: "hr-badge wait" }, `waits ${hero.waiting} · ${WAIT[hero.wait_reason] || "held"}`));
   }
   const keptAt = s.missed_at?.[hero.player];
-  if (keptAt) badges.push(h("span", { class: "hr-badge wait" }, `missed a move · ${WAIT[keptAt] || "held"}`));
+  if (keptAt) badges.push(h("span", { class: "hr-badge wait" }, `sat out a round · ${WAIT[keptAt] || "held"}`));
   if (hero.poisoned) badges.push(h("span", { class: "hr-badge poison" }, "poisoned"));
   if (hero.out) badges.push(h("span", { class: "hr-badge out" }, "out"));
   else if (!hero.can_attack) badges.push(h("span", { class: "hr-badge red" }, "no attack"));
