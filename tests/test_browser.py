@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 
 from tests.browser import (
     CONTRAST,
+    KIOSK,
     NOT_COUNTED,
     SMALL_TARGETS,
     WAIT_MS,
@@ -26,7 +27,7 @@ from tests.browser import (
     without_seq,
 )
 from tests.servers import call, serving
-from web.kiosk import plain_ago
+from web.kiosk import plain_ago, plain_started
 
 DIEGO = "diego-drachenzahn"
 SCREENS = [(800, 480), (1024, 600), (1280, 800), (768, 1024), (1024, 768), (390, 844)]
@@ -98,6 +99,13 @@ def test_when_last_played_in_plain_words() -> None:
     assert plain_ago(now - 20 * 3600, now) == "yesterday"
     assert plain_ago(now - 3 * 86400, now) == "3 days ago"
     assert plain_ago(now - 40 * 86400, now).startswith("on ")
+
+
+def test_when_a_game_started_in_plain_words() -> None:
+    now = time.mktime((2026, 3, 10, 18, 0, 0, 0, 0, -1))
+    assert plain_started(now - 3 * 3600 - 300, now) == "14:55"  # today: the time of day
+    assert plain_started(now - 20 * 3600, now) == "on 9 March"
+    assert plain_started(now - 400 * 86400, now) == "on 3 February 2025"
 
 
 def test_a_game_page_is_found_by_the_game_id(client: Any, app: Flask) -> None:
@@ -821,6 +829,36 @@ def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base
     page.goto(f"{base}/play/{session['id']}")
     expect(page.locator("#readonly")).to_contain_text("abandoned")
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")
+
+
+def test_a_game_is_put_away_from_home_after_a_confirmation(open_page: Callable[..., Any], base: str) -> None:
+    """Home could not put an unwanted game away: it had to be opened, and abandoned from its menu. Its cards alike
+    (the same game and players) are told apart by when each started."""
+    sessions = [new_game(base, ["Ada", "Ben"]) for _ in range(4)]
+    page = open_page(*KIOSK)
+    page.goto(base + "/")
+    expect(page.locator("#running .card")).to_have_count(4)
+    expect(page.locator(f"#running [data-session='{sessions[-1]['id']}'] .card-round")).to_have_text(
+        re.compile(r"^Round 1 of 6\s+· started \d\d:\d\d$"))
+    page.click("#put-away")
+    choices = page.locator("[data-put-away]")
+    expect(choices).to_have_count(4)  # the older ones behind "1 more unfinished game" too
+    page.click("button:text-is('Cancel')")
+    expect(choices).to_have_count(0)
+    victim = sessions[1]["id"]
+    page.click("#put-away")
+    page.click(f"[data-put-away='{victim}']")
+    page.click("[data-answer='no']")  # kept: nothing happens
+    assert call(f"{base}/api/sessions/{victim}")[1]["status"] == "running"
+    page.click("#put-away")
+    page.click(f"[data-put-away='{victim}']")
+    expect(page.locator(".dialog:has([data-answer])")).to_contain_text("Put Diego Drachenzahn of Ada, Ben away?")
+    page.click("[data-answer='yes']")
+    expect(page.locator("#toast")).to_have_text("Diego Drachenzahn of Ada, Ben was put away.")
+    expect(page.locator(f"#running [data-session='{victim}']")).to_have_count(0)
+    expect(page.locator("#running .card")).to_have_count(3)
+    assert call(f"{base}/api/sessions/{victim}")[1]["status"] == "abandoned"
+    assert all(call(f"{base}/api/sessions/{s['id']}")[1]["status"] == "running" for s in sessions if s["id"] != victim)
 
 
 def test_abandoning_a_game_that_ended_meanwhile_says_it_is_already_finished(open_page: Callable[..., Any],

@@ -101,6 +101,19 @@ def _ago(then: float | None) -> str:
     return plain_ago(then)
 
 
+def plain_started(then: float, now: float | None = None) -> str:
+    """When a game began, to tell two games of the same players apart: "17:05" today, else its day."""
+    when, today = datetime.fromtimestamp(then), date.fromtimestamp(time.time() if now is None else now)
+    if when.date() == today:
+        return f"{when:%H:%M}"
+    return f"on {when.day} {when:%B}" + ("" if when.year == today.year else f" {when.year}")
+
+
+@bp.app_template_filter("started")
+def _started(then: float) -> str:
+    return plain_started(then)
+
+
 @bp.app_context_processor
 def _globals() -> dict[str, Any]:
     sensors = current_app.extensions["sensors"]

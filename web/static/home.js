@@ -1,5 +1,5 @@
 // Home page: pick a game, seat the players by tap (each with a colour), set the options, start.
-import { PALETTE, SYMBOLS, api, button, dialog, explain, h, icon, keyboard, keypad, pickColour, toast, whenUntouched, wire } from "./kit.js";
+import { PALETTE, SYMBOLS, api, button, confirm, dialog, explain, h, icon, keyboard, keypad, pickColour, toast, whenUntouched, wire } from "./kit.js";
 
 let games = JSON.parse(document.getElementById("games-data").textContent);
 let players = JSON.parse(document.getElementById("players-data").textContent);
@@ -359,8 +359,11 @@ async function catchUp() {
   refresh();
 }
 
-// "N more unfinished games": the older unfinished games, shown in place or put back behind the button.
-function wireMore(section, open = false) {
+// "Carry on": "Put a game away…", and "N more unfinished games" (the older unfinished games, shown in place or put
+// back behind the button).
+function wireRunning(section, open = false) {
+  const away = section?.querySelector("#put-away");
+  if (away) wire(away, putAway);
   const more = section?.querySelector("#more-running");
   if (!more) return;
   const show = (shown) => {
@@ -371,7 +374,40 @@ function wireMore(section, open = false) {
   wire(more, () => show(more.getAttribute("aria-expanded") !== "true"));
   show(open);
 }
-wireMore($("running"));
+wireRunning($("running"));
+
+// ---- putting an unfinished game away (abandoned: looked at, not carried on) -------------------------------------
+
+/** A "Carry on" card in words: the game, the players, its round and when it began. */
+function cardWords(card) {
+  const names = [...card.querySelectorAll(".card-players li")].map((li) => li.childNodes[1]?.textContent.trim());
+  return { game: card.querySelector("strong").textContent.trim(), players: names.join(", "),
+           when: [card.querySelector(".card-round")?.textContent, card.querySelector(".card-when")?.textContent]
+             .filter(Boolean).join(" · ") };
+}
+
+async function putAway() {
+  const cards = [...document.querySelectorAll("#running .card[data-session]:not(.set-aside)")];
+  const id = await dialog((close) => [
+    h("p", { class: "big" }, "Put which game away?"),
+    h("p", { class: "muted" }, "It is kept as abandoned: it can be looked at, not carried on."),
+    h("div", { class: "put-away-list" }, ...cards.map((card) => {
+      const words = cardWords(card);
+      return button([h("strong", {}, `${words.game}: ${words.players}`), h("small", {}, words.when)],
+        { dataset: { putAway: card.dataset.session }, onTap: () => close(card.dataset.session) });
+    })),
+    h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
+  ]);
+  if (!id) return;
+  const words = cardWords(document.querySelector(`#running [data-session='${id}']`) || cards[0]);
+  if (!(await confirm(`Put ${words.game} of ${words.players} away?`, "Put it away", "Keep it", words.when))) return;
+  const view = await api(`/api/sessions/${id}`);
+  if (!view.ok) return;
+  const result = await api(`/api/sessions/${id}/abandon`, { expected_seq: view.data.seq });
+  if (!result.ok) return;
+  toast(`${words.game} of ${words.players} was put away.`);
+  followRunning();
+}
 
 // ---- the new game being set up, kept while the page is left for a moment ---------------------------------------
 // The hero cards page (its note's "Copy the hero cards"), Devices or Camera, and Back: the game, the seats and the
@@ -426,7 +462,7 @@ async function followRunning() {
     if (!fresh) { shown?.remove(); return; }
     const section = document.importNode(fresh, true);
     colourCards(section);
-    wireMore(section, shown?.querySelector("#more-running")?.getAttribute("aria-expanded") === "true");
+    wireRunning(section, shown?.querySelector("#more-running")?.getAttribute("aria-expanded") === "true");
     if (shown) shown.replaceWith(section);
     else $("new-game").before(section);
   });
