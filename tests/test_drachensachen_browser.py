@@ -214,13 +214,13 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     expect(page.locator("#toast")).to_contain_text("from 0 to 8")
     page.click("#keypad-keys [aria-label='delete']")
     keypad(page, 1)
-    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("loses 9")
+    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("loses 9 (12 capped at 10, less 1 for the 8s)")
     page.click("#ds-coins [data-coins='Cleo']")
     keypad(page, 4)
     keypad(page, 0)
     # round 2: the round's losses and the end check; Ada lost the most and starts (S5); Ben draws a hindrance
     expect(page.locator("#ds-last")).to_contain_text("Round 1: Ben went out")
-    expect(page.locator("#ds-last")).to_contain_text("(12, capped)")
+    expect(page.locator("#ds-last")).to_contain_text("loses 9 (12 capped at 10, less 1 for the 8s)")  # how it came
     expect(page.locator("#ds-last")).to_contain_text("Nobody has lost 21 yet")
     expect(score(other, "Ada")).to_have_text("9", timeout=WAIT_MS)
     assert score(other, "Cleo").inner_text() == "4"
@@ -502,7 +502,8 @@ def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[
     expect(page.locator("#ds-coins [data-player='Cleo']")).to_contain_text("0 coins, 0 8s → loses nothing")
     post(base, session, {"type": "coins", "player": "Dan", "coins": 5, "eights": 1})
     last = page.locator("#ds-last")
-    expect(last).to_contain_text("Ada gets 2 back, Cleo loses nothing, Dan loses 4.", timeout=WAIT_MS)
+    expect(last).to_contain_text("Ada gets 2 back (for the 8s), Cleo loses nothing, Dan loses 4 (5, less 1 for the "
+                                 "8s).", timeout=WAIT_MS)
     expect(last).not_to_contain_text("−")
     assert state(base, session)["scores"] == {"Ada": -2, "Ben": 0, "Cleo": 0, "Dan": 4}
 

@@ -15,7 +15,7 @@ const SHORT = { // in the order of the cards' values, the dragon last
   fast_dragon: "0: again",
   small_but_bold: "1 on a 9",
   surprise: "2: card taken",
-  carousel: "7: reverse",
+  carousel: "7: carousel",
   golden_feathers: "8s: coin back",
   revealing_secrets: "9: reserve",
   goblins_against_dragons: "Dragon: draw 1",
@@ -380,6 +380,15 @@ function lossOf(s, coins, eights) {
   return Math.min(s.round_cap, coins) - (s.golden_feathers ? eights || 0 : 0);
 }
 
+/** How a loss came from the coins (S3, golden feathers): " (12 capped at 10, less 2 for the 8s)", " (5, less 1 for
+ *  the 8s)", " (for the 8s)", or nothing where the loss is the coins. */
+function lossDetail(s, coins, eights) {
+  const back = s.golden_feathers && eights ? eights : 0;
+  const parts = [coins > s.round_cap ? `${coins} capped at ${s.round_cap}` : back && coins ? `${coins}` : "",
+    back ? `${coins ? `less ${back} ` : ""}for the 8s` : ""].filter(Boolean);
+  return parts.length ? h("small", {}, ` (${parts.join(", ")})`) : null;
+}
+
 /** A round's loss in words: "loses 3", "loses nothing", or with golden feathers, 8s worth more, "gets 2 back". */
 function lossWords(loss) {
   return loss > 0 ? `loses ${loss}` : loss < 0 ? `gets ${-loss} back` : "loses nothing";
@@ -401,8 +410,7 @@ function renderScoring(view, s) {
       return h("div", { class: `ds-coin-row${done ? " done" : ""}`, dataset: { player: p } },
         who(view, p, "who name"),
         done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${eights}`,
-          h("strong", {}, ` → ${lossWords(lossOf(s, coins, s.eights[p]))}`),
-          coins > s.round_cap ? h("small", {}, ` (capped at ${s.round_cap})`) : null)
+          h("strong", {}, ` → ${lossWords(lossOf(s, coins, s.eights[p]))}`), lossDetail(s, coins, s.eights[p]))
           : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p },
                                                             onTap: () => game.ask(() => enterCoins(view, p, feathers)) }));
     })));
@@ -429,8 +437,7 @@ function renderLast(view, s) {
   const parts = view.players.filter((p) => p !== last.finisher).map((p) => {
     const loss = last.losses[p];
     const coins = last.coins[p];
-    return [who(view, p), ` ${lossWords(loss)}`,
-      ...(coins > s.round_cap ? [h("small", {}, ` (${coins}, capped)`)] : [])];
+    return [who(view, p), ` ${lossWords(loss)}`, lossDetail(s, coins, last.eights[p])].filter(Boolean);
   });
   box.replaceChildren(h("strong", {}, `Round ${last.number}: `), who(view, last.finisher), " went out. ",
     ...parts.flatMap((part, i) => [i ? ", " : "", ...part]), ". ", ...endCheck(view, s));
