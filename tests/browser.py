@@ -172,6 +172,23 @@ CONTRAST = """(el) => {
     const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(rgb(getComputedStyle(box).backgroundColor))];
     return (Math.max(a, b) + .05) / (Math.min(a, b) + .05); }"""
 
+#: The words of the texts in each of `sel` that a line break splits where they have no hyphen, soft or their own, to
+#: break at ("Bartholomä" over "us", "Defend" over "er").
+BROKEN_WORDS = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVisibility()).flatMap((el) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT), words = [];
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        let at = 0;
+        for (const word of text.textContent.split(' ')) {
+            const range = document.createRange();
+            range.setStart(text, at);
+            range.setEnd(text, at + word.length);
+            const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+            if (lines.size > 1 && !/[-\u00ad]/.test(word)) words.push(word);
+            at += word.length + 1;
+        }
+    }
+    return words; })"""
+
 RULING_IN_WORDS = r"\([A-Z][0-9]{1,2}\)"
 
 

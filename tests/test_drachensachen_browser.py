@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import (
+    BROKEN_WORDS,
     NOT_COUNTED,
     WAIT_MS,
     call,
@@ -320,6 +321,8 @@ def test_the_screens_fit(open_page: Callable[..., Any], base: str, width: int, h
         if name == "play" and width == 800:
             for selector in TURN_CONTROLS:
                 in_view(page, selector)
+        if name == "play":
+            assert page.evaluate(BROKEN_WORDS, ".ds-tile-buttons .btn") == [], f"{where}: a word broken inside itself"
         if name == "scoring" and width != 390:
             in_view(page, "#ds-coins [data-coins='Dan']")
     # with two skipped players a Defender is offered for each of them
@@ -587,3 +590,12 @@ def test_of_two_players_the_carousel_gives_a_second_turn(open_page: Callable[...
     tap_again(page, "#ds-next")
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
     assert state(base, session)["state"]["turn"] == "Ben"
+
+
+def test_the_trackers_buttons_keep_their_words_whole_on_a_phone(open_page: Callable[..., Any], base: str) -> None:
+    """On a 390 px phone the pending draw's "Defender" read "Defend" over "er"."""
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session, 390, 844)
+    expect(page.locator("#ds-defend-pending")).to_have_text("Defender")
+    assert page.evaluate(BROKEN_WORDS, ".ds-tile-buttons .btn") == [], "a word broken inside itself"

@@ -13,7 +13,18 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
-from tests.browser import KIOSK, PHONE, fits, in_view, open_game, post_events, session_view, shoot, start_game
+from tests.browser import (
+    BROKEN_WORDS,
+    KIOSK,
+    PHONE,
+    fits,
+    in_view,
+    open_game,
+    post_events,
+    session_view,
+    shoot,
+    start_game,
+)
 from tests.test_drachen_wurf_browser import play_until
 from tests.test_final_screens_browser import played_to_the_end
 
@@ -328,20 +339,6 @@ SIDEWAYS = """() => { const box = document.querySelector('.breakdown-box');
             names: [...document.querySelectorAll('#breakdown thead th:not(:first-child)')].map((th) =>
                 [th.textContent.replaceAll('\u00ad', ''), Math.max(0, th.scrollWidth - th.clientWidth)])}; }"""
 
-
-#: The words of `sel`'s texts that a line break splits where they have no hyphen, soft or their own to break at.
-BROKEN_WORDS = """(sel) => [...document.querySelectorAll(sel)].flatMap((el) => {
-    const text = el.firstChild, words = [];
-    let at = 0;
-    for (const word of text.textContent.split(' ')) {
-        const range = document.createRange();
-        range.setStart(text, at);
-        range.setEnd(text, at + word.length);
-        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-        if (lines.size > 1 && !/[-\u00ad]/.test(word)) words.push(word);
-        at += word.length + 1;
-    }
-    return words; })"""
 
 #: Each player's name in the results table's header with the lines it takes and the most it may take: one more than
 #: the places it may break (a hyphen of its own, and the soft hyphen kit.js puts in a long part), never inside a part.
