@@ -460,3 +460,19 @@ def test_a_hero_alone_spends_the_torch_at_the_dark_corridor(open_page: Callable[
     opened = state(base, session)["state"]
     assert opened["round"] == after["state"]["round"] and opened["turn"] == "Ada"
     assert opened["heroes"][0]["wait_reason"] is None
+
+
+def test_a_hero_s_move_opens_where_the_hero_was_last_shown(open_page: Callable[..., Any], base: str) -> None:
+    """Every new move opened the City, though the heroes were in the castle: the table tapped Castle before every card.
+    A move opens where its hero was last shown, the City until then."""
+    session = new_game(base, ["Ada", "Ben"])
+    page = open_game(open_page, base, session, 800, 480)
+    expect(page.locator("[data-pane='city']")).to_have_attribute("aria-pressed", "true")
+    page.click("[data-pane='castle']")
+    page.click("[data-treasure='10']")  # ends Ada's move
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    expect(page.locator("[data-pane='city']")).to_have_attribute("aria-pressed", "true")  # Ben, still in the city
+    page.click("#hr-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    expect(page.locator("[data-pane='castle']")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#hr-castle")).to_be_visible()

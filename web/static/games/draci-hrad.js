@@ -29,9 +29,10 @@ const PANES = ["city", "castle", "fight", "bank"];
 const MAX_COPIES = 12; // copies of one card kind in the stock (the rules check again: H4)
 const MAX_PRICE = 99;
 
-/** Page-local choices (never events): the pane shown, the fight being set up. */
+/** Page-local choices (never events): the pane shown, the fight being set up, where each hero was last shown (the
+ *  city or the castle). */
 const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup: [], targets: [], keeper: null,
-                paneFor: null };
+                paneFor: null, where: {} };
 
 let game = null;
 
@@ -170,9 +171,11 @@ const fmt = (v) => (Array.isArray(v) ? v.join(", ") || "none" : String(v));
 function renderTabs(view, s) {
   const fighting = Boolean(s.fight);
   const hero = mover(s);
-  if (local.paneFor !== `${view.turn}|${fighting}`) { // a new move starts in the city; a fight shows itself
+  // a new move starts where its hero was last shown, the city or the castle (in the city until then); a fight shows
+  // itself
+  if (local.paneFor !== `${view.turn}|${fighting}`) {
     local.paneFor = `${view.turn}|${fighting}`;
-    local.pane = fighting ? "fight" : "city";
+    local.pane = fighting ? "fight" : local.where[view.turn] || "city";
     local.enemy = null; local.weapons = {}; local.group = []; local.treasureGroup = []; local.targets = [];
     local.keeper = null;
   }
@@ -180,7 +183,11 @@ function renderTabs(view, s) {
   const tab = (pane, label, full = label) => button(label, {
     cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane), "aria-label": full,
     reason: pane === "city" || pane === "castle" ? busy : null, rule: "H5",
-    onTap: () => { local.pane = pane; game.render(); } });
+    onTap: () => {
+      local.pane = pane;
+      if (pane === "city" || pane === "castle") local.where[view.turn] = pane;
+      game.render();
+    } });
   const [why, rule] = whyNot(s, hero);
   const spare = leftOver(s);
   const nextReason = fighting ? "The fight ends the move when it is over." : spare ? why : hero?.waiting ? null : hero ? null : why;
