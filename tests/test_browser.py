@@ -984,6 +984,27 @@ def test_the_simulation_badge_leads_to_the_virtual_marbles_at_the_kiosk(browser:
         context.close()
 
 
+def test_the_gates_panel_counts_a_new_round_from_none(browser: Any, sim_base: str) -> None:  # noqa: F811
+    """The panel's counts are the round's: once the next round began it still read the last round's marbles until a
+    marble rolled."""
+    _, session = call(f"{sim_base}/api/sessions", {"game": DIEGO, "players": ["Ada", "Ben"]})
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    try:
+        page = context.new_page()
+        page.goto(f"{sim_base}/play/{session['id']}")
+        page.wait_for_selector("body[data-ready='yes']")
+        assert call(f"{sim_base}/api/simulation/marble", {"gate": 5})[0] == 202
+        gate = page.locator("#gate-status li[data-gate='5']")
+        expect(gate).to_contain_text("5: 1 marble", timeout=WAIT_MS)
+        page.wait_for_function("() => document.querySelectorAll('#slots .slot.filled').length === 1")
+        post_events(sim_base, session, {"type": "marble", "gate": 5}, {"type": "marble", "gate": None},
+                    {"type": "guess", "player": "Ben", "gate": 5}, {"type": "reveal", "gate": 5})
+        expect(page.locator("#turn .turn-name")).to_have_text("Ben", timeout=WAIT_MS)  # round 2: Ben rolls
+        expect(gate).to_contain_text("5: 0 marbles")
+    finally:
+        context.close()
+
+
 def test_sensor_panel_rolls_marbles_seen_on_another_page(browser: Any, sim_base: str) -> None:  # noqa: F811
     _, session = call(f"{sim_base}/api/sessions", {"game": DIEGO, "players": ["Ada", "Ben", "Cleo"]})
     contexts = [browser.new_context(viewport={"width": 1024, "height": 600}) for _ in range(2)]

@@ -77,7 +77,10 @@ class Sensors:
             camera = {"ok": camera["camera"]["ok"], **camera}
         else:
             camera = {"ok": False, "error": self.camera_error or "the camera is off"}
-        return {"gates": gates, "camera": camera, "last_marble": self.last_marble}
+        # the round the gates' `round_marbles` count for ([session, round number]): a page showing a later round
+        # knows they are the round before's until the next marble
+        return {"gates": gates, "camera": camera, "last_marble": self.last_marble,
+                "round": list(self._round) if self._round else None}
 
     def _with_round_counts(self, gates: dict[str, Any]) -> dict[str, Any]:
         """Each gate's `round_marbles`: the marbles it has seen since the round that holds the castle began."""

@@ -287,6 +287,7 @@ function render(v, game) {
   view = v;
   const state = v.state;
   renderCastle(v);
+  if (lastSensors) renderSensors(lastSensors);  // a new round: its counts start at none
   if (!state) return; // set aside: today's rules cannot read this game; the notice says so
   renderLastRound(state);
   const cur = state.current;
@@ -330,8 +331,14 @@ function roundCount(status, gate, index) {
   return gate.round_marbles ?? status.round_marbles?.[index] ?? status.gates?.round_marbles?.[index] ?? null;
 }
 
+let lastSensors = null;
+
 function renderSensors(status) {
+  lastSensors = status;
   const gates = status.gates || {};
+  // the round the counts are for: a round begun since, its gates have seen none yet (the next marble says so too)
+  const counted = status.round, now = view?.state?.current;
+  const before = Boolean(counted && view && (counted[0] !== view.id || counted[1] !== now?.number));
   const camera = status.camera || {};
   const unsure = camera.ok && camera.unsure;
   // why the counts are unsure, on a line of its own under the camera's state, with the way to the Camera page
@@ -351,7 +358,7 @@ function renderSensors(status) {
     return;
   }
   list.replaceChildren(...gates.gates.map((g, i) => {
-    const perRound = roundCount(gates, g, i);
+    const perRound = before ? 0 : roundCount(gates, g, i);
     const n = perRound ?? g.marbles;
     return h("li", { class: g.stuck ? "warn" : g.flaky ? "flaky" : g.blocked ? "blocked" : "", dataset: { gate: g.gate } },
       icon(symbolOf(g.gate)), `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable"
