@@ -984,6 +984,21 @@ def test_the_simulation_badge_leads_to_the_virtual_marbles_at_the_kiosk(browser:
         context.close()
 
 
+def test_the_guesses_are_asked_clockwise_from_the_active_player(open_page: Callable[..., Any], base: str) -> None:
+    """With Ben rolling, the guesses were asked of Ada, then Cleo (seat order); round the table from Ben, Cleo's card
+    comes first."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post_events(base, session, *({"type": "marble", "gate": 1},) * 3, {"type": "reveal", "gate": 1},
+                {"type": "turned", "player": "Ben", "gate": 1}, {"type": "turned", "player": "Cleo", "gate": 2},
+                *({"type": "marble", "gate": 3},) * 3, {"type": "reveal", "gate": 3})
+    page = open_page()
+    page.goto(f"{base}/play/{session['id']}")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    rows = page.locator("#turned .guess-row")
+    expect(rows).to_have_count(2)
+    assert rows.evaluate_all("els => els.map((e) => e.dataset.player)") == ["Cleo", "Ada"]
+
+
 def test_the_gates_panel_counts_a_new_round_from_none(browser: Any, sim_base: str) -> None:  # noqa: F811
     """The panel's counts are the round's: once the next round began it still read the last round's marbles until a
     marble rolled."""

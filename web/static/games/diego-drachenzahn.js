@@ -201,11 +201,18 @@ function renderMarbles(game, cur, turnOver) {
                         onTap: () => game.send({ type: "marble", gate: null }, { counts: true }) })]));
 }
 
+/** The guessers' [player, value] pairs clockwise from the active player, as their cards come down round the table. */
+function clockwise(byPlayer) {
+  const n = view.players.length, active = view.players.indexOf(view.turn);
+  const fromActive = ([player]) => (view.players.indexOf(player) - active + n) % n;
+  return bySeat(view, byPlayer).sort((a, b) => fromActive(a) - fromActive(b));
+}
+
 function renderGuesses(game, cur, turnOver) {
   const step = $("guesses-step");
   step.hidden = !faceDown() || turnOver;
   if (step.hidden) return;
-  $("guesses").replaceChildren(...bySeat(view, cur.guessed).map(([player, done]) =>
+  $("guesses").replaceChildren(...clockwise(cur.guessed).map(([player, done]) =>
     h("div", { class: `guess-row${done ? " done" : ""}`, dataset: { player } },
       who(view, player, "who name"),
       done ? h("span", { class: "guessed" }, "✓ guessed")
@@ -259,7 +266,7 @@ function renderTurned(game, cur, turnOver) {
   const send = (player, extra) => game.send({ type: "turned", player, ...extra });
   $("turned").replaceChildren(
     ...(token ? [h("p", { class: "token-shown" }, "The token shows ", icon(symbolOf(token)), ` ${gateName(token)}`)] : []),
-    ...bySeat(view, cur.guessed).map(([player]) => {
+    ...clockwise(cur.guessed).map(([player]) => {
       const value = guesses[player];
       return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
         who(view, player, "who name"),
