@@ -387,19 +387,18 @@ function cardWords(card) {
 }
 
 async function putAway() {
-  const cards = [...document.querySelectorAll("#running .card[data-session]:not(.set-aside)")];
-  const id = await dialog((close) => [
+  const unfinished = [...document.querySelectorAll("#running .card[data-session]:not(.set-aside)")]
+    .map((card) => ({ id: card.dataset.session, ...cardWords(card) }));
+  const chosen = await dialog((close) => [
     h("p", { class: "big" }, "Put which game away?"),
     h("p", { class: "muted" }, "It is kept as abandoned: it can be looked at, not carried on."),
-    h("div", { class: "put-away-list" }, ...cards.map((card) => {
-      const words = cardWords(card);
-      return button([h("strong", {}, `${words.game}: ${words.players}`), h("small", {}, words.when)],
-        { dataset: { putAway: card.dataset.session }, onTap: () => close(card.dataset.session) });
-    })),
+    h("div", { class: "put-away-list" }, ...unfinished.map((one) =>
+      button([h("strong", {}, `${one.game}: ${one.players}`), h("small", {}, one.when)],
+        { dataset: { putAway: one.id }, onTap: () => close(one) }))),
     h("div", { class: "row" }, button("Cancel", { cls: "ghost", onTap: () => close(null) })),
   ]);
-  if (!id) return;
-  const words = cardWords(document.querySelector(`#running [data-session='${id}']`) || cards[0]);
+  if (!chosen) return;
+  const { id, ...words } = chosen;
   if (!(await confirm(`Put ${words.game} of ${words.players} away?`, "Put it away", "Keep it", words.when))) return;
   const view = await api(`/api/sessions/${id}`);
   if (!view.ok) return;
