@@ -690,9 +690,11 @@ export function startGame(page) {
   };
   const once = (key, write) => {
     const finger = tapNow;
-    if ((key === last.key && taps <= last.taps + 1 && performance.now() < last.at + DOUBLE_TAP_MS)
-        || (finger && secondHalf(finger, tapBefore))) {
+    const again = key === last.key && taps <= last.taps + 1 && performance.now() < last.at + DOUBLE_TAP_MS;
+    if (again || (finger && secondHalf(finger, tapBefore))) {
       last.taps = taps; // a third tap is the same double tap's
+      // a button just drawn under the finger: said, so that a quick tap meant for it is tapped again
+      if (!again) toast("Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it.");
       return Promise.resolve({ ok: false, status: 0, data: null, doubled: true });
     }
     const tap = { key, at: Infinity, taps };
