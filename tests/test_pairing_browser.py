@@ -135,6 +135,10 @@ def test_a_tablet_pairs_by_a_tap_on_the_kiosk_and_loses_it_when_revoked(
     device = kiosk.locator("#device-list .pair-device")
     expect(device).to_have_count(1, timeout=PATIENCE_S * 1000)
     assert "iPad" in device.inner_text() and "last seen" in device.inner_text()
+    # the times as Home says them ("started 17:51"), not the browser's "12/6/26, 6:22 PM"
+    assert re.search(r"paired \d\d:\d\d · last seen \d\d:\d\d", device.inner_text()), device.inner_text()
+    agent = device.locator(".pair-agent")  # the browser's own words on one line, its name above says which it is
+    assert agent.evaluate("(el) => el.getBoundingClientRect().height < 2 * parseFloat(getComputedStyle(el).fontSize)")
     qr = kiosk.locator("img.pair-qr")
     expect(qr).to_be_visible()
     # visible is not yet drawn: on a loaded machine the screenshot may come before the picture has loaded

@@ -19,12 +19,17 @@ async function quietGet(path) {
   }
 }
 
+/** A time as Home says it: "18:22" (a 24-hour clock, whatever the browser's language), a day before today "on 5
+ *  December 18:22". */
+const clock = (date) => new Date(date * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit",
+                                                                        hourCycle: "h23" });
+
 function when(date) {
   if (!date) return "never";
-  return new Date(date * 1000).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+  const day = new Date(date * 1000);
+  if (day.toDateString() === new Date().toDateString()) return clock(date);
+  return `on ${day.toLocaleDateString("en-GB", { day: "numeric", month: "long" })} ${clock(date)}`;
 }
-
-const clock = (date) => new Date(date * 1000).toLocaleTimeString([], { timeStyle: "short" });
 
 // ---- a device that watches only ----
 function setupSpectator() {
@@ -215,7 +220,7 @@ async function loadDevices() {
     list.replaceChildren(...data.devices.map((device) => h("li", { class: "pair-device", dataset: { device: device.id } },
       h("span", { class: "pair-who" }, h("strong", {}, device.name),
         h("small", {}, `paired ${when(device.paired)} · last seen ${when(device.last_seen)} · ${device.address}`),
-        h("small", { class: "muted" }, device.user_agent)),
+        h("small", { class: "muted pair-agent", title: device.user_agent }, device.user_agent)),
       h("span", { class: "row" }, h("button", { class: "btn", onclick: () => rename(device) }, "Name…"),
         h("button", { class: "btn", onclick: () => revoke(device) }, "Revoke")))));
     document.getElementById("no-devices").hidden = data.devices.length > 0;
