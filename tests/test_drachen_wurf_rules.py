@@ -535,7 +535,9 @@ def test_a_two_player_game() -> None:
     assert view["hoards"]["Ben"]["rows"] == [[tile_id(1, 1)], [tile_id(3, 3)]]
     assert view["scores"] == {"Ada": 1 + 2, "Ben": 2 + 0}
     assert view["removed"] == [tile_id(2, 2), tile_id(4, 4), tile_id(5, 2), tile_id(6, 2)]
-    assert view["breakdown"] == [{"round": 1, "label": "Round 1", "points": {"Ada": 2, "Ben": 0}}]
+    assert view["breakdown"] == [{"round": 0, "label": "Start: an egg each", "points": {"Ada": 1, "Ben": 1}},
+                                 {"round": 1, "label": "Round 1", "points": {"Ada": 1, "Ben": -1}}]
+    assert view["breakdown_heading"] == "Score change"  # a round may take points: a tile stolen, an egg spent
     assert json.loads(json.dumps(view)) == view
 
 

@@ -187,6 +187,10 @@ OPTIONS = (
 )
 
 
+START_EGGS = 1
+"""The eggs each player starts with (W1): a point each before the first flip."""
+
+
 def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> WurfState:
     """A new game: every tile face down, 1 egg each and the rest in the supply (W1); seat 0 starts."""
     count = len(players)
@@ -206,7 +210,7 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> WurfState:
         bases=((),) * count,
         hoards=((),) * count,
         removed=(),
-        eggs=(1,) * count,
+        eggs=(START_EGGS,) * count,
         supply=EGGS - count,
         turn=Turn(number=1, seat=0, stage="flip"),
     )
@@ -567,8 +571,9 @@ def view(state: WurfState) -> dict[str, Any]:
     if finished:
         best = max(live)
         winners = [p for p, s in zip(players, live, strict=True) if s == best]  # W7: ties share the win
-    previous = (0,) * len(players)
-    breakdown = []
+    # how each round changed the score (a tile stolen, an egg spent: less), after the eggs each started with
+    previous = (START_EGGS,) * len(players)
+    breakdown = [{"round": 0, "label": "Start: an egg each", "points": dict.fromkeys(players, START_EGGS)}]
     for number, totals in enumerate(state.rounds, start=1):
         breakdown.append({"round": number, "label": f"Round {number}",
                           "points": {p: a - b for p, a, b in zip(players, totals, previous, strict=True)}})
@@ -581,6 +586,7 @@ def view(state: WurfState) -> dict[str, Any]:
         "scores": dict(zip(players, live, strict=True)),
         "turn": players[turn.seat] if turn else None,
         "breakdown": breakdown,
+        "breakdown_heading": "Score change",
         "players": list(players),
         "colour_names": list(state.colour_names),
         "landscape_names": list(state.landscape_names),
