@@ -15,7 +15,18 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
-from tests.browser import KIOSK, PHONE, WAIT_MS, fits, in_view, open_game, shoot, start_game, without_reference
+from tests.browser import (
+    KIOSK,
+    PHONE,
+    WAIT_MS,
+    fits,
+    in_view,
+    open_game,
+    post_events,
+    shoot,
+    start_game,
+    without_reference,
+)
 from tests.servers import call, serving
 from tests.waiting import wait_for
 
@@ -47,7 +58,9 @@ def test_the_camera_page_says_counts_are_unsure_until_a_reference_is_taken(
     expect(page.locator("#unsure")).to_be_hidden(timeout=WAIT_MS)
     expect(page.locator("#seen .seen-unsure")).to_have_count(0, timeout=WAIT_MS)  # the empty castle, read sure
     expect(page.locator("#seen")).not_to_contain_text(re.compile("unsure", re.I))
-    expect(page.locator("#next-step")).to_have_text("Ready: a marble rolled into a gate shows in Seen, under State.")
+    # taken while the round holds marbles: ready, with that doubt until the round is over
+    expect(page.locator("#next-step")).to_contain_text("Ready, with a doubt: the empty reference was taken while the "
+                                                       "round held marbles.")
     expect(page.locator("#facts")).to_contain_text("Empty reference taken a moment ago")
 
 
@@ -326,3 +339,17 @@ def test_a_camera_ready_but_in_doubt_does_not_say_ready_alone(open_page: Callabl
     page.goto(f"{base}/camera")
     expect(page.locator("#next-step")).to_have_text("Ready, with a doubt: see the note above.", timeout=WAIT_MS)
     expect(page.locator("#unsure")).to_contain_text("gate 3 is left to the beams")
+
+
+def test_the_camera_page_doubts_a_reference_taken_while_the_round_held_marbles(
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    """Taken "anyway" while the round's marbles were still in the gates, the reference holds them: the page said
+    "Ready" and saw none until the round was over and they were out."""
+    session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
+    post_events(base, session, {"type": "marble", "gate": 2})
+    assert call(f"{base}/api/camera/reference", {"anyway": True})[0] == 200
+    page = open_page()
+    page.goto(f"{base}/camera")
+    expect(page.locator("#next-step")).to_have_text(
+        "Ready, with a doubt: the empty reference was taken while the round held marbles. Any still in a gate the "
+        "camera cannot see: take it again once the gates are empty.", timeout=WAIT_MS)

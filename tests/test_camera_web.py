@@ -172,6 +172,11 @@ def test_the_empty_reference_is_refused_with_marbles_in_the_gates_unless_a_perso
     assert sensors.camera.reference.get() is before  # nothing changed
     taken = client.post("/api/camera/reference", json={"anyway": True})
     assert taken.status_code == 200 and sensors.camera.reference.get() is not before
+    # taken while the round holds marbles: the page says it may hold them, until the round is over
+    assert client.get("/api/camera").get_json()["reference_in_round"] is True
+    for event in ({"type": "reveal", "gate": 3}, {"type": "turned", "player": "Ben", "gate": 3}):  # the next round
+        assert client.post(f"/api/sessions/{session['id']}/events", json=event).status_code == 200
+    wait_for(lambda: client.get("/api/camera").get_json()["reference_in_round"] is False)
 
 
 def test_calibration_by_tap_is_validated_and_saved(make_app: Callable[..., Flask], tmp_path: Any) -> None:

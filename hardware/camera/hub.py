@@ -268,6 +268,7 @@ class CameraHub:
         self._timer: threading.Timer | None = None
         self._marbles_seen = 0  # marbles the gates saw: a confirmation reads for the last of them only
         self._missed = False  # the last confirmation found the camera down
+        self._taken_in_round = False  # the empty reference taken "anyway" while the round held marbles
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._rest_reported: tuple[tuple[tuple[int, ...], int], tuple[bool, ...]] | None = None  # (seen, flags)
@@ -439,9 +440,11 @@ class CameraHub:
                 raise NotEmpty(f"The camera sees {seen} marble{'s' if seen > 1 else ''} in the gates: take "
                                f"{'them' if seen > 1 else 'it'} out of the castle first (or, if the gates are empty "
                                "and the camera is wrong, take it anyway).")
+        in_round = not self._round_empty()
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions, self._moved_note = self._moved, None
+        self._taken_in_round = in_round  # the page says it until the round is over
         self._changed()
         return self.reference.status()
 
@@ -624,6 +627,9 @@ class CameraHub:
         while not self._stop.wait(self._interval):
             if self._missed and self._round_empty():
                 self._set_missed(False)  # the round was scored by its gates meanwhile
+            if self._taken_in_round and self._round_empty():  # that round is over: what the reference holds shows
+                self._taken_in_round = False  # in `reference_holds` once the marbles are out
+                self._changed()
             # The last picture of a camera that is down or hangs is not read again: it would look like marbles at
             # rest, or like empty gates. The pages are told when the camera stops or starts giving pictures (a
             # camera that hangs says nothing itself).
@@ -829,6 +835,7 @@ class CameraHub:
                 "unsure": self._unsure_note(),
                 "unsure_cause": self._unsure_cause(),
                 "reference_holds": self._reference_holds(),
+                "reference_in_round": self._taken_in_round,
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,

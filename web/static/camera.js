@@ -145,6 +145,10 @@ function nextStep(s) {
     return "Next: the marble's size. Anchor to the 4 markers, or put one marble in a gate and press Tap one resting "
       + "marble.";
   }
+  if (s.reference_in_round) {
+    return "Ready, with a doubt: the empty reference was taken while the round held marbles. Any still in a gate "
+      + "the camera cannot see: take it again once the gates are empty.";
+  }
   if (s.unsure) return "Ready, with a doubt: see the note above.";
   return "Ready: a marble rolled into a gate shows in Seen, under State.";
 }
