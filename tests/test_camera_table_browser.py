@@ -353,3 +353,23 @@ def test_the_camera_page_doubts_a_reference_taken_while_the_round_held_marbles(
     expect(page.locator("#next-step")).to_have_text(
         "Ready, with a doubt: the empty reference was taken while the round held marbles. Any still in a gate the "
         "camera cannot see: take it again once the gates are empty.", timeout=WAIT_MS)
+
+
+def test_the_frozen_picture_is_whole_on_the_kiosk_screen_under_a_note(
+        open_page: Callable[..., Any], base: str, camera_app: Flask) -> None:
+    """At 800x480 a note above the page (here: no empty reference yet) pushed the frozen picture's lowest quarter
+    below the screen while one marble was to be tapped: a marble at the castle's front could not be tapped."""
+    without_reference(camera_app)
+    page = open_page(*KIOSK)
+    page.goto(f"{base}/camera")
+    expect(page.locator("#unsure")).to_be_visible(timeout=WAIT_MS)
+    page.click("#measure")
+    page.wait_for_selector("#calib:not([hidden])", timeout=WAIT_MS)
+    page.wait_for_function("() => document.getElementById('calib').getBoundingClientRect().bottom <= innerHeight")
+    for selector in ("#calib", "#measure-cancel"):
+        in_view(page, selector)
+    header, top = page.evaluate("[document.querySelector('header.bar').getBoundingClientRect().bottom,"
+                                " document.getElementById('calib').getBoundingClientRect().top]")
+    assert header <= top, f"the picture's top ({top} px) under the header ({header} px)"
+    page.click("#measure-cancel")
+    expect(page.locator("#unsure")).to_be_visible()  # the note back once the tapping ends

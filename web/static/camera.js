@@ -254,6 +254,11 @@ function freeze(forMarble) {
     window.scrollTo(0, 0);
     if (forMarble) canvas.getContext("2d").drawImage(snapshot, 0, 0); else draw();
     calibrationStep(); // the picture is frozen for tapping: no preview until it ends
+    // a note above the page (no reference yet, a doubt) pushes the picture's foot below the screen: brought up whole
+    requestAnimationFrame(() => {
+      const below = canvas.getBoundingClientRect().bottom - innerHeight;
+      if (below > 0) window.scrollBy(0, Math.ceil(below) + 1);
+    });
   };
   img.onerror = () => toast("The camera has no picture to tap on yet.", "error");
   img.src = `/camera/snapshot.jpg?t=${Date.now()}`;
