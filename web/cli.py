@@ -126,11 +126,8 @@ def serve(args: argparse.Namespace) -> int:
 
     try:
         app = create_app(app_config(args))
-    except ValueError as err:  # GateConfigError and other configuration mistakes: one line, no traceback
-        print(f"companion: cannot start: {err}", file=sys.stderr)
-        return BAD_SETTINGS
-    except NewerDatabase as err:  # a backup of a newer release restored, or a release rolled back
-        print(f"companion: cannot start: {err}", file=sys.stderr)
+    except (ValueError, NewerDatabase) as err:  # a configuration mistake (GateConfigError...), or a log of a newer
+        print(f"companion: cannot start: {err}", file=sys.stderr)  # release (restored, or rolled back): one line
         return BAD_SETTINGS
     except (OSError, sqlite3.Error) as err:  # not a folder, not writable, no such place
         print(f"companion: cannot start: cannot keep the session log in the data folder {args.data}: {err}. "

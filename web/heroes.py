@@ -5,6 +5,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, jsonify, render_template
 
+from companion.games.base import listed
 from companion.games.draci_hrad.catalogue import CARD_LIMITS, HERO_NAMES, HEROES, RESTRICTED
 from companion.hero_store import HeroCardStore
 
@@ -26,8 +27,7 @@ def not_copied() -> str | None:
         return None
     if len(missing) == len(HEROES):
         return "No hero card is copied from the physical cards yet: the heroes play with placeholder numbers."
-    names = f"{', '.join(missing[:-1])} and {missing[-1]}" if len(missing) > 1 else missing[0]
-    return f"Not copied from the physical cards yet: {names}, who play with placeholder numbers."
+    return f"Not copied from the physical cards yet: {listed(missing)}, who play with placeholder numbers."
 
 
 @bp.get("/heroes")

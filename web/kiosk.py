@@ -51,6 +51,11 @@ def plain_ago(then: float | None, now: float | None = None) -> str:
         return "yesterday"
     if days < 7:
         return f"{days} days ago"
+    return _on_day(then, now)
+
+
+def _on_day(then: float, now: float) -> str:
+    """The day of `then`, as a person says it: "on 3 December", with its year when not this one."""
     when = datetime.fromtimestamp(then)
     same_year = when.year == datetime.fromtimestamp(now).year
     return f"on {when.day} {when.strftime('%B')}" + ("" if same_year else f" {when.year}")
@@ -103,10 +108,10 @@ def _ago(then: float | None) -> str:
 
 def plain_started(then: float, now: float | None = None) -> str:
     """When a game began, to tell two games of the same players apart: "17:05" today, else its day."""
-    when, today = datetime.fromtimestamp(then), date.fromtimestamp(time.time() if now is None else now)
-    if when.date() == today:
-        return f"{when:%H:%M}"
-    return f"on {when.day} {when:%B}" + ("" if when.year == today.year else f" {when.year}")
+    now = time.time() if now is None else now
+    if date.fromtimestamp(then) == date.fromtimestamp(now):
+        return f"{datetime.fromtimestamp(then):%H:%M}"
+    return _on_day(then, now)
 
 
 @bp.app_template_filter("started")
