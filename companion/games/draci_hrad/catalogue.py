@@ -155,6 +155,7 @@ TAVERN = 5
 ORACLE = 3
 OBSTACLES = {"dark_corridor": 1, "thick_fog": 2, "locked_door": 0}  # rounds missed (ruling H14)
 OBSTACLE_NAMES = {"dark_corridor": "Dark corridor", "thick_fog": "Thick fog", "locked_door": "Locked door"}
+OPENS = {"dark_corridor": "torch", "locked_door": "opening_spell"}  # the card that passes it unwaited (ruling H14)
 BOW_AGAINST_DRAGON = ("neira", "arspel")  # ruling H7
 
 

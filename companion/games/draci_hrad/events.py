@@ -18,6 +18,7 @@ from .catalogue import (
     MAX_COPIES,
     MAX_STOCK_PRICE,
     OBSTACLES,
+    OPENS,
     TREASURES,
     WEAPONS,
     hero_cards,
@@ -25,7 +26,7 @@ from .catalogue import (
 )
 from .checks import end_move
 from .combat import dice_needed, standing, who_strikes
-from .rules import MAX_GOLD, OPENS, OVERRIDE_FIELDS
+from .rules import MAX_GOLD, OVERRIDE_FIELDS
 from .state import HradState
 
 OPTIONS = (

@@ -24,6 +24,7 @@ from .catalogue import (
     MAX_COPIES,
     MAX_STOCK_PRICE,
     OBSTACLES,
+    OPENS,
     ORACLE,
     START_GOLD,
     TAVERN,
@@ -130,10 +131,6 @@ def _group(state: HradState, mover: int, names: Any) -> tuple[int, ...]:
     for seat in seats:
         able(state, seat)
     return (mover, *seats)
-
-
-OPENS = {"dark_corridor": "torch", "locked_door": "opening_spell"}
-"""The card a hero spends to pass an obstacle without its wait (ruling H14)."""
 
 
 def _obstacle(state: HradState, event: Mapping[str, Any]) -> HradState:

@@ -15,6 +15,7 @@ from .catalogue import (
     HERO_NAMES,
     IRON,
     OBSTACLE_NAMES,
+    OPENS,
     ORACLE,
     SCEPTRE_POINTS,
     SQUARE_NAMES,
@@ -58,6 +59,7 @@ def view(state: HradState) -> dict[str, Any]:
         "shop": _shop(state),
         "city": {"tavern": TAVERN, "oracle": ORACLE},
         "obstacles": OBSTACLE_NAMES,
+        "obstacle_cards": OPENS,  # the card a hero may spend there instead of waiting (ruling H14)
         "treasures": list(TREASURES),
         "enemies": [{"id": e.id, "name": e.name, "attacks": list(e.attacks), "defence": e.defence,
                      "lives": e.lives, "treasure": e.treasure, "first": e.first, "skunk": e.skunk,

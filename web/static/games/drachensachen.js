@@ -383,9 +383,11 @@ function lossOf(s, coins, eights) {
 /** How a loss came from the coins (S3, golden feathers): " (12 capped at 10, less 2 for the 8s)", " (5, less 1 for
  *  the 8s)", " (for the 8s)", or nothing where the loss is the coins. */
 function lossDetail(s, coins, eights) {
-  const back = s.golden_feathers && eights ? eights : 0;
-  const parts = [coins > s.round_cap ? `${coins} capped at ${s.round_cap}` : back && coins ? `${coins}` : "",
-    back ? `${coins ? `less ${back} ` : ""}for the 8s` : ""].filter(Boolean);
+  const back = s.golden_feathers ? eights || 0 : 0;
+  const parts = [];
+  if (coins > s.round_cap) parts.push(`${coins} capped at ${s.round_cap}`);
+  else if (back && coins) parts.push(`${coins}`);
+  if (back) parts.push(coins ? `less ${back} for the 8s` : "for the 8s");
   return parts.length ? h("small", {}, ` (${parts.join(", ")})`) : null;
 }
 

@@ -422,14 +422,11 @@ function renderCastle(view, s) {
   ].filter(Boolean));
 }
 
-/** The card that passes an obstacle without its wait (ruling H14). */
-const OPENS = { dark_corridor: "torch", locked_door: "opening_spell" };
-
 /** The obstacle the mover met; where the hero holds the card that passes it, the table says whether it is spent
  *  there (ruling H14; a hero alone has no later moment to spend it: the wait is over at once). Null: cancelled. */
 async function obstacleEvent(s, hero, obstacle) {
   const event = { type: "obstacle", player: hero.player, obstacle };
-  const item = OPENS[obstacle];
+  const item = s.obstacle_cards[obstacle];
   if (!item || !hero.cards[item] || (MAGIC_CARDS.includes(item) && !hero.magic)) return event;
   const card = item === "torch" ? "a torch" : "an opening spell";
   const corridor = obstacle === "dark_corridor";
