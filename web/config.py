@@ -260,8 +260,7 @@ def apply_by_hand(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
     command line left them; the file read, or None (ConfigError)."""
     path = by_hand_path(getattr(args, "config", None))
     if path is not None:
-        defaults = {action.dest: action.default for action in _subparser(parser, args.command)._actions}
-        apply_to_args(args, load(path), defaults)
+        _lay_over(args, parser, path)
     return path
 
 
@@ -333,10 +332,14 @@ def apply_config_file(args: argparse.Namespace, parser: argparse.ArgumentParser)
     """`serve --config FILE` / $COMPANION_CONFIG: read the file and lay it over ``args`` (ConfigError)."""
     path = config_path(getattr(args, "config", None))
     args.app_config = {}
-    if path is None:
-        return
-    defaults = {action.dest: action.default for action in _subparser(parser, "serve")._actions}
-    apply_to_args(args, load(Path(path)), defaults)
+    if path is not None:
+        _lay_over(args, parser, path)
+
+
+def _lay_over(args: argparse.Namespace, parser: argparse.ArgumentParser, path: str) -> None:
+    """The file at ``path`` laid over the options of ``args.command`` that its command line left at their defaults."""
+    defaults = {action.dest: action.default for action in _subparser(parser, args.command)._actions}
+    apply_to_args(args, load(path), defaults)
 
 
 def _subparser(parser: argparse.ArgumentParser, command: str) -> argparse.ArgumentParser:
