@@ -13,7 +13,7 @@ from flask import Flask
 from jinja2 import ChoiceLoader, DictLoader
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, PHONE, fits, in_view, shoot
+from tests.browser import KIOSK, PHONE, fits, in_view, shoot, start_game
 from tests.relay import forwarder
 from tests.servers import call, serving
 from tests.waiting import PATIENCE_S, wait_for
@@ -359,6 +359,24 @@ def test_an_unpaired_device_is_told_why_it_sees_no_camera_picture(two_screens: C
     expect(tablet.locator("#toast")).to_contain_text("pair this device")
     assert asked == [], asked
     expect(tablet.locator("[data-pair-button]")).to_be_visible()
+
+
+def test_an_unpaired_device_does_not_ask_for_the_rounds_camera_photo(
+        two_screens: Callable[[], tuple[Any, Any, str, str]], kiosk_app: Flask) -> None:
+    """A Diego round the camera read shows its photo on the table's screen. An unpaired tablet's page asked for it too,
+    and was refused each time the round changed (a 403 in its console)."""
+    kiosk, tablet, base, tablet_base = two_screens()
+    game = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
+    kiosk_app.extensions["table"].submit(game["id"], {"type": "camera", "counts": [1, 0, 0, 0, 0, 0]}, source="camera")
+    asked: dict[str, list[str]] = {"kiosk": [], "tablet": []}
+    for name, page, at in (("kiosk", kiosk, base), ("tablet", tablet, tablet_base)):
+        page.on("request", lambda r, n=name: asked[n].append(r.url) if "/camera/confirmation/" in r.url else None)
+        page.goto(f"{at}/play/{game['id']}")
+        page.wait_for_selector("body[data-ready='yes']")
+        expect(page.locator("#marbles .slot.filled")).to_have_count(1)  # the round drawn, its photo asked for here
+        assert page.evaluate("async () => (await fetch('/api/health')).status") == 200  # a round trip after it
+    assert len(asked["kiosk"]) == 1, asked  # the table's screen shows it: the test sees the page ask
+    assert asked["tablet"] == [], asked
 
 
 def test_a_table_without_spectators_sends_a_paired_tablet_back_to_its_game(browser: Any,  # noqa: F811

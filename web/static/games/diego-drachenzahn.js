@@ -311,11 +311,12 @@ function render(v, game) {
 }
 
 /** The camera's photo of the round, shown once it has loaded: it is kept in memory only, so after a restart it is
- *  gone, and no broken picture shows. */
+ *  gone, and no broken picture shows. A device not paired may not see it (pairing.js says which this is): it does not
+ *  ask. */
 function renderPhoto(url) {
   const open = $("photo-open");
   const photo = $("photo");
-  if (!url) {
+  if (!url || document.body.dataset.trust === "spectator") {
     open.hidden = true;
     delete photo.dataset.want;
     return;
