@@ -435,3 +435,27 @@ def test_abandoning_a_finished_game_says_it_is_already_finished(client: FlaskCli
                                             "only an unfinished game is abandoned")
         assert body["session"]["status"] == "finished" and body["session"]["seq"] == finished["seq"]
     assert client.get(url).get_json() == finished  # nothing changed
+
+
+def test_play_again_joins_only_the_game_play_again_started(client: FlaskClient) -> None:
+    """"Play again" on a finished game starts its next game once: a second device's tap joins that one. A game of the
+    same players started otherwise (other options, a round begun) was joined instead, without a word."""
+    finished = new_diego(client, ["Ada", "Ben"], rounds_per_player=1)
+    for event in ({"type": "marble", "gate": 6}, {"type": "reveal", "gate": 6}, {"type": "turned", "player": "Ben",
+                  "gate": 1}, {"type": "reveal", "gate": 1}, {"type": "turned", "player": "Ada", "correct": True}):
+        assert client.post(events_url(finished), json=event).status_code == 200
+    assert client.get(f"/api/sessions/{finished['id']}").get_json()["finished"]
+    other = new_diego(client, ["Ada", "Ben"], face_down=True)  # the same players, by hand, a marble rolled
+    assert client.post(events_url(other), json={"type": "marble", "gate": 4}).status_code == 200
+    again = {"game": "diego-drachenzahn", "players": ["Ada", "Ben"], "options": {"rounds_per_player": 1},
+             "again": finished["id"]}
+    first = client.post("/api/sessions", json=again)
+    assert first.status_code == 201
+    started = first.get_json()
+    assert started["id"] != other["id"] and started["seq"] == 0 and started["options"]["rounds_per_player"] == 1
+    second = client.post("/api/sessions", json=again)  # the other device's tap
+    assert (second.status_code, second.get_json()["id"]) == (200, started["id"])
+    assert client.post(f"/api/sessions/{started['id']}/abandon", json={}).status_code == 200
+    third = client.post("/api/sessions", json=again)  # the game it started put away: a fresh one
+    assert third.status_code == 201 and third.get_json()["id"] not in (started["id"], other["id"])
+    assert client.post("/api/sessions", json={**again, "again": 999}).status_code == 404

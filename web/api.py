@@ -123,12 +123,15 @@ def create_session():
     if isinstance(again, bool) or not isinstance(again, int):
         raise ApiError(400, "malformed", "'again' must be the number of the game played again")
     with _AGAIN:
-        before = table().view(again)
-        for view in table().sessions(status="running"):  # another device already started the next game: join it
-            if (view["id"] > again and view["game"] == before["game"] and view["players"] == before["players"]
-                    and view["created"] >= before["updated"]):
-                return jsonify(view), 200
-        return jsonify(table().create(data.get("game"), data.get("players"), data.get("options"))), 201
+        table().view(again)  # a game that exists (404 otherwise)
+        # the game another device's "Play again" started from this one, while it runs: joined, not started twice;
+        # never a game started otherwise, though of the same players (it may hold other options, a round begun)
+        started: dict[int, int] = current_app.extensions.setdefault("played_again", {})
+        if started.get(again) in {view["id"] for view in table().sessions(status="running")}:
+            return jsonify(table().view(started[again])), 200
+        view = table().create(data.get("game"), data.get("players"), data.get("options"))
+        started[again] = view["id"]
+        return jsonify(view), 201
 
 
 @bp.get("/sessions/<int:session_id>")
