@@ -400,6 +400,10 @@ def test_kiosk_pages(client: FlaskClient) -> None:
     missing = client.get("/play/12345")
     assert missing.status_code == 404 and b"no game number 12345" in missing.data
     assert b"Traceback" not in missing.data
+    for odd in ("/play/abc", "/play/-1", f"/play/{session['id']}/", "/play", "/nowhere"):  # the framework's words
+        page = client.get(odd)  # ("If you entered the URL manually please check your spelling") are not the table's
+        assert page.status_code == 404 and b"There is no page at this address" in page.data, odd
+        assert b"requested URL" not in page.data and b"Back to the games" in page.data, odd
 
 
 def test_pages_load_no_remote_assets(client: FlaskClient) -> None:

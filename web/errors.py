@@ -43,6 +43,17 @@ def _wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
+PAGE_MESSAGES = {404: "There is no page at this address on the companion.",
+                 405: "This page cannot be opened that way."}
+"""What a page says of an error the companion did not word itself (the web framework's words are for developers)."""
+
+
+def _page_message(err: HTTPException) -> str:
+    """The page's words for ``err``: its own description where the companion gave one (``abort(404, ...)``)."""
+    own = err.description and err.description != type(err).description
+    return str(err.description) if own else PAGE_MESSAGES.get(err.code or 500, err.name)
+
+
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(err: ApiError):
@@ -71,7 +82,7 @@ def register(app: Flask) -> None:
             body, _ = error_response(status, ERROR_CODES.get(status, err.name.lower().replace(" ", "_")),
                                      err.description or err.name)
             return body, status, headers
-        return render_template("error.html", status=status, message=err.description or err.name), status, headers
+        return render_template("error.html", status=status, message=_page_message(err)), status, headers
 
     @app.after_request
     def _options_answer(response: Response) -> Response:
