@@ -822,10 +822,15 @@ def test_abandon_a_game_after_a_confirmation(open_page: Callable[..., Any], base
     page.click("#menu-button")
     page.click("#abandon")
     page.click("[data-answer='yes']")
-    page.wait_for_url(re.compile(r".*/\?abandoned=\d+$"))
+    expect(page.locator("#toast")).to_have_text(f"Game {session['id']} was abandoned.")  # on Home
+    assert page.url == base + "/"  # said once: a reload does not say it again
     _, view = call(f"{base}/api/sessions/{session['id']}")
     assert view["status"] == "abandoned"
     assert page.locator(f"#running [data-session='{session['id']}']").count() == 0
+    with page.expect_response(f"{base}/api/sessions/9999"):  # Home asks before it says anything of game 9999
+        page.goto(f"{base}/?abandoned=9999")
+    page.wait_for_selector("#new-game")
+    assert "9999" not in (page.locator("#toast").text_content() or "")  # no such game: not "Game 9999 was abandoned"
     page.goto(f"{base}/play/{session['id']}")
     expect(page.locator("#readonly")).to_contain_text("abandoned")
     expect(page.locator("#undo")).to_have_attribute("aria-disabled", "true")

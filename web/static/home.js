@@ -432,8 +432,14 @@ function restoreDraft() {
   refresh();
 }
 
+// a game's page sends Home here once it abandoned the game: said once (not again on a reload), and only of a game
+// that was abandoned
 const abandoned = new URLSearchParams(location.search).get("abandoned");
-if (abandoned) toast(`Game ${abandoned} was abandoned.`);
+if (abandoned) {
+  history.replaceState(history.state, "", location.pathname);
+  fetch(`/api/sessions/${encodeURIComponent(abandoned)}`).then((r) => (r.ok ? r.json() : null))
+    .then((view) => { if (view?.status === "abandoned") toast(`Game ${view.id} was abandoned.`); }, () => {});
+}
 refresh();
 const ready = catchUp().then(restoreDraft);
 
