@@ -12,6 +12,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from companion.games import GAMES
+from companion.games.base import RuleError
 from tests.browser import WAIT_MS, fits, in_view, shoot, start_game, tap_again, tap_anyway, without_seq
 from tests.servers import call
 from tests.test_browser import add_player
@@ -249,17 +250,22 @@ GRID_PAST_PANEL = """() => { const grid = document.querySelector('#flip-grid'), 
 
 
 def play_until(app: Flask, view: dict[str, Any], done: Callable[[dict[str, Any]], bool], seed: int) -> None:
-    """Random legal play (the rules' own sample) through the table until `done(state view)`."""
+    """Random legal play (the rules' own sample) of game `view` through the table until `done(state view)`; a
+    sample the rules refuse (Drachensachen's may name a player out of turn) is drawn again."""
     table = app.extensions["table"]
     rng = random.Random(seed)
-    sample = GAME.sample
+    rules = GAMES[view["game"]]
+    sample = rules.sample
     assert sample is not None
-    state = GAME.setup(tuple(view["players"]), GAME.resolve_options(view["options"]))
+    state = rules.setup(tuple(view["players"]), rules.resolve_options(view["options"]))
     while not done(table.view(view["id"])["state"]):
         assert not state.finished, "the game ended before the screen to look at"
         event = sample(state, rng)
         assert event is not None
-        state = GAME.apply(state, event)
+        try:
+            state = rules.apply(state, event)
+        except RuleError:
+            continue
         table.submit(view["id"], event)
 
 

@@ -279,3 +279,29 @@ def test_many_unfinished_games_leave_new_game_in_sight(open_page: Callable[..., 
     more.click()
     expect(more).to_have_text("4 more unfinished games")
     assert shown() == {str(g["id"]) for g in games[4:]}
+
+
+LONGEST_NAME = "W" * 24  # the longest name the table takes (companion.table), of its widest letter, with no space
+
+
+@pytest.mark.parametrize("game, options, done", [
+    (WURF, {}, lambda s: s["phase"] == "dice" and s["round"] >= 2),
+    ("drachensachen", {"hindrances": True, "tricks": True}, lambda s: s.get("round", 0) >= 2 and s["phase"] != "setup"),
+], ids=["drachen-wurf", "drachensachen"])
+def test_the_longest_name_without_a_space_keeps_a_phone_from_scrolling_sideways(
+        open_page: Callable[..., Any], base: str, app: Flask, game: str, options: dict[str, Any],
+        done: Callable[[dict[str, Any]], bool]) -> None:
+    """A name of 24 W's pushed a phone's Drachen Wurf page 532 px wide on a 390 px screen (the bases' sides 5 and 6
+    out of sight), and cut it short in Drachensachen's order of play: it breaks where it must, and is read whole."""
+    view = start_game(base, game, [LONGEST_NAME, "Ben", "Cleo"], **options)
+    play_until(app, view, done, seed=4)
+    page = open_page(*PHONE)
+    page.goto(f"{base}/play/{view['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    # a name past its own box is cut there (an ellipsis, or hidden)
+    cut = page.evaluate("""(name) => [...document.querySelectorAll('.who')].filter((el) => el.textContent === name
+        && el.checkVisibility()
+        && el.getBoundingClientRect().right > el.parentElement.getBoundingClientRect().right + 1)
+        .map((el) => el.parentElement.id || el.parentElement.className)""", LONGEST_NAME)
+    assert cut == [], cut
