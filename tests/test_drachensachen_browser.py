@@ -600,3 +600,26 @@ def test_the_trackers_buttons_keep_their_words_whole_on_a_phone(open_page: Calla
     page = open_game(open_page, base, session, 390, 844)
     expect(page.locator("#ds-defend-pending")).to_have_text("Defender")
     assert page.evaluate(BROKEN_WORDS, ".ds-tile-buttons .btn") == [], "a word broken inside itself"
+
+
+def test_a_number_typed_when_the_companion_cannot_be_reached_is_shown_again(open_page: Callable[..., Any],
+                                                                             base: str) -> None:
+    """Coins typed and OK tapped while the companion could not be reached: the message said nothing was changed, the
+    keypad closed, and the number was gone. The same keypad, opened again, shows it."""
+    session = new_game(base, ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Ben"})
+    page = open_page(390, 844)
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.context.set_offline(True)
+    page.click("#ds-coins [data-coins='Ada']")
+    keypad(page, 7)
+    expect(page.locator("#toast")).to_contain_text("cannot be reached")
+    assert state(base, session)["state"]["current"]["coins"]["Ada"] is None  # nothing changed
+    page.context.set_offline(False)
+    page.click("#ds-coins [data-coins='Ada']")
+    expect(page.locator("#keypad-value")).to_have_text("7")
+    page.click("#keypad-ok")
+    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("loses 7")
+    page.click("#ds-coins [data-coins='Cleo']")  # a number sent: the next keypad starts empty
+    expect(page.locator("#keypad-value")).to_have_text("–")

@@ -290,7 +290,16 @@ export function confirm(question, yes, no = "Cancel", detail = "") {
 }
 
 /** A number by keypad, checked on the page: resolves to a whole number in [min, max] or null. */
+/** The numbers confirmed on keypads since the last write (`game.send`), by each keypad's label; kept as `unsent`
+ *  when that write did not reach the companion, for the same keypads to show them again (a tap on OK lost nothing). */
+let confirmed = new Map();
+let unsent = new Map();
+const UNSENT_KEPT_MS = 120000;
+
 export function keypad(label, { value = null, min = 0, max = 999 } = {}) {
+  const kept = unsent.get(label);
+  if (kept && performance.now() - kept.at < UNSENT_KEPT_MS) value = kept.value;
+  unsent.delete(label);
   return dialog((close) => {
     let typed = value == null ? "" : String(value);
     let fresh = true; // the first key replaces the shown value
@@ -311,6 +320,7 @@ export function keypad(label, { value = null, min = 0, max = 999 } = {}) {
         fresh = true; // the next key starts a new number, as after the value shown at first
         return;
       }
+      confirmed.set(label, { value: n, at: performance.now() });
       close(n);
     };
     return [
@@ -714,6 +724,8 @@ export function startGame(page) {
         while (own.has(seen + 1)) seen += 1; // this page's own taps changed nothing the person did not see
         const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: seen, ...event });
         if (result.ok) clearToast(); // a refusal or a reason shown before this tap no longer stands
+        unsent = result.status === 0 ? confirmed : new Map(); // not reached: their keypads show the numbers again
+        confirmed = new Map();
         return settle(result);
       };
       // a counting tap is sent every time; what it drew may stand under a double tap's second half all the same
