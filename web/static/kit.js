@@ -289,13 +289,13 @@ export function confirm(question, yes, no = "Cancel", detail = "") {
   ]);
 }
 
-/** A number by keypad, checked on the page: resolves to a whole number in [min, max] or null. */
 /** The numbers confirmed on keypads since the last write (`game.send`), by each keypad's label; kept as `unsent`
  *  when that write did not reach the companion, for the same keypads to show them again (a tap on OK lost nothing). */
 let confirmed = new Map();
 let unsent = new Map();
 const UNSENT_KEPT_MS = 120000;
 
+/** A number by keypad, checked on the page: resolves to a whole number in [min, max] or null. */
 export function keypad(label, { value = null, min = 0, max = 999 } = {}) {
   const kept = unsent.get(label);
   if (kept && performance.now() - kept.at < UNSENT_KEPT_MS) value = kept.value;
