@@ -375,7 +375,7 @@ def test_an_unpaired_device_does_not_ask_for_the_rounds_camera_photo(
         page.wait_for_selector("body[data-ready='yes']")
         expect(page.locator("#marbles .slot.filled")).to_have_count(1)  # the round drawn, its photo asked for here
         assert page.evaluate("async () => (await fetch('/api/health')).status") == 200  # a round trip after it
-    assert len(asked["kiosk"]) == 1, asked  # the table's screen shows it: the test sees the page ask
+    assert asked["kiosk"], asked  # the table's screen shows it: the test sees the page ask
     assert asked["tablet"] == [], asked
 
 
