@@ -126,7 +126,7 @@ def create_session():
         table().view(again)  # a game that exists (404 otherwise)
         # the game another device's "Play again" started from this one, while it runs: joined, not started twice;
         # never a game started otherwise, though of the same players (it may hold other options, a round begun)
-        started: dict[int, int] = current_app.extensions.setdefault("played_again", {})
+        started = current_app.extensions.setdefault("played_again", {})  # finished game: the game it started
         if started.get(again) in {view["id"] for view in table().sessions(status="running")}:
             return jsonify(table().view(started[again])), 200
         view = table().create(data.get("game"), data.get("players"), data.get("options"))
