@@ -115,6 +115,18 @@ def test_d1_table_create_accepts_two_to_four(table: Table, count: int) -> None:
 # ruling D2 ------------------------------------------------------------------------------------------------
 
 
+def test_d2_each_gate_has_a_symbol_of_its_own(table: Table) -> None:
+    # ruling D2: six symbols, one per gate; the token names a gate by its symbol, so two gates of one symbol would
+    # make "which symbol is on the token?" a question with two answers
+    symbols = GAME.resolve_options(None)["gate_symbols"]
+    with pytest.raises(IllegalEventError) as info:
+        table.create(GAME.id, ["Ada", "Ben"], {"gate_symbols": [symbols[0]] * 6})
+    assert info.value.rule == "D2" and repr(symbols[0]) in info.value.message
+    assert table.log.sessions() == []
+    swapped = [symbols[1], symbols[0], *symbols[2:]]  # any order of the six, as Home's gate pad swaps them
+    assert table.create(GAME.id, ["Ada", "Ben"], {"gate_symbols": swapped})["state"]["gate_symbols"] == swapped
+
+
 @pytest.mark.parametrize("bad", BAD_GATES)
 def test_d2_marble_gate_must_be_1_to_6_or_null(bad: Any) -> None:
     # ruling D2: gates are the whole numbers 1..6 (D4: null is a miss)
