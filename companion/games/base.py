@@ -228,6 +228,7 @@ def _check_option(option: Option, value: Any) -> Any:
             raise MalformedEventError(rule, f"option {option.id!r} must list symbols from: {', '.join(choices)}")
         if option.length is not None and len(value) != option.length:
             raise MalformedEventError(rule, f"option {option.id!r} needs exactly {option.length} symbols")
+        _each_once(option, value, rule)  # a gate's symbol, a seat's hero: two of one could not be told apart
         return list(value)
     if option.kind == "names":
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() and is_clean_text(v)
@@ -236,11 +237,7 @@ def _check_option(option: Option, value: Any) -> Any:
         if option.length is not None and len(value) != option.length:
             raise MalformedEventError(rule, f"option {option.id!r} needs exactly {option.length} names")
         names = [v.strip()[:24] for v in value]
-        seen: set[str] = set()
-        for name in names:  # two gates or dragon colours of one name could not be told apart at the table
-            if name.casefold() in seen:
-                raise MalformedEventError(rule, f"option {option.id!r} names each one once: {name!r} is there twice")
-            seen.add(name.casefold())
+        _each_once(option, names, rule)  # two gates or dragon colours of one name could not be told apart at the table
         return names
     if option.kind == "object":
         if option.check is None:
@@ -249,6 +246,15 @@ def _check_option(option: Option, value: Any) -> Any:
             raise MalformedEventError(rule, f"option {option.id!r} must be an object")
         return option.check(value)
     raise ValueError(f"unknown option kind {option.kind}")
+
+
+def _each_once(option: Option, values: list[str], rule: str) -> None:
+    """Refuse ``values`` of ``option`` that hold one twice (names alike but for their case are one)."""
+    seen: set[str] = set()
+    for value in values:
+        if value.casefold() in seen:
+            raise MalformedEventError(rule, f"option {option.id!r} names each one once: {value!r} is there twice")
+        seen.add(value.casefold())
 
 
 def require_int(event: Mapping[str, Any], key: str, low: int, high: int, rule: str) -> int:

@@ -88,14 +88,10 @@ def setup(players: tuple[str, ...], options: Mapping[str, Any]) -> DiegoState:
     count = len(players)
     if not 2 <= count <= 4:
         raise IllegalEventError("D1", "Diego Drachenzahn is for 2 to 4 players")
-    symbols = tuple(options.get("gate_symbols", SYMBOLS[:GATES]))
-    twice = next((s for i, s in enumerate(symbols) if s in symbols[:i]), None)
-    if twice is not None:  # the token names a gate by its symbol: two gates of one symbol could not be told apart
-        raise IllegalEventError("D2", f"each gate has a symbol of its own: {twice!r} is there twice")
     return DiegoState(
         players=tuple(players),
         gate_names=tuple(options["gate_names"]),
-        gate_symbols=symbols,
+        gate_symbols=tuple(options.get("gate_symbols", SYMBOLS[:GATES])),
         total_rounds=options["rounds_per_player"] * count,
         scores=(0,) * count,
         current=_new_round(1, 0, count),
