@@ -437,8 +437,9 @@ function restoreDraft() {
 const abandoned = new URLSearchParams(location.search).get("abandoned");
 if (abandoned) {
   history.replaceState(history.state, "", location.pathname);
-  fetch(`/api/sessions/${encodeURIComponent(abandoned)}`).then((r) => (r.ok ? r.json() : null))
-    .then((view) => { if (view?.status === "abandoned") toast(`Game ${view.id} was abandoned.`); }, () => {});
+  api(`/api/sessions/${encodeURIComponent(abandoned)}`, undefined, "GET", { quiet: true }).then(({ data }) => {
+    if (data?.status === "abandoned") toast(`Game ${data.id} was abandoned.`);
+  });
 }
 refresh();
 const ready = catchUp().then(restoreDraft);
