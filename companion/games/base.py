@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypedDict
+from typing import Any, Callable, Mapping, Sequence, TypedDict
 
 RULES_VERSION = "rules_version"
 """The key under which ``Game.setup`` finds, beside a session's options, the rules version the session was recorded
@@ -248,7 +248,7 @@ def _check_option(option: Option, value: Any) -> Any:
     raise ValueError(f"unknown option kind {option.kind}")
 
 
-def _each_once(option: Option, values: list[str], rule: str) -> None:
+def _each_once(option: Option, values: Sequence[str], rule: str) -> None:
     """Refuse ``values`` of ``option`` that hold one twice (names alike but for their case are one)."""
     seen: set[str] = set()
     for value in values:
