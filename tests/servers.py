@@ -67,7 +67,7 @@ def new_diego_at(base: str) -> dict:
 class SseReader:
     """Reads Server-Sent Events from an open response, one (event, data) at a time."""
 
-    def __init__(self, url: str, timeout: float = 10) -> None:
+    def __init__(self, url: str | urllib.request.Request, timeout: float = 10) -> None:
         self.response = urllib.request.urlopen(url, timeout=timeout)
 
     def next(self) -> tuple[str, Any]:
@@ -91,11 +91,15 @@ class SseReader:
             elif field == "data":
                 data.append(value)
 
-    def next_named(self, wanted: str) -> Any:
+    def next_named(self, wanted: str, within: float | None = None) -> Any:
+        """The data of the next `wanted` event; AssertionError when none came within ``within`` seconds (the stream's
+        `alive` events keep the connection busy, so its own timeout never comes)."""
+        deadline = None if within is None else time.monotonic() + within
         while True:
             name, data = self.next()
             if name == wanted:
                 return data
+            assert deadline is None or time.monotonic() < deadline, f"no {wanted!r} event within {within} s"
 
     def close(self) -> None:
         self.response.close()

@@ -2,8 +2,10 @@
 address, ask, approve (or put off), write, revoke."""
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -22,6 +24,7 @@ from web.app import create_app, shutdown
 #: The line base.html gets, right after its header.
 INCLUDE = '{% include "_pairing.html" %}'
 TABLET_SOURCE = "127.0.0.2"  # a loopback address the config does not count as the kiosk
+STILL_PAIRED_MS = 10_000  # web/static/pairing.js: how often a paired page asks whether it still is
 WRITE = """async (name) => (await fetch('/api/players', {method: 'POST',
     headers: {'Content-Type': 'application/json'}, body: JSON.stringify({name})})).status"""
 
@@ -398,6 +401,56 @@ def test_a_table_without_spectators_sends_a_paired_tablet_back_to_its_game(brows
                 assert call(f"{base}/api/pairing/requests/{_waiting(base)[0]}/approve", {})[0] == 200
                 tablet.wait_for_url(f"{tablet_base}/play/{session['id']}", timeout=PATIENCE_S * 1000)
                 tablet.wait_for_selector("body[data-ready='yes']")
+            finally:
+                context.close()
+    finally:
+        shutdown(application)
+
+
+@pytest.mark.parametrize("spectators, check_under_way", [(True, False), (False, False), (True, True)],
+                         ids=["watching-allowed", "paired-only", "during-its-own-check"])
+def test_a_tablet_revoked_while_its_game_is_open_learns_it_at_once(
+        browser: Any, app_config: dict[str, Any], spectators: bool, check_under_way: bool) -> None:  # noqa: F811
+    """Its page's timers stand still: no check of its own, no tap. The game's live stream says so, and the page offers
+    to pair again; on a table that shows its games only to paired devices it goes to pair, where the game no longer
+    streams to it. Word of it that comes while the page's own check is under way, and hears "paired", is not lost."""
+    application = create_app({**app_config, "KIOSK_PEERS": ["127.0.0.1/32"], "SPECTATORS": spectators})
+    try:
+        with serving(application) as base, forwarder(base, TABLET_SOURCE) as tablet_base:
+            context = browser.new_context(viewport={"width": 768, "height": 1024})
+            try:
+                tablet = context.new_page()
+                errors: list[str] = []
+                _watch_errors(tablet, errors)
+                tablet.goto(tablet_base + "/devices")
+                tablet.click("[data-devices-page] [data-pair-button]")
+                wait_for(lambda: bool(_waiting(base)))
+                assert call(f"{base}/api/pairing/requests/{_waiting(base)[0]}/approve", {})[0] == 200
+                tablet.wait_for_function("() => document.body !== null && document.body.dataset.trust === 'paired'")
+                _, session = call(f"{base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
+                tablet.clock.install()
+                tablet.goto(f"{tablet_base}/play/{session['id']}")
+                tablet.wait_for_selector("#live:text-is('live')")
+                tablet.clock.pause_at(time.time() + 1.0)  # from here on no timer of the page runs
+                assert tablet.evaluate("document.body.dataset.trust") == "paired"
+
+                held: list[Any] = []
+                if check_under_way:  # its timer's check asks before the revocation, and hears "paired" after it
+                    tablet.route("**/api/pairing", lambda route: route.continue_() if held else held.append(route))
+                    tablet.clock.run_for(STILL_PAIRED_MS)
+                    wait_for(lambda: held or tablet.evaluate("false"))  # (each evaluate lets the page's events in)
+                (device,) = call(f"{base}/api/pairing/devices")[1]["devices"]
+                with tablet.expect_request(lambda r: r.url.endswith("/stream")) if held else contextlib.nullcontext():
+                    assert call(f"{base}/api/pairing/devices/{device['id']}", method="DELETE")[0] == 200
+                if held:  # the stream ended, after its word: the page heard it while its own check still waits
+                    held[0].fulfill(json={"role": "paired", "device": device, "request": None, "spectators": True})
+                if spectators:
+                    expect(tablet.locator(".pairing-strip [data-pair-button]")).to_be_visible()
+                    assert tablet.evaluate("document.body.dataset.trust") == "spectator"
+                else:
+                    tablet.wait_for_url("**/devices?next=*")
+                    expect(tablet.locator("[data-devices-page]")).to_contain_text("only to paired devices")
+                assert errors == []
             finally:
                 context.close()
     finally:

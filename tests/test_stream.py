@@ -3,11 +3,18 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
+import urllib.request
+from typing import Any
 
+import pytest
 from flask import Flask
 
 from tests.servers import SseReader, call, connect, new_diego_at, request_head, serving
+from tests.test_trust import pair, tablet
 from tests.waiting import PATIENCE_S
+from web.app import create_app, shutdown
+from web.trust import DEVICE_COOKIE
 
 
 def test_full_view_on_connect_then_one_message_per_change(base: str) -> None:
@@ -123,3 +130,40 @@ def test_a_change_reads_the_same_on_the_stream_as_in_the_answer(base: str) -> No
         assert json.dumps(echo) == json.dumps(answer)  # the same keys in the same order, nested too
     finally:
         stream.close()
+
+
+def test_a_revoked_device_s_streams_end_with_word_of_it_and_no_other_stream_does(app_config: dict[str, Any]) -> None:
+    """On a table that shows its games to paired devices only, a tablet's open game went on streaming after the
+    kiosk revoked it, and its page learnt of it only at its next check. Now its streams say `pairing` and end at
+    once, and it may not open another; another tablet's stream goes on."""
+    closed = create_app({**app_config, "SPECTATORS": False, "KIOSK_PEERS": ["10.9.9.9/32"]})
+    try:
+        with serving(closed) as base:  # every connection from 127.0.0.1 is a device, not the kiosk
+            kiosk = tablet(closed, "10.9.9.9")
+            phones = [tablet(closed, "127.0.0.1") for _ in range(2)]
+            revoked = [pair(closed, phone, kiosk) for phone in phones][0]
+            session = kiosk.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["A", "B"]}).get_json()
+            url = f"{base}/api/sessions/{session['id']}/stream"
+
+            def open_stream(phone: Any) -> SseReader:
+                cookie = f"{DEVICE_COOKIE}={phone.get_cookie(DEVICE_COOKIE).value}"
+                stream = SseReader(urllib.request.Request(url, headers={"Cookie": cookie}))
+                stream.next_named("session")
+                return stream
+
+            streams = [open_stream(phone) for phone in phones]
+            try:
+                assert kiosk.delete(f"/api/pairing/devices/{revoked['id']}").status_code == 200
+                assert streams[0].next_named("pairing", within=PATIENCE_S) == {"paired": False}  # its last word
+                with pytest.raises(EOFError):
+                    streams[0].next()
+                with pytest.raises(urllib.error.HTTPError) as refused:
+                    open_stream(phones[0])
+                assert refused.value.code == 403
+                kiosk.post(f"/api/sessions/{session['id']}/events", json={"type": "marble", "gate": 2})
+                assert streams[1].next_named("session")["state"]["current"]["marbles"] == [2]
+            finally:
+                for stream in streams:
+                    stream.close()
+    finally:
+        shutdown(closed)

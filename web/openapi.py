@@ -146,7 +146,9 @@ def openapi_document() -> dict[str, Any]:
             "/api/sessions/{session_id}/stream": {"get": {
                 "summary": "Server-Sent Events: `session` (full view) on connect and after every change; "
                            "`sensors`, `marble` and `camera` for the sensor panel; `alive` ({\"every\": seconds}) "
-                           "when quiet that long, so that a page hearing none for a few knows its network stalled",
+                           "when quiet that long, so that a page hearing none for a few knows its network stalled; "
+                           "`pairing` ({\"paired\": false}) as the last message of a paired device's stream when "
+                           "the kiosk revokes it",
                 "parameters": [SESSION_ID],
                 "responses": {"200": {"description": "an event stream",
                                       "content": {"text/event-stream": {"schema": {"type": "string"}}}},

@@ -12,6 +12,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from .errors import ApiError
 from .pairing_store import REQUEST_TTL_S, TooManyRequests
+from .stream import end_device_streams
 from .trust import CLAIM_COOKIE, DEVICE_COOKIE, client, kiosk_only, lan_address, open_to_all, store
 
 bp = Blueprint("pairing", __name__)
@@ -162,6 +163,7 @@ def unpair():
     if device is None:
         raise ApiError(409, "not_paired", "this device is not paired")
     store().revoke(device.id)
+    end_device_streams(current_app, device.id)  # its other pages, open elsewhere in its browser
     response = jsonify({"revoked": device.to_json()})
     response.delete_cookie(DEVICE_COOKIE, path="/", httponly=True, samesite="Strict")
     return response
@@ -212,6 +214,7 @@ def revoke(device_id: int):
     revoked = store().revoke(device_id)
     if revoked is None:
         raise ApiError(404, "not_found", f"no paired device {device_id}")
+    end_device_streams(current_app, revoked.id)  # its open game pages hear it at once
     return jsonify({"revoked": revoked.to_json()})
 
 

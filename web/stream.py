@@ -4,7 +4,8 @@ A stream is a native ASGI handler on the server's event loop (web/server.py rout
 GET /api/sessions/<id>/stream here): it holds no thread. The table's bus delivers from request and sensor
 threads; an `AsyncSubscription` hands each message to the loop without ever blocking the publisher.
 A stream ends when its client goes away, when a write cannot complete within WRITE_TIMEOUT seconds
-(a client that stopped reading), when it falls `Bus` maxsize messages behind, or on `stop_streams`.
+(a client that stopped reading), when it falls `Bus` maxsize messages behind, on `stop_streams`, and for a device
+no longer paired on `end_device_streams`.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from companion.bus import Bus, Message, Subscription
 from companion.table import Table, TableError, topic
 
 from .errors import ERROR_CODES
-from .trust import stream_refusal
+from .trust import stream_access
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +80,14 @@ class AsyncSubscription(Subscription):
         else:
             self._hand_over(message)
 
-    def end(self) -> None:
-        """Unsubscribe and wake the reader with the end mark (from any thread)."""
+    def end(self, last: Message | None = None) -> None:
+        """Unsubscribe and wake the reader with the end mark (from any thread), after the message ``last`` if
+        given."""
         self.close()
+        if last is not None:
+            with self._lock:
+                self._pending += 1
+            self._hand_over(last)
         self._hand_over(None)
 
     def _hand_over(self, message: Message | None) -> None:
@@ -114,12 +120,13 @@ def subscribe(bus: Bus, topics: tuple[str, ...], loop: asyncio.AbstractEventLoop
 
 
 class _Streams:
-    """The open streams of one app, so that shutdown can end them all."""
+    """The open streams of one app, each with the paired device that opened it (None: the kiosk, or a device that
+    watches only), so that shutdown can end them all and a revocation the device's."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.stopping = False
-        self.open: set[AsyncSubscription] = set()
+        self.open: dict[AsyncSubscription, int | None] = {}
         self._recent: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()  # id(data) -> (data, SSE bytes)
 
     def encoded(self, name: str, data: Any) -> bytes:
@@ -133,16 +140,16 @@ class _Streams:
             self._recent.popitem(last=False)
         return body
 
-    def add(self, subscription: AsyncSubscription) -> None:
+    def add(self, subscription: AsyncSubscription, device: int | None) -> None:
         with self.lock:
-            self.open.add(subscription)
+            self.open[subscription] = device
             stopping = self.stopping
         if stopping:
             subscription.end()
 
     def discard(self, subscription: AsyncSubscription) -> None:
         with self.lock:
-            self.open.discard(subscription)
+            self.open.pop(subscription, None)
 
 
 def _streams(app: Flask) -> _Streams:
@@ -158,6 +165,17 @@ def stop_streams(app: Flask) -> None:
         ending = list(streams.open)
     for subscription in ending:
         subscription.end()
+
+
+def end_device_streams(app: Flask, device: int) -> None:
+    """End the open streams of a device no longer paired (revoked on the kiosk, or unpaired by itself), each after
+    a last `pairing` message that tells its page at once: it reconnects as a device that watches only, where the
+    table lets one watch (SPECTATORS), and can no longer write. Safe from any thread."""
+    streams = _streams(app)
+    with streams.lock:
+        ending = [subscription for subscription, opener in streams.open.items() if opener == device]
+    for subscription in ending:
+        subscription.end(("pairing", {"paired": False}))
 
 
 async def send_json(send: Send, status: int, body: dict[str, Any],
@@ -184,7 +202,7 @@ async def session_stream(app: Flask, session_id: int, pool: Executor, scope: Sco
         return
     headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", [])}
     client = scope.get("client") or ("", 0)  # the socket's peer, never a header
-    refused = stream_refusal(app, headers.get("host", ""), client[0], headers.get("cookie", ""))
+    refused, device = stream_access(app, headers.get("host", ""), client[0], headers.get("cookie", ""))
     if refused is not None:
         await send_json(send, refused[0], error_body(refused[1], refused[2]))
         return
@@ -207,7 +225,7 @@ async def session_stream(app: Flask, session_id: int, pool: Executor, scope: Sco
         if subscription is None:
             await send({"type": "http.response.body", "body": b""})
             return
-        await _run(app, subscription, first, sensors, receive, send)
+        await _run(app, subscription, device, first, sensors, receive, send)
     finally:
         if subscription is not None:
             subscription.close()
@@ -217,14 +235,15 @@ def _opening(app: Flask, table: Table, session_id: int) -> tuple[dict[str, Any],
     return table.view(session_id), app.extensions["sensors"].status()
 
 
-async def _run(app: Flask, subscription: AsyncSubscription, first: dict[str, Any], sensors: dict[str, Any],
-               receive: Receive, send: Send) -> None:
-    """Write the opening messages, then each change, until the stream ends."""
+async def _run(app: Flask, subscription: AsyncSubscription, device: int | None, first: dict[str, Any],
+               sensors: dict[str, Any], receive: Receive, send: Send) -> None:
+    """Write the opening messages, then each change, until the stream ends (``device``: the paired device that
+    reads it, if any)."""
     keepalive = float(app.config["SSE_KEEPALIVE"])
     alive = sse("alive", {"every": keepalive}).encode()
     write_timeout = write_timeout_s(app)
     streams = _streams(app)
-    streams.add(subscription)
+    streams.add(subscription, device)
     watcher = asyncio.create_task(_until_disconnect(receive, subscription))
     try:
         body = ("retry: 1000\n\n" + sse("session", first, first["seq"]) + sse("sensors", sensors)).encode() + alive

@@ -185,24 +185,27 @@ class Trust:
         return Client(address, self.is_kiosk(address), device)
 
 
-def stream_refusal(app: Flask, host: str, address: str, cookie_header: str) -> tuple[int, str, str] | None:
-    """The same checks for a live stream, which the server serves outside Flask: (status, code, message) when
-    the stream is refused, else None. A foreign Host is refused; with SPECTATORS off, so is an unpaired device."""
+def stream_access(app: Flask, host: str, address: str, cookie_header: str
+                  ) -> tuple[tuple[int, str, str] | None, int | None]:
+    """The same checks for a live stream, which the server serves outside Flask: (refusal, device), the refusal
+    (status, code, message) when the stream is refused, else None, and the id of the paired device that opens it
+    (None for the kiosk and a device that watches only). A foreign Host is refused; with SPECTATORS off, so is an
+    unpaired device."""
     trust: Trust | None = app.extensions.get("trust")
     if trust is None:
-        return None
+        return None, None
     if not trust.hosts.allows(host):
-        return 421, "wrong_host", f"{host!r} is not this companion's address"
-    if trust.spectators or trust.is_kiosk(address):
-        return None
+        return (421, "wrong_host", f"{host!r} is not this companion's address"), None
+    if trust.is_kiosk(address):
+        return None, None
     cookies = SimpleCookie()
     with contextlib.suppress(CookieError):
         cookies.load(cookie_header)
-    token = cookies[DEVICE_COOKIE].value if DEVICE_COOKIE in cookies else None
-    if trust.store.device(token, address) is None:
-        return 403, "pairing_required", ("this companion shows its games to paired devices only; "
-                                         "pair on the Devices page")
-    return None
+    device = trust.store.device(cookies[DEVICE_COOKIE].value if DEVICE_COOKIE in cookies else None, address)
+    if device is None and not trust.spectators:
+        return (403, "pairing_required", "this companion shows its games to paired devices only; "
+                                         "pair on the Devices page"), None
+    return None, device.id if device is not None else None
 
 
 def init_app(app: Flask) -> None:

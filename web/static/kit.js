@@ -456,6 +456,8 @@ export function follow(sessionId, handlers) {
       heard = performance.now();
       every = 1000 * JSON.parse(e.data).every;
     });
+    // the stream's last word to a device the kiosk revoked: its pairing strip offers to pair again (pairing.js)
+    source.addEventListener("pairing", () => window.dispatchEvent(new Event("pairing-required")));
     source.addEventListener("open", () => live(true));
     source.addEventListener("error", () => live(false));
   };

@@ -263,22 +263,35 @@ function setupPaired() {
   watchRevocation();
 }
 
-/** A tablet revoked on the kiosk learns it every few seconds, and at once when the companion refuses a write of
- *  its own saying to tap "Pair this tablet" (kit.js `api`): it then offers pairing as a watching device does. */
+/** A tablet revoked on the kiosk learns it at once on a game's page (the live stream's last message), else every few
+ *  seconds, and at once when the companion refuses a write of its own saying to tap "Pair this tablet" (kit.js
+ *  `api`, `follow`): it then offers pairing as a watching device does; on a table that shows its games only to
+ *  paired devices, the page sends it to pair again. */
 function watchRevocation() {
   let busy = false;
+  let again = false; // word of a revocation came while a check was under way: it may have asked too early
   const check = async () => {
-    if (busy) return;
+    if (busy) {
+      again = true;
+      return;
+    }
     busy = true;
     try {
       const status = await quietGet("/api/pairing");
       if (!status || status.role !== "spectator") return;
       clearInterval(timer);
       window.removeEventListener("pairing-required", check);
-      if (devicesPage) location.reload();  // its panel says "paired": the page as a watching device has it
+      again = false;
+      // the Devices page's panel says "paired": the page as a watching device has it; a game no longer shown to it
+      // sends it to pair (its Devices page, back here once approved)
+      if (devicesPage || !status.spectators) whenUntouched(() => location.reload());
       else whenUntouched(becomeSpectator);
     } finally {
       busy = false;
+      if (again) {
+        again = false;
+        check();
+      }
     }
   };
   const timer = setInterval(() => { if (!document.hidden) check(); }, STILL_PAIRED_MS);
