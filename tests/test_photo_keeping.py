@@ -123,6 +123,39 @@ def test_a_round_read_against_a_reference_holding_a_marble_says_so_and_eval_leav
                                         "test of the camera"}]
 
 
+def test_a_reference_taken_in_the_round_doubts_its_gates_and_eval_leaves_the_round_out(
+        make_app: Callable[..., Flask]) -> None:
+    """The empty reference taken "anyway" while the round's marbles lay in gates 2 and 4: the camera cannot see them
+    (they are in its empty scene). Those gates read unsure, not a sure 0, so the camera's reading is no answer to
+    suggest (ruling D4); the round kept says its reference holds marbles there, and ``--eval`` leaves it out."""
+    from hardware.vision.evaluate import evaluate
+
+    app = make_app(CAMERA_SETTLE_S=0.3, CAMERA_KEEP_PHOTOS=True)
+    client = app.test_client()
+    session = client.post("/api/sessions", json={"game": "diego-drachenzahn", "players": ["Ada", "Ben"]}).get_json()
+    for gate in (2, 4):
+        client.post("/api/simulation/marble", json={"gate": gate, "width_ms": 15})
+    wait_for(lambda: _current(client, session)["marbles"] == [2, 4])
+    wait_for(lambda: (client.get("/api/camera").get_json()["last_detection"] or {}).get("counts")
+             == [0, 1, 0, 1, 0, 0])  # in the camera's picture too
+    assert client.post("/api/camera/reference", json={}).status_code == 409
+    assert client.post("/api/camera/reference", json={"anyway": True}).status_code == 200
+    client.post("/api/simulation/marble", json={"gate": 5, "width_ms": 15})
+    wait_for(lambda: ((_current(client, session)["camera"] or {}).get("counts") or [0] * 6)[4] == 1)
+    current = _current(client, session)
+    assert current["camera"]["counts"] == [0, 0, 0, 0, 1, 0]  # the marbles of the reference are no marbles to it
+    assert {2, 4} <= set(current["camera"]["unsure"]) and current["flag"] and not current["confirmed"]
+    _events(client, session, {"type": "confirm", "marbles": [2, 4, 5]}, {"type": "guess", "player": "Ben", "gate": 5},
+            {"type": "reveal", "gate": 2})
+    sensors = app.extensions["sensors"]
+    assert sensors.keeper.flush()
+    photos = Path(app.config["DATA_DIR"]) / "photos"
+    (sample,) = kept_samples(photos)
+    label = json.loads((sample / "label.json").read_text())
+    assert label["counts"] == [0, 1, 0, 1, 1, 0] and label["reference_holds"] == [2, 4]
+    assert evaluate(photos)["samples"] == 0
+
+
 def test_a_round_corrected_by_tap_keeps_what_the_table_confirmed(make_app: Callable[..., Flask]) -> None:
     app = make_app(CAMERA_SETTLE_S=0.3, CAMERA_KEEP_PHOTOS=True)  # on from the config file's setting
     client = app.test_client()

@@ -63,7 +63,7 @@ class Sensors:
         # the table's counts leave out (a fourth rolled in), so no label of it would be true
         self._crowded: set[tuple[int, int]] = set()
         self._round: tuple[int, int] | None = None  # (session, round number) of the running Diego round
-        self._round_marbles = 0
+        self._round_gates: tuple[int | None, ...] = ()  # the gates of that round's marbles (None: missed every gate)
         self._round_start_counts: list[int] = []  # each gate's marble total when that round began
 
     # what is shown
@@ -127,11 +127,11 @@ class Sensors:
         # the camera's reading undone, the camera alone: an undo took the camera's marbles, some or all, out of the
         # round (it reports each marble as it comes to rest: undone, the round falls back to the reading before, or
         # none). It reads the marbles at rest anew, as they lie now.
-        undone = (view.get("change") or {}).get("action") == "undo" and marbles < self._round_marbles \
+        undone = (view.get("change") or {}).get("action") == "undo" and marbles < len(self._round_gates) \
             and all(source == "camera" for source in (current or {}).get("sources", ()))
         if key == self._round and undone and self.camera is not None and self.camera.camera_only:
             self.camera.read_again()
-        self._round, self._round_marbles = key, marbles
+        self._round, self._round_gates = key, tuple(current["marbles"]) if current else ()
 
     def _keep_if_revealed(self, view: dict[str, Any], key: tuple[int, int] | None) -> None:
         """Photo keeping: a round the table accepted (the token revealed, so its marbles were confirmed by the
@@ -187,7 +187,8 @@ class Sensors:
                 counts=tuple(sum(1 for g in gates if g == gate) for gate in range(1, 7)),
                 camera_counts=tuple(camera["counts"]), marble_radius=reading.marble_radius,
                 session=session_id, round=accepted["number"], confirmed_at=time.time(),
-                camera_unsure=flags, reference_holds=tuple(held_gates(reading.detection.left))))
+                camera_unsure=flags,
+                reference_holds=tuple(sorted({*held_gates(reading.detection.left), *reading.held}))))
         except Exception:  # keeping a photo never breaks the tap that revealed the round
             log.exception("photo keeping failed for game %s round %s", *round_key)
 
@@ -196,7 +197,11 @@ class Sensors:
         return not blocked and time.monotonic() - self.last_marble_at > IDLE_AFTER_S
 
     def round_empty(self) -> bool:
-        return self._round_marbles == 0
+        return not self._round_gates
+
+    def round_gates(self) -> tuple[int | None, ...]:
+        """The gates of the running round's marbles so far."""
+        return self._round_gates
 
     # readings
     def on_marble(self, reading: Any) -> None:
@@ -208,7 +213,7 @@ class Sensors:
         self.table.bus.publish(SENSORS_TOPIC, "marble", self.last_marble)
         self.publish_status()
         if why_not is None and self.camera is not None and not self.camera.camera_only:
-            self.camera.marble_seen(self._round_marbles)
+            self.camera.marble_seen(len(self._round_gates))
 
     def on_camera_reading(self, detection: Any, photo: bytes) -> None:
         """Where the camera sees the marbles rest: a "camera" event in the running round (rulings D3, D4).
@@ -241,7 +246,7 @@ class Sensors:
                 log.warning("simulated marble through gate %d not judged within 5 s", gate)
         if self.castle is not None:
             if gate is None and self.camera is not None and not self.camera.camera_only:
-                self.camera.marble_seen(self._round_marbles + 1)
+                self.camera.marble_seen(len(self._round_gates) + 1)
 
     def close(self) -> None:
         if self.camera is not None:
@@ -352,6 +357,7 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
     hub = CameraHub(service, data_dir, on_reading=sensors.on_camera_reading, default_regions=default_regions,
                     default_marble=default_marble,
                     camera_only=camera_only, beams_idle=sensors.beams_idle, round_empty=sensors.round_empty,
+                    round_gates=sensors.round_gates,
                     settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)),
                     marker_mm=float(app.config.get("CAMERA_MARKER_MM", DEFAULT_MARKER_MM)),
                     marble_mm=float(app.config.get("CAMERA_MARBLE_MM", DEFAULT_MARBLE_MM)),

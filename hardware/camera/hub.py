@@ -16,6 +16,7 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -100,13 +101,15 @@ def waiting(gates: list[int] | None, camera_only: bool) -> str:
 
 @dataclass(frozen=True)
 class ReadingFrame:
-    """What a reading was made from: the frame, the empty reference, the regions and radius used."""
+    """What a reading was made from: the frame, the empty reference, the regions and radius used; ``held``: the gates
+    that held the round's marbles when that reference was taken (taken "anyway" in the running round)."""
 
     frame: np.ndarray
     reference: np.ndarray | None
     regions: GateRegions
     marble_radius: float | None
     detection: Detection
+    held: tuple[int, ...] = ()
 
 
 def _agreed(readings: list[ReadingFrame]) -> ReadingFrame:
@@ -126,12 +129,13 @@ TAP_SLACK_PX = 2.0
 """How far (pixels) a gate tapped on the picture may reach past its edge before it is refused as not tapped on it."""
 
 
-def _flag_moving(reading: ReadingFrame, moving: tuple[bool, ...]) -> ReadingFrame:
-    """``reading`` with the gates where the picture still changed (``moving``) unsure."""
-    if not any(moving):
+def _flag_gates(reading: ReadingFrame, doubted: tuple[bool, ...]) -> ReadingFrame:
+    """``reading`` with the gates of ``doubted`` (gate 1 first) unsure: where the picture still changed, where the empty
+    reference may hold a marble."""
+    if not any(doubted):
         return reading
     d = reading.detection
-    unsure = tuple(u or m for u, m in zip(d.unsure, moving))
+    unsure = tuple(u or m for u, m in zip(d.unsure, doubted))
     return replace(reading, detection=replace(d, unsure=unsure))  # type: ignore[arg-type]
 
 
@@ -215,6 +219,7 @@ class CameraHub:
                  confirm_gap_s: float = 0.15, still_wait_s: float = 0.5, still_tries: int = STILL_TRIES,
                  beams_idle: Callable[[], bool] = lambda: True,
                  round_empty: Callable[[], bool] = lambda: True,
+                 round_gates: Callable[[], Sequence[int | None]] = tuple,
                  marker_mm: float = DEFAULT_MARKER_MM, marble_mm: float = DEFAULT_MARBLE_MM,
                  on_change: Callable[[], None] | None = None) -> None:
         self.service = service
@@ -228,6 +233,7 @@ class CameraHub:
         self._on_change = on_change
         self._beams_idle = beams_idle
         self._round_empty = round_empty
+        self._round_gates = round_gates
         from hardware.camera.reference import ReferenceStore
 
         self._interval = 1.0 / vision_fps
@@ -268,7 +274,9 @@ class CameraHub:
         self._timer: threading.Timer | None = None
         self._marbles_seen = 0  # marbles the gates saw: a confirmation reads for the last of them only
         self._missed = False  # the last confirmation found the camera down
-        self._taken_in_round = False  # the empty reference taken "anyway" while the round held marbles
+        #: the empty reference taken "anyway" while the running round held marbles: the gates they were in (None
+        #: when it was not), until that round is over
+        self._held_in_round: tuple[int, ...] | None = None
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._rest_reported: tuple[tuple[tuple[int, ...], int], tuple[bool, ...]] | None = None  # (seen, flags)
@@ -431,7 +439,8 @@ class CameraHub:
         if not anyway:
             with self._lock:
                 last = self._last  # what the vision loop read of the latest picture: the Camera page shows it too
-            seen = last.total if last is not None and last.with_reference else 0
+            # in the gates: a marble beside the castle (or a marker stuck on after) is no marble of a round
+            seen = sum(last.counts) if last is not None and last.with_reference else 0
             if not self._round_empty():
                 now = f", and the camera sees {seen} in the gates now" if seen else ""
                 raise NotEmpty(f"The running round holds marbles{now}: take the empty reference between rounds, once "
@@ -440,11 +449,11 @@ class CameraHub:
                 raise NotEmpty(f"The camera sees {seen} marble{'s' if seen > 1 else ''} in the gates: take "
                                f"{'them' if seen > 1 else 'it'} out of the castle first (or, if the gates are empty "
                                "and the camera is wrong, take it anyway).")
-        in_round = not self._round_empty()
+        held = tuple(sorted({g for g in self._round_gates() if g is not None})) if not self._round_empty() else None
         self.reference.clear()  # a person's word replaces the old reference at once
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions, self._moved_note = self._moved, None
-        self._taken_in_round = in_round  # the page says it until the round is over
+        self._held_in_round = held  # the page says it, and those gates are unsure, until the round is over
         self._changed()
         return self.reference.status()
 
@@ -527,7 +536,10 @@ class CameraHub:
         if regions is None:
             return None
         detector, reference, radius = self._detector_for(regions)
-        return ReadingFrame(frame, reference, regions, radius, detector.detect(frame))
+        held = self._held_in_round or ()
+        reading = ReadingFrame(frame, reference, regions, radius, detector.detect(frame), held)
+        # a marble the reference was taken with reads as no marble while it stays: its gate waits for a person (D4)
+        return _flag_gates(reading, tuple(gate in held for gate in range(1, 7)))
 
     def _report(self, reading: ReadingFrame) -> None:
         """Send a reading, with its photo (the frame with the overlay), to `on_reading`."""
@@ -581,7 +593,7 @@ class CameraHub:
                 self._set_missed(True)
             return None  # the beams stay the live signal (ruling D3)
         self._set_missed(False)
-        reading = _flag_moving(_agreed(readings), moving)
+        reading = _flag_gates(_agreed(readings), moving)
         self._report(reading)
         return reading.detection
 
@@ -627,8 +639,8 @@ class CameraHub:
         while not self._stop.wait(self._interval):
             if self._missed and self._round_empty():
                 self._set_missed(False)  # the round was scored by its gates meanwhile
-            if self._taken_in_round and self._round_empty():  # that round is over: what the reference holds shows
-                self._taken_in_round = False  # in `reference_holds` once the marbles are out
+            if self._held_in_round is not None and self._round_empty():  # that round is over: what the reference
+                self._held_in_round = None  # holds shows in `reference_holds` once the marbles are out
                 self._changed()
             # The last picture of a camera that is down or hangs is not read again: it would look like marbles at
             # rest, or like empty gates. The pages are told when the camera stops or starts giving pictures (a
@@ -700,7 +712,7 @@ class CameraHub:
         # the same counts in each: the newest frame's picture; a gate whose picture changed meanwhile is unsure, and
         # one where a die lies (no beam contradicts a die counted as a marble); the marbles reported still resting,
         # read again only once a gate in doubt is sure (the die check, which only adds doubt, not before)
-        reading = _flag_moving(_agreed(self._run[::-1]), self._moving(self._run))
+        reading = _flag_gates(_agreed(self._run[::-1]), self._moving(self._run))
         if again and not _fewer_doubts(reading.detection.unsure, doubted or ()):
             return None
         reading = replace(reading, detection=self._detector_for(reading.regions)[0].flag_squares(reading.frame,
@@ -835,7 +847,7 @@ class CameraHub:
                 "unsure": self._unsure_note(),
                 "unsure_cause": self._unsure_cause(),
                 "reference_holds": self._reference_holds(),
-                "reference_in_round": self._taken_in_round,
+                "reference_in_round": self._held_in_round is not None,
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,
