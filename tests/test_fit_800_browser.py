@@ -1,0 +1,131 @@
+"""Two screens on the Pi's 800x480 touchscreen, in headless Chromium: a Drachensachen round whose set-up asks five
+players for their hindrance under Chaos (below the trick's question and the last round's losses, the players' rows
+needed a scroll), and a Drachen Wurf base with tiles on its sides (its sides 5 and 6 wrapped onto a second line)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser import KIOSK, PHONE, fits, in_view, post_events, shoot, tap_again
+from tests.test_drachen_wurf_browser import WURF, tile
+from tests.test_drachen_wurf_browser import new_game as new_wurf
+from tests.test_drachensachen_browser import new_game as new_drachensachen
+from tests.test_layout_fit_browser import visit
+
+FIVE = ["Ada", "Ben", "Cleo", "Dan", "Eva"]
+
+#: How far the page reaches below the screen's foot (none when it fits).
+BELOW = "document.documentElement.scrollHeight - window.innerHeight"
+
+#: The smallest font size (px) of each selector's elements that a person can see (null where none is seen).
+FONT_SIZES = """(sels) => Object.fromEntries(sels.map((sel) => { const seen = [...document.querySelectorAll(sel)]
+    .filter((el) => el.checkVisibility()).map((el) => parseFloat(getComputedStyle(el).fontSize));
+    return [sel, seen.length ? Math.min(...seen) : null]; }))"""
+
+#: The texts of the Chaos set-up, and what is tapped in it.
+SETUP_TEXTS = ("#turn .turn-name", "#turn .phrase", "#ds-last", "#ds-last small", "#ds-hindrance", "#ds-trick h3",
+               "#ds-trick .ds-choice", "#ds-chaos .name", "#ds-chaos .ds-choice", "#ds-chaos > p", "#ds-next",
+               "#ds-went-out-open")
+
+
+def chaos_setup(base: str) -> dict[str, Any]:
+    """Five players in round 2's set-up: the trick still to reveal, and Ben, who went out, drew Chaos, so that every
+    player draws a hindrance. The four others each lost 12 coins, capped at 10: the longest summary of a round."""
+    game = new_drachensachen(base, FIVE, tricks=True, hindrances=True)
+    post_events(base, game, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": "Ada"},
+                {"type": "went_out", "player": "Ben"},
+                *({"type": "coins", "player": p, "coins": 12} for p in FIVE if p != "Ben"),
+                {"type": "hindrance", "kind": "chaos", "player": "Ben"})
+    return game
+
+
+def test_a_chaos_setup_of_five_players_fits_the_kiosk_screen(open_page: Callable[..., Any], base: str) -> None:
+    """At 800x480 the five players' rows reached past the screen's foot (the page scrolled by 309 px): the set-up fits
+    the screen, with every trick to choose, each player's three hindrances, Next turn and the last round's losses in
+    sight, its tap targets 48 px or more, and its text no smaller than on the other 7-inch screen (1024x600)."""
+    game = chaos_setup(base)
+    page = visit(open_page, base, game, KIOSK)
+    expect(page.locator("#ds-chaos .ds-chaos-row")).to_have_count(5)
+    expect(page.locator("#ds-trick .ds-choice")).to_have_count(6)
+    where = "the Chaos set-up of five players at 800x480"
+    shoot(page, "drachensachen-chaos-5-800x480")
+    fits(page, where)
+    assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+    for selector in ("#turn", "#ds-last", "#ds-hindrance", "#ds-next", "#ds-went-out-open", "#ds-chaos > p"):
+        in_view(page, selector)
+    for i in range(6):
+        in_view(page, f"#ds-trick .ds-choice:nth-child({i + 1})")
+    for player in FIVE:
+        for kind in ("invasion", "unknown", "chaos"):
+            in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='{kind}']")
+    sizes = page.evaluate(FONT_SIZES, SETUP_TEXTS)
+    wider = visit(open_page, base, game, (1024, 600))
+    expect(wider.locator("#ds-chaos .ds-chaos-row")).to_have_count(5)
+    elsewhere = wider.evaluate(FONT_SIZES, SETUP_TEXTS)
+    smaller = {sel: (px, elsewhere[sel]) for sel, px in sizes.items() if px is None or px < elsewhere[sel]}
+    assert not smaller, f"{where}: text smaller than at 1024x600, or not seen (px here, there): {smaller}"
+
+    # the set-up is entered from this screen as it is: a trick, then a hindrance; it still fits
+    page.click("#ds-trick [data-trick='golden_feathers']")
+    expect(page.locator("#ds-trick")).to_have_count(0)
+    tap_again(page, "#ds-chaos [data-player='Eva'] [data-kind='chaos']")  # drawn anew since the trick's tap
+    drawn = page.locator("#ds-chaos [data-player='Eva'] .ds-drawn")
+    expect(drawn).to_have_text("Chaos: every player draws a hindrance")
+    shoot(page, "drachensachen-chaos-5-trick-800x480")
+    fits(page, f"{where}, the trick revealed and Eva's hindrance drawn")
+    assert page.evaluate(BELOW) <= 0, f"{where} scrolls once the trick is revealed"
+    for player in FIVE[:4]:
+        in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='unknown']")
+    in_view(page, "#ds-next")
+
+
+#: For each player's base on the table: its name, and the distinct lines (tops) its sides stand on.
+BASE_LINES = """() => [...document.querySelectorAll('#table .wurf-player')].map((p) => [p.dataset.player,
+    new Set([...p.querySelectorAll('.base .side')].map((s) => Math.round(s.getBoundingClientRect().top))).size])"""
+
+#: The sizes of the tiles on the bases that are tapped (a steal, or a tile to secure): 48 px.
+BASE_TILES = "() => [...document.querySelectorAll('#table .base .wtile:not(.mini)')].map((t) => t.offsetWidth)"
+
+
+def crowded_bases(base: str, phase: str) -> dict[str, Any]:
+    """Three players; Ada won three tiles with two dice each (all on side 2), Ben two with two dice (one of them an
+    egg's) and one with three: a base holds at most three tiles (six dice), and these take the most room. In "dice"
+    Cleo rolls (both bases' tiles are 48 px, to steal); in "secure" Ada secures her base (hers are 48 px, to tap)."""
+    game = new_wurf(base, ["Ada", "Ben", "Cleo"])
+
+    def flip(*tiles: tuple[int, int]) -> list[dict[str, Any]]:
+        return [{"type": "flip", "colour": c, "landscape": ls} for c, ls in tiles]
+
+    def win(c: int, ls: int, k: int, egg: bool = False) -> dict[str, Any]:
+        return {"type": "win", "colour": c, "landscape": ls, "from": "middle", "k": k, "egg": egg}
+
+    post_events(base, game, *flip((1, 1), (2, 2), (3, 3)), win(1, 1, 2), win(2, 2, 2), win(3, 3, 2), {"type": "end"},
+                *flip((4, 4), (5, 5), (6, 6)), win(4, 4, 2, egg=True), win(5, 5, 2), win(6, 6, 3), {"type": "end"},
+                *flip((1, 2), (2, 3), (3, 4)))
+    if phase == "secure":  # Cleo won nothing: the three tiles up stay for Ada, who secures her base first
+        post_events(base, game, {"type": "end"})
+    return game
+
+
+@pytest.mark.parametrize("phase", ["dice", "secure"])
+def test_a_base_s_sides_fit_on_one_line(open_page: Callable[..., Any], base: str, phase: str) -> None:
+    """At 800x480 a base with three 48 px tiles on its sides wrapped its sides 5 and 6 onto a second line: a base's
+    five sides stand on one line there, as on the 1024x600 screen, its tiles still 48 px; the phones and both screens
+    still never scroll sideways."""
+    game = crowded_bases(base, phase)
+    for size in (KIOSK, (1024, 600), PHONE, (360, 740), (320, 568)):
+        page = visit(open_page, base, game, size)
+        expect(page.locator(f"#table .base [data-tile='{tile(1, 1)}']")).to_be_visible()
+        where = f"the {phase} screen at {size[0]}x{size[1]}"
+        shoot(page, f"{WURF}-bases-{phase}-{size[0]}x{size[1]}", full_page=True)
+        fits(page, where)
+        tiles = page.evaluate(BASE_TILES)
+        assert len(tiles) == (6 if phase == "dice" else 3) and set(tiles) == {48}, f"{where}: tiles {tiles}"
+        if size in (KIOSK, (1024, 600)):
+            lines = page.evaluate(BASE_LINES)
+            assert all(n == 1 for _, n in lines), f"{where}: a base's sides on more than one line: {lines}"
+            if phase == "dice":
+                in_view(page, "#k-pad [data-k='6']")
+                in_view(page, "#end-turn")
