@@ -581,3 +581,24 @@ def test_the_camera_alone_reads_resting_marbles_again_once_a_gate_in_doubt_is_su
     hub._rest_reported = (((0, 0, 0, 1, 0, 0), 0), doubt.detection.unsure)
     round_empty[0] = True  # revealed: the next round holds none of these marbles
     assert follow([sure] * 6, 112.0) == []
+
+
+def test_marbles_beside_the_gates_do_not_refuse_the_empty_reference(tmp_path: Path) -> None:
+    """The refusal says "the camera sees N marbles in the gates": a marble beside the castle (or a print stuck on
+    after the reference, read as marbles outside every gate) is no marble of a round and refused it all the same."""
+    from dataclasses import replace
+
+    from hardware.camera.hub import NotEmpty
+    from hardware.camera.simulated import SimulatedCastle
+
+    castle = SimulatedCastle()
+    hub = CameraHub(FakeService(castle.render_empty()), tmp_path, on_reading=lambda *_: None,  # type: ignore[arg-type]
+                    default_regions=castle.regions(), default_marble=castle.marble_size())
+    hub.reference.offer(castle.render_empty(), beams_idle=True, regions_empty=True, now=1e9)
+    empty = hub.detect(castle.render_empty())
+    assert empty is not None and empty.detection.total == 0
+    hub._last = replace(empty.detection, outside=20)  # what the vision loop read: nothing in a gate, 20 beside
+    assert hub.capture_reference()["captured"]
+    hub._last = replace(empty.detection, counts=(0, 0, 1, 0, 0, 0), outside=20)
+    with pytest.raises(NotEmpty, match="The camera sees 1 marble in the gates"):
+        hub.capture_reference()
