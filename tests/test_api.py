@@ -406,6 +406,20 @@ def test_kiosk_pages(client: FlaskClient) -> None:
         assert b"requested URL" not in page.data and b"Back to the games" in page.data, odd
 
 
+def test_the_api_answers_an_odd_address_in_its_own_words(client: FlaskClient) -> None:
+    """Under /api the web framework's words ("The requested URL was not found on the server. If you entered the URL
+    manually...") said neither what was asked nor where the API is described; the API's own address led nowhere."""
+    assert client.get("/api/", follow_redirects=True).get_json()["info"]["title"]  # its description
+    assert client.get("/api", follow_redirects=True).get_json()["paths"]
+    missing = client.get("/api/nothing")
+    assert missing.status_code == 404 and missing.get_json()["error"] == {
+        "code": "not_found", "message": "there is no GET /api/nothing in the companion's API; it is described at "
+                                        "/api/openapi.json"}
+    wrong = client.delete("/api/games")
+    assert wrong.status_code == 405 and wrong.headers["Allow"] == "GET, HEAD, OPTIONS"
+    assert wrong.get_json()["error"]["message"] == "/api/games is not called with DELETE: it answers GET, HEAD, OPTIONS"
+
+
 def test_pages_load_no_remote_assets(client: FlaskClient) -> None:
     session = new_diego(client)
     for path in ("/", f"/play/{session['id']}"):

@@ -74,8 +74,10 @@ def health():
     return jsonify(report)
 
 
+@bp.get("/")
 @bp.get("/openapi.json")
 def openapi():
+    """The API's description, also at the API's own address (/api sends on to /api/)."""
     return jsonify(openapi_document())
 
 

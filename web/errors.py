@@ -48,10 +48,28 @@ PAGE_MESSAGES = {404: "There is no page at this address on the companion.",
 """What a page says of an error the companion did not word itself (the web framework's words are for developers)."""
 
 
+def _own_description(err: HTTPException) -> str | None:
+    """The description the companion gave ``err`` (``abort(404, ...)``), None for the web framework's own."""
+    return str(err.description) if err.description and err.description != type(err).description else None
+
+
 def _page_message(err: HTTPException) -> str:
-    """The page's words for ``err``: its own description where the companion gave one (``abort(404, ...)``)."""
-    own = err.description and err.description != type(err).description
-    return str(err.description) if own else PAGE_MESSAGES.get(err.code or 500, err.name)
+    """The page's words for ``err``: its own description where the companion gave one."""
+    return _own_description(err) or PAGE_MESSAGES.get(err.code or 500, err.name)
+
+
+def _api_message(err: HTTPException) -> str:
+    """An API answer's words for ``err``: its own description where the companion gave one, else what was asked and
+    where the API is described."""
+    own = _own_description(err)
+    if own:
+        return own
+    asked = f"{request.method} {request.path}"
+    if isinstance(err, MethodNotAllowed) and err.valid_methods:
+        return f"{request.path} is not called with {request.method}: it answers {', '.join(sorted(err.valid_methods))}"
+    if err.code == 404:
+        return f"there is no {asked} in the companion's API; it is described at /api/openapi.json"
+    return f"{asked}: {err.name}"
 
 
 def register(app: Flask) -> None:
@@ -80,7 +98,7 @@ def register(app: Flask) -> None:
             headers["Allow"] = ", ".join(sorted(err.valid_methods))
         if _wants_json():
             body, _ = error_response(status, ERROR_CODES.get(status, err.name.lower().replace(" ", "_")),
-                                     err.description or err.name)
+                                     _api_message(err))
             return body, status, headers
         return render_template("error.html", status=status, message=_page_message(err)), status, headers
 

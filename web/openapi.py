@@ -78,6 +78,8 @@ def openapi_document() -> dict[str, Any]:
                                                                 "the body is the health report with its error")}}},
             "/api/openapi.json": {"get": {"summary": "This document",
                                           "responses": {"200": {"description": "OpenAPI"}}}},
+            "/api/": {"get": {"summary": "This document, at the API's own address (/api sends on here)",
+                              "responses": {"200": {"description": "OpenAPI"}}}},
             "/api/games": {"get": {"summary": "The game registry", "responses": {"200": {"description": "games"}}}},
             "/api/players": {
                 "get": {"summary": "Remembered players with their colours, most recently played first",
