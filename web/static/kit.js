@@ -258,24 +258,118 @@ export function backCancels(cancel) {
   return end;
 }
 
-/** A modal panel over the page; resolves with what `build(close)` passes to close(). */
-export function dialog(build, { cls = "" } = {}) {
+// A modal (a dialog, the game page's More menu) holds the keyboard's focus while it is open: focus moves into it as
+// it opens, Tab and Shift+Tab go round its controls only, Escape closes the one on top, and focus goes back to the
+// control that opened it as it closes (or, where that control was redrawn meanwhile, to its like).
+const modals = []; // the open modals, the top one last: { el, close, back }
+let byKey = false; // the last input was a key (not a finger or mouse): focus may go to a text field, which then
+                   // raises no phone keyboard under a finger
+
+addEventListener("keydown", () => { byKey = true; }, true);
+addEventListener("pointerdown", () => { byKey = false; }, true);
+
+const FOCUSABLE = "a[href], button, input, select, textarea, [tabindex]:not([tabindex='-1'])";
+
+/** The controls of `el` a Tab reaches, in order. */
+function focusables(el) {
+  return [...el.querySelectorAll(FOCUSABLE)].filter((c) => !c.disabled && !c.closest("[inert]")
+    && c.checkVisibility({ visibilityProperty: true }) && c.tabIndex >= 0);
+}
+
+/** A selector for a control like `el` where the page redraws it (its id, or its first data attribute). */
+function likeOf(el) {
+  if (!(el instanceof Element) || el === document.body) return null;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  const data = [...el.attributes].find((a) => a.name.startsWith("data-") && a.name !== "data-reason");
+  return data ? `${el.localName}[${data.name}="${CSS.escape(data.value)}"]` : null;
+}
+
+/** Focus `el`; whether it took it. */
+function focusOn(el) {
+  if (!el?.isConnected) return false;
+  el.focus({ preventScroll: !byKey });
+  return document.activeElement === el;
+}
+
+/** `el` opens as a modal (closed by `close`): focus goes into it, to its first text field when a key opened it,
+ *  else to its primary control (one that can be used), else to its first control. */
+function modalOpened(el, close) {
+  const opener = document.activeElement;
+  const under = modals.find((m) => m.el.contains(opener)); // opened from another modal: back there, then its opener
+  const back = [[opener, likeOf(opener)], ...(under ? under.back : [])];
+  modals.push({ el, close, back });
+  const controls = focusables(el);
+  const text = controls.find((c) => c.matches("input, textarea"));
+  const primary = controls.find((c) => c.matches(".primary") && c.getAttribute("aria-disabled") !== "true");
+  const first = (byKey && text) || primary || controls.find((c) => !c.matches("input, textarea")) || controls[0];
+  if (!focusOn(first)) { el.tabIndex = -1; focusOn(el); }
+}
+
+/** `el`, a modal, closed: focus goes back where it came from, unless it went on to something else meanwhile. */
+function modalClosed(el) {
+  const at = modals.findIndex((m) => m.el === el);
+  if (at < 0) return;
+  const [{ back }] = modals.splice(at, 1);
+  const now = document.activeElement;
+  if (now && now !== document.body && now.isConnected && !el.contains(now)) return; // another modal took it
+  for (const [opener, like] of back) {
+    if (focusOn(opener) || (like && focusOn(document.querySelector(like)))) return;
+  }
+}
+
+document.addEventListener("keydown", (event) => {
+  const top = modals.at(-1);
+  if (!top || event.defaultPrevented) return;
+  if (event.key === "Escape") {
+    event.preventDefault();
+    top.close();
+  } else if (event.key === "Tab") {
+    const controls = focusables(top.el);
+    if (!controls.length) { event.preventDefault(); return; }
+    const at = controls.indexOf(document.activeElement);
+    const next = event.shiftKey ? (at <= 0 ? controls.at(-1) : null) : (at < 0 || at === controls.length - 1 ? controls[0] : null);
+    if (next) { event.preventDefault(); next.focus(); }
+  }
+});
+
+let titles = 0;
+
+/** A modal panel over the page; resolves with what `build(close)` passes to close(). It is named by its title (its
+ *  first ``.big``, ``.label``, label or heading), or by `label`. */
+export function dialog(build, { cls = "", label = null } = {}) {
   return new Promise((resolve) => {
     const overlay = h("div", { class: "overlay", role: "dialog", "aria-modal": "true" });
     const close = (value = null) => {
       if (!overlay.isConnected) return;
       overlay.remove();
-      document.removeEventListener("keydown", onKey);
       dialogClosed(close);
+      modalClosed(overlay);
       resolve(value);
     };
-    const onKey = (event) => { if (event.key === "Escape") close(null); };
-    overlay.append(h("div", { class: `panel dialog ${cls}`.trim() }, build(close)));
+    const panel = h("div", { class: `panel dialog ${cls}`.trim() }, build(close));
+    overlay.append(panel);
+    const title = panel.querySelector(".big, .label, label, h2, h3");
+    if (label) overlay.setAttribute("aria-label", label);
+    else if (title) {
+      title.id ||= `dialog-title-${++titles}`;
+      overlay.setAttribute("aria-labelledby", title.id);
+    }
     overlay.addEventListener("click", (event) => { if (event.target === overlay) close(null); });
-    document.addEventListener("keydown", onKey);
     (document.getElementById("overlays") || document.body).append(overlay);
     dialogOpened(close);
+    modalOpened(overlay, close);
   });
+}
+
+/** The game page's More menu (game.html #menu), a modal as a dialog is, open while it is not hidden (a page's script
+ *  may hide it). */
+const menu = document.getElementById("menu");
+if (menu) {
+  new MutationObserver(() => {
+    const open = modals.some((m) => m.el === menu);
+    if (!menu.hidden && !open) modalOpened(menu, () => { menu.hidden = true; });
+    else if (menu.hidden && open) modalClosed(menu);
+  }).observe(menu, { attributes: true, attributeFilter: ["hidden"] });
 }
 
 /** Ask yes or no; resolves true for yes. */
@@ -554,6 +648,41 @@ export function colourOf(view, name) {
   return PALETTE[seat % PALETTE.length].colour;
 }
 
+/** The grounds a player's name is drawn on: a panel (kiosk.css --panel, and the darker tiles on it), and the raised
+ *  ones, lighter (a button, a hero's or player's card or row while active: #2b4d3f the lightest). */
+const PANEL = [0x18, 0x30, 0x28];
+const RAISED = [0x2b, 0x4d, 0x3f];
+const luminance = (rgb) => rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+  .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+const tints = new Map();
+
+/** A player's colour as text on `ground`: the colour itself where it reads there (WCAG's 4.5:1, with a little to
+ *  spare), else the least tint of it towards white that does, so that the name keeps its hue. */
+export function textColour(colour, ground = RAISED) {
+  const key = `${colour} ${ground}`;
+  if (!tints.has(key)) {
+    const rgb = /^#[0-9a-f]{6}$/i.test(colour) ? [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16)) : null;
+    let text = colour;
+    for (let t = 0; rgb && t <= 1; t += 0.01) {
+      const mixed = rgb.map((v) => Math.round(v + (255 - v) * t));
+      if (contrast(mixed, ground) >= 4.6) {
+        text = t ? `#${mixed.map((v) => v.toString(16).padStart(2, "0")).join("")}` : colour;
+        break;
+      }
+    }
+    tints.set(key, text);
+  }
+  return tints.get(key);
+}
+
+/** The style of what shows a player in their colour: the colour (`--c`, for edges and rings), and the colour of their
+ *  name on a panel (`--cp`) and on a raised ground (`--ct`; kiosk.css says which is where). */
+export function playerStyle(view, name) {
+  const colour = colourOf(view, name);
+  return { "--c": colour, "--cp": textColour(colour, PANEL), "--ct": textColour(colour, RAISED) };
+}
+
 /** The class of a player's name: `cls`, and `long` for a name of 10 letters or more, which kiosk.css shows a size
  *  smaller where names stand in a narrow column (the score board, a list of heroes or guesses): so "Bartholomäus" is
  *  read whole there at 800x480. */
@@ -561,7 +690,7 @@ const nameClass = (name, cls) => ([...name].length >= 10 ? `${cls} long` : cls);
 
 /** A player's name in their colour. */
 export function who(view, name, cls = "who") {
-  return h("span", { class: nameClass(name, cls), style: { "--c": colourOf(view, name) } }, name);
+  return h("span", { class: nameClass(name, cls), style: playerStyle(view, name) }, name);
 }
 
 /** The [player, value] pairs of an object keyed by player, in seat order (JSON objects come with sorted keys). */
@@ -605,7 +734,7 @@ function renderScoreBoard(view) {
   if (!list) return;
   const turn = view.turn ?? view.state?.active ?? null;
   list.replaceChildren(...view.players.map((p) =>
-    h("li", { class: p === turn ? "active" : "", dataset: { player: p }, style: { "--c": colourOf(view, p) } },
+    h("li", { class: p === turn ? "active" : "", dataset: { player: p }, style: playerStyle(view, p) },
       h("span", { class: nameClass(p, "name") }, p),
       h("span", { class: "score", dataset: { score: view.scores[p] ?? 0 } }, view.scores[p] ?? 0))));
 }
@@ -646,7 +775,7 @@ function renderFinal(view, game, page) {
   table.parentElement.hidden = rows.length === 0;
   table.replaceChildren(
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, view.breakdown_heading),
-      ...view.players.map((p) => h("th", { scope: "col", style: { "--c": colourOf(view, p) } }, breakable(p))))),
+      ...view.players.map((p) => h("th", { scope: "col", style: playerStyle(view, p) }, breakable(p))))),
     h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, breakable(r.label || `Round ${r.round}`)),
       ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),
     h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"),

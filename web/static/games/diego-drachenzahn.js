@@ -126,6 +126,8 @@ function renderFlag(game, cur) {
   flag.hidden = !cur.flag;
   if (!cur.flag) return;
   const camera = cur.camera ? cur.camera.counts.flatMap((n, i) => Array(n).fill(i + 1)) : null;
+  // what the camera saw as its line says it: its gates, then the marbles it saw outside them, each a miss (null)
+  const seen = camera ? [...camera, ...Array(cur.camera.outside).fill(null)] : null;
   const unsure = cur.camera?.unsure || [];
   // the gates still to check: those the camera is unsure of, less those a person confirmed that it reads the same
   // again (the view's "unsettled", the gates the flag names: ruling D4)
@@ -146,9 +148,10 @@ function renderFlag(game, cur) {
     ...(unsettled.length ? unsureText(unsettled, settled) : []),
     ...(readings.length ? [h("p", {}, readings.join(" · "))] : []),
     h("div", { class: "row" },
-      // a count the camera is unsure of is no suggested answer (ruling D4)
-      camera && camera.length <= 3
-        ? button("Camera is right", { cls: unsettled.length ? "" : "primary", onTap: () => confirmMarbles(camera) })
+      // a count the camera is unsure of is no suggested answer (ruling D4); offered only for a round's worth, and
+      // confirming all the camera saw, the misses too
+      seen && seen.length <= 3
+        ? button("Camera is right", { cls: unsettled.length ? "" : "primary", onTap: () => confirmMarbles(seen) })
         : null,
       entered && cur.marbles.length <= 3 ? button(entered[1], { onTap: () => confirmMarbles(cur.marbles) }) : null,
       button("Clear, enter by tap", { onTap: () => confirmMarbles([]) })));
@@ -178,6 +181,7 @@ function renderMarbles(game, cur, turnOver) {
   const rolling = sensed.rolling && Boolean(view.castle) && !turnOver;
   $("rolling").hidden = !rolling;
   const slots = [];
+  const many = cur.marbles.length > 3; // more chips than a round's: each shows its gate's number (its name said aloud)
   for (let i = 0; i < Math.max(3, cur.marbles.length); i++) {
     const filled = i < cur.marbles.length;
     const gate = cur.marbles[i];
@@ -185,7 +189,10 @@ function renderMarbles(game, cur, turnOver) {
     slots.push(h("div", { class: `slot${filled ? " filled" : ""}${missed ? " miss" : ""}`,
                           dataset: { gate: filled ? String(gate) : "" } },
       filled && gate !== null ? icon(symbolOf(gate)) : null,
-      h("span", {}, filled || missed ? gateName(filled ? gate : null) : "–"), filled ? h("small", {}, cur.sources[i]) : null));
+      many && filled ? [h("span", { "aria-hidden": "true" }, gate === null ? "✗" : String(gate)),
+        h("span", { class: "sr-only" }, gateName(gate))]
+        : h("span", {}, filled || missed ? gateName(filled ? gate : null) : "–"),
+      filled ? h("small", {}, cur.sources[i]) : null));
   }
   $("slots").replaceChildren(...slots);
   $("slots").classList.toggle("rolling", rolling);
@@ -333,7 +340,7 @@ $("photo-open").addEventListener("click", () => dialog((close) => [
   h("button", { type: "button", class: "photo-large", "aria-label": "Close the photo", onclick: () => close() },
     h("img", { src: $("photo").src, alt: "The camera's photo of the round" })),
   h("p", { class: "muted center" }, "Tap to close."),
-], { cls: "photo-dialog" }));
+], { cls: "photo-dialog", label: "The camera's photo of the round" }));
 
 function roundCount(status, gate, index) {
   return gate.round_marbles ?? status.round_marbles?.[index] ?? status.gates?.round_marbles?.[index] ?? null;

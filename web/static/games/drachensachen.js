@@ -285,6 +285,14 @@ function cardsMode(mode) {
 
 function burnedTotal() { return Object.values(local.burned).reduce((a, b) => a + b, 0); }
 
+/** A value cell's name: the words it shows first ("Def."), then the card's whole name where they are short of it
+ *  ("Def. (Defender): 2 out"). */
+function cellName(s, v, n) {
+  const shown = VALUE_SHORT[v] || v;
+  const full = s.value_names[v];
+  return `${shown}${full && full !== shown ? ` (${full})` : ""}: ${n} out`;
+}
+
 function renderCards(view, s) {
   const counts = s.cards_out_round || s.cards_out;
   const values = Object.keys(s.value_names);
@@ -304,7 +312,7 @@ function renderCards(view, s) {
     h("span", { class: "ds-value" }, VALUE_SHORT[v] || v),
     h("span", { class: "ds-count" }, String(counts[v] || 0)),
     mode === "burn" && local.burned[v] ? h("span", { class: "ds-add" }, `+${local.burned[v]}`) : null,
-  ], { cls: "ds-cell", dataset: { value: v }, "aria-label": `${s.value_names[v]}: ${counts[v] || 0} out`,
+  ], { cls: "ds-cell", dataset: { value: v }, "aria-label": cellName(s, v, counts[v] || 0),
        reason: cellReason, onTap: () => cellTap(v) })));
   const show = () => cardsMode("show");
   const actions = $("ds-cards-actions");
@@ -413,8 +421,10 @@ function renderScoring(view, s) {
         who(view, p, "who name"),
         done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${eights}`,
           h("strong", {}, ` → ${lossWords(lossOf(s, coins, s.eights[p]))}`), lossDetail(s, coins, s.eights[p]))
-          : button(feathers ? "Coins and 8s…" : "Coins…", { cls: "primary", dataset: { coins: p },
-                                                            onTap: () => game.ask(() => enterCoins(view, p, feathers)) }));
+          // named by its words as seen, and whose coins ("Coins for Ben…")
+          : button(`${feathers ? "Coins and 8s" : "Coins"}…`, { cls: "primary", dataset: { coins: p },
+            "aria-label": `${feathers ? "Coins and 8s" : "Coins"} for ${p}…`,
+            onTap: () => game.ask(() => enterCoins(view, p, feathers)) }));
     })));
 }
 

@@ -6,7 +6,7 @@
 // after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
 // the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
 import {
-  andList, button, bySeat, colourOf, confirm, dialog, h, keypad, plural, startGame, toast, who, whoList,
+  andList, button, bySeat, colourOf, confirm, dialog, h, keypad, playerStyle, plural, startGame, toast, who, whoList,
 } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
@@ -121,7 +121,7 @@ function heroCard(view, s, hero) {
   ];
   const card = h("article", {
     class: `hr-hero${hero.turn ? " active" : ""}${hero.out ? " out" : ""}`, dataset: { player: hero.player },
-    style: { "--c": colourOf(view, hero.player) }, title: "Hold to set a number by hand",
+    style: playerStyle(view, hero.player), title: "Hold to set a number by hand",
   },
   h("div", { class: "hr-hero-head" }, who(view, hero.player, "who name"),
     h("span", { class: "hr-hero-name" }, hero.name.split(" ")[0]),
@@ -279,7 +279,7 @@ function stockDialog(item, start) {
     const draw = () => {
       const full = prices.length >= MAX_COPIES;
       body.replaceChildren(
-        h("p", { class: "big" }, `${item.name}: the prices left`),
+        h("p", { class: "big", id: "hr-stock-title" }, `${item.name}: the prices left`),
         h("p", { class: "muted" }, prices.length ? "Sold cheapest first. Tap a price to take that copy out." : "None left: sold out."),
         h("div", { class: "hr-row", id: "hr-stock-prices" }, ...prices.map((price, i) => button(`${price} gold ✕`, {
           cls: "hr-price-chip", dataset: { price }, "aria-label": `Take out the copy at ${price} gold`,
