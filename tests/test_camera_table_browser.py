@@ -252,14 +252,14 @@ def test_photo_keeping_is_switched_on_on_the_camera_page(open_page: Callable[...
             assert keeper.flush()
             page.reload()
             expect(page.locator("#keeping-state")).to_contain_text(
-                "The camera read all six gates right in 1 of 1 kept round (100%). It never read a gate wrong without "
-                "flagging it for a tap.", timeout=WAIT_MS)
+                "The camera read all six gates right in 1 of 1 kept round (100%). It was never sure of a wrong count: "
+                "it flagged every gate it read wrong for a tap.", timeout=WAIT_MS)
     assert keeper.flush()
     page.reload()
     expect(page.locator("#keeping-state")).to_contain_text("3 of at most 500 kept in", timeout=WAIT_MS)
     expect(page.locator("#keeping-state")).to_contain_text(
-        "The camera read all six gates right in 1 of 3 kept rounds (33%). It read a gate wrong without flagging it "
-        "for a tap in 1 of them.")
+        "The camera read all six gates right in 1 of 3 kept rounds (33%). The camera was sure of a wrong count in 1 of "
+        "them; the table asked for a tap there because the beams disagreed, or a person corrected it.")
     # and sends them on: one zip of both rounds' folders
     link = page.locator("#photos-download")
     expect(link).to_have_text("Download the 3 kept rounds (zip)")

@@ -199,7 +199,7 @@ def test_eval_counts_the_rounds_the_camera_read_wrong_without_a_flag_at_the_time
     report = json.loads(capsys.readouterr().out)
     assert report["camera_wrong_sure"] == 1 and report["camera_flags_recorded"] == 3
     assert main(["detect", "--eval", str(tmp_path)]) == 0
-    assert "read a gate wrong without asking for a tap: 1 of 3 rounds" in capsys.readouterr().out
+    assert "sure of a wrong count: 1 of 3 rounds" in capsys.readouterr().out
     label = json.loads((tmp_path / sorted(p.name for p in tmp_path.iterdir())[0] / "label.json").read_text())
     label["camera_unsure"] = [True, "no"]
     edited = tmp_path / sorted(p.name for p in tmp_path.iterdir())[0]

@@ -97,7 +97,15 @@ def _status(sensors: Any) -> dict[str, Any]:
 
 @bp.get("/camera/preview.jpg")
 def preview():
-    return _jpeg(_hub().preview_jpeg(), "no picture yet: the camera is starting, down or not calibrated")
+    """The camera's picture with the gate regions and the marbles seen drawn on it; before the gates are calibrated,
+    the plain picture (to aim and focus the camera by); 503 only while the camera gives none."""
+    hub = _hub()
+    picture = hub.preview_jpeg()
+    if not picture:
+        state = hub.service.status()
+        why = "it is starting" if state.get("state") == "starting" else state.get("error") or state.get("state")
+        return _jpeg(None, f"no picture: the camera gives none now ({why})")
+    return _jpeg(picture, "no picture")
 
 
 @bp.get("/camera/snapshot.jpg")

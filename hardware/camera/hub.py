@@ -777,11 +777,21 @@ class CameraHub:
 
     # what the page shows
     def preview_jpeg(self) -> bytes | None:
-        """The last frame the vision read, with its regions and counts drawn on it (drawn once per frame)."""
+        """The last frame the vision read, with its regions and counts drawn on it (drawn once per frame). Before
+        the gates are calibrated (the vision reads nothing: no regions to draw), the camera's plain picture, so that
+        a person can aim and focus it before tapping the corners; None while the camera gives none (starting, down
+        or hanging), or nothing is read yet."""
         with self._lock:
             if self._preview is None and self._seen is not None:
                 self._preview = _overlay_jpeg(self._seen)
-            return self._preview
+            if self._preview is not None or self._regions is not None:
+                return self._preview
+        if not self.service.status()["ok"]:
+            return None
+        try:
+            return self.service.latest_jpeg()
+        except ValueError:  # a frame that cannot be encoded: no picture, as the route says
+            return None
 
     def _edge_warning(self) -> str | None:
         """A plain warning when a gate comes within a marble's radius of the picture's edge: a marble there is

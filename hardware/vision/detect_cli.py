@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gates", metavar="GATES.json", help="gate regions file (required with IMAGE)")
     parser.add_argument("--reference", metavar="EMPTY.jpg", help="empty scene (same camera, no marbles)")
     parser.add_argument("--marble-radius", type=float, metavar="PX",
-                        help="marble radius in pixels (default: the one saved with the table's calibration in "
-                             "DATA/camera/marble.json; only without one, guessed from the region size)")
+                        help="marble radius in pixels (default: the marble_radius of a kept round's label.json given "
+                             "as --gates, else the one saved with the table's calibration in DATA/camera/marble.json; "
+                             "only without either, guessed from the region size)")
     parser.add_argument("--data", default=os.environ.get("COMPANION_DATA", "data"),
                         help="data folder whose saved calibration gives the marble radius "
                              "(default $COMPANION_DATA or ./data)")
@@ -72,6 +73,10 @@ def _eval(root: Path, as_json: bool) -> int:
         mode = root.stat().st_mode
     except PermissionError:
         raise
+    except FileNotFoundError:
+        print(f"companion detect: --eval {root}: no such folder or zip (nothing is there): give the folder of kept "
+              "photos (DATA/photos) or the zip the Camera page downloads", file=sys.stderr)
+        return 2
     except OSError:
         mode = 0
     if stat.S_ISREG(mode):
@@ -187,8 +192,10 @@ def nothing_evaluated(rep: dict, root: Path, as_json: bool = False) -> str:
 
 
 def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
-    """The marble radius to use and where it comes from: --marble-radius, else the saved calibration, else None
-    (the detector guesses it from the gate regions, a last resort). ValueError for a bad --marble-radius."""
+    """The marble radius to use and where it comes from: --marble-radius, else the ``marble_radius`` the --gates
+    file holds (a kept round's label.json: the radius the table read that round with), else the saved calibration,
+    else None (the detector guesses it from the gate regions, a last resort). ValueError for a bad --marble-radius
+    or a bad ``marble_radius`` in the --gates file."""
     from hardware.camera.marble_size import MIN_RADIUS_PX, MarbleSize, MarbleSizeError
 
     radius = getattr(args, "marble_radius", None)
@@ -197,6 +204,11 @@ def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
             raise ValueError(f"--marble-radius must be a marble's radius in pixels, at least {MIN_RADIUS_PX:g}, "
                              f"got {radius:g}")
         return radius, f"marble radius {radius:g} px from --marble-radius"
+    gates = getattr(args, "gates", None)
+    kept = _label_radius(Path(gates)) if gates else None
+    if kept is not None:
+        return kept, (f"marble radius {kept:g} px from {gates} (the radius the table read that round with; "
+                      "--marble-radius PX to try another)")
     path = Path(getattr(args, "data", None) or "data") / "camera" / "marble.json"
     try:
         size = MarbleSize.load(path)
@@ -206,6 +218,25 @@ def marble_radius(args: argparse.Namespace) -> tuple[float | None, str]:
                       "often far off: pass --marble-radius PX or measure it on the Camera page")
     how = "the markers" if size.source == "markers" else "a tap on a marble"
     return size.radius_px, f"marble radius {size.radius_px:.1f} px from the saved calibration {path} ({how})"
+
+
+def _label_radius(path: Path) -> float | None:
+    """The ``marble_radius`` a kept round's label.json holds, None when the file holds none (the gate regions file
+    *Save regions* writes) or cannot be read again (its gates were read from it a moment before). ValueError
+    naming the file when it holds one that is no marble's radius."""
+    from hardware.camera.marble_size import MIN_RADIUS_PX
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    radius = data.get("marble_radius") if isinstance(data, dict) else None
+    if radius is None:
+        return None
+    if isinstance(radius, bool) or not isinstance(radius, (int, float)) or not MIN_RADIUS_PX <= radius < math.inf:
+        raise ValueError(f"{path}: marble_radius must be a marble's radius in pixels, at least {MIN_RADIUS_PX:g}, "
+                         f"or null, got {json.dumps(radius)[:40]}: mend it, or give --marble-radius PX")
+    return float(radius)
 
 
 def _read(path: str) -> tuple[np.ndarray | None, str]:

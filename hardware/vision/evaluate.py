@@ -13,9 +13,10 @@ Each sample is detected with its own gates, reference and marble radius. The rep
 the samples skipped (and why), the exact rate per gate and over all gates, the rate of samples
 with all six counts exact, how many were flagged unsure (and the exact rate of the others), the
 exact rate of what the camera read at the time (``camera_counts``, when recorded) and in how many of those rounds
-it read a gate wrong without flagging it (``camera_unsure``, when recorded: ruling D4's promise), and the worst
-samples by name. The all-six rate comes with its 95 % interval (``wilson``): on a table's few dozen rounds it
-says how much the rate can still move.
+it was sure of a wrong count (``camera_unsure``, when recorded: it did not flag that gate itself; a kept round is only
+ever wrong where a person corrected it, so the table asked for a tap there because the beams disagreed, or a person
+corrected it), and the worst samples by name. The all-six rate comes with its 95 % interval (``wilson``): on a
+table's few dozen rounds it says how much the rate can still move.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class Result:
 
     @property
     def camera_wrong_sure(self) -> bool | None:
-        """The camera, at the time, read a gate wrong without flagging it; None when that is not recorded."""
+        """The camera, at the time, was sure of a wrong count (a gate read wrong that it did not flag itself: the
+        beams' disagreement or a person's tap caught it); None when that is not recorded."""
         if self.camera_counts is None or self.camera_unsure is None:
             return None
         return wrong_and_sure(self.camera_counts, self.expected, self.camera_unsure)
@@ -330,9 +332,12 @@ def format_report(rep: dict[str, Any]) -> str:
         lines += ["As the camera read them at the table:",
                   f"  all six gates right: {of(c['camera_six_right'], c['recorded'], rounds(c['recorded']))}"]
         if rep["camera_flags_recorded"]:
-            lines.append("  read a gate wrong without asking for a tap: "
+            # a kept round is wrong only where a person corrected it: what is measured is the camera's own certainty
+            lines.append("  sure of a wrong count: "
                          f"{rep['camera_wrong_sure']} of {rep['camera_flags_recorded']}"
-                         f"{rounds(rep['camera_flags_recorded'])}")
+                         f"{rounds(rep['camera_flags_recorded'])}"
+                         + (" (the table asked for a tap there because the beams disagreed, or a person corrected it)"
+                            if rep["camera_wrong_sure"] else ""))
     if rep["worst"]:
         lines.append("Rounds read wrong, worst first:")
         lines += [f"  {w['sample']}: read {w['counts']}, confirmed {w['expected']}"

@@ -4,7 +4,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, backCancels, confirm, h, plural, toast } from "./kit.js";
+import { api, backCancels, confirm, explain, h, plural, toast, wire } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;
@@ -35,6 +35,31 @@ function marbleSource(marble) {
     simulation: "as the simulated castle draws them" }[marble.source] || marble.source;
 }
 
+/** The markers' check in a table owner's words: how well the four markers seen lie as they did when the gates were
+ *  anchored to them (the server's "reprojection error" is the pixels they lie off that). */
+function markersLine(markers) {
+  return (markers.message || "")
+    .replace(/, reprojection error ([\d.]+) px$/, "; they lie as they did when anchored, to within $1 px")
+    .replace(/, but reprojection error ([\d.]+) px \(over ([\d.]+)\)/,
+      ", but they lie $1 px off how they did when anchored (over $2)")
+    .replace(/\(reprojection error ([\d.]+) px\)/, "(they lie as they did when anchored, to within $1 px)");
+}
+
+/** Why the camera cannot be set up from this page, with the camera off, and how to switch it on; null when on. */
+function cameraOff(s) {
+  if (!s || s.ok !== false || s.camera) return null;
+  const error = s?.error || "the camera is off";
+  if (error === "the camera is switched off") {
+    return "The camera is switched off (companion serve --camera off, or source = \"off\" under [camera] in the "
+      + "config file). To set it up, start the companion with a camera: --camera picamera2 on a Pi, usb:0 for a webcam.";
+  }
+  if (error === "sensors are switched off") {
+    return "The sensors are switched off (companion serve --sensors off): start the companion without --sensors off "
+      + "to set the camera up.";
+  }
+  return `The camera did not start (${error}): see State.`;
+}
+
 function facts(s) {
   if (!s || s.ok === false && !s.camera) return [h("li", { class: "warn" }, s?.error || "the camera is off")];
   const cam = s.camera;
@@ -48,8 +73,9 @@ function facts(s) {
   const marble = s.marble;
   if (marble) items.push(h("li", { class: marble.radius_px ? "" : "warn" }, marble.radius_px
     ? `Marble radius ${marble.radius_px.toFixed(1)} px (${marbleSource(marble)})`
-    : "Marble size not measured: guessed from the gates (often far off)"));
-  if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
+    : s.calibrated ? "Marble size not measured: guessed from the gates (often far off)"
+      : "Marble size not measured yet: tap one resting marble, or anchor to the markers once the gates are tapped"));
+  if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, markersLine(s.markers)));
   if (s.markers?.blur_px != null && !s.focus) items.push(h("li", {}, `In focus: the markers' edges blurred by ${s.markers.blur_px.toFixed(1)} px`));
   for (const warning of [s.edge, s.focus, s.moved]) if (warning) items.push(h("li", { class: "warn" }, warning));
   if (s.last_detection) items.push(h("li", { id: "seen", class: "seen" }, ...seenLine(s.last_detection, s.camera_only)));
@@ -96,9 +122,11 @@ function cameraRecord(camera) {
   const all = camera.flags === camera.rounds; // rounds kept by an older companion kept no flags
   const of = all ? (camera.rounds === 1 ? "that round" : `${camera.wrong_sure} of them`)
     : `${camera.wrong_sure} of the ${plural(camera.flags, "round")} kept with its flags`;
-  const unflagged = !camera.flags ? "" : camera.wrong_sure ? ` It read a gate wrong without flagging it for a tap in ${of}.`
-    : ` ${all ? "It" : `In the ${plural(camera.flags, "round")} kept with its flags, it`} never read a gate wrong without `
-      + "flagging it for a tap.";
+  // A kept round is wrong only where a person corrected it: what these say is how sure the camera itself was.
+  const unflagged = !camera.flags ? "" : camera.wrong_sure ? ` The camera was sure of a wrong count in ${of}; the table `
+      + "asked for a tap there because the beams disagreed, or a person corrected it."
+    : ` ${all ? "It" : `In the ${plural(camera.flags, "round")} kept with its flags, it`} was never sure of a wrong `
+      + "count: it flagged every gate it read wrong for a tap.";
   return ` The camera read all six gates right in ${camera.right} of ${camera.rounds} kept ` +
     `round${camera.rounds === 1 ? "" : "s"} (${share}%).${unflagged}`;
 }
@@ -137,7 +165,7 @@ function renderKeeping(s) {
  *  camera is ready. */
 function nextStep(s) {
   if (withheld) return "This device is not paired: it can see the camera's state, not its picture.";
-  if (!s || s.ok === false && !s.camera) return "The camera is off: see State.";
+  if (cameraOff(s)) return cameraOff(s);
   if (!s.camera.ok) return "The camera gives no picture: see State for why.";
   if (!s.calibrated) return "Next: press Tap the gate corners, then tap the four corners of each gate on the picture.";
   if (!s.reference.captured) return "Next: with every gate empty, press Gates empty: take reference.";
@@ -153,8 +181,16 @@ function nextStep(s) {
   return "Ready: a marble rolled into a gate shows in Seen, under State.";
 }
 
+/** With the camera off, the buttons that need its picture look disabled and say why when tapped (an unpaired
+ *  device's say it is not paired: freeze). */
+function renderButtons(s) {
+  const off = withheld ? null : cameraOff(s);
+  for (const id of ["calibrate", "anchor", "reference", "measure"]) explain($(id), off);
+}
+
 function renderStatus() {
   $("next-step").textContent = nextStep(status);
+  renderButtons(status);
   $("facts").replaceChildren(...facts(status));
   renderUnsure(status);
   renderMarble(status);
@@ -247,6 +283,8 @@ function freeze(forMarble) {
     fresh = true;
     canvas.hidden = false;
     preview.hidden = true;
+    $("no-picture").hidden = true; // the frozen picture is the one to tap on: no "Waiting…" under it
+    $("live-heading").hidden = true; // it is no live picture now; without the heading it fits the screen whole
     $(forMarble ? "measure-tools" : "calib-tools").hidden = false;
     $("camera-page").dataset.tapping = forMarble ? "marble" : "corners"; // the picture fits the screen, tools beside it
     release?.();
@@ -260,7 +298,9 @@ function freeze(forMarble) {
       if (below > 0) window.scrollBy(0, Math.ceil(below) + 1);
     });
   };
-  img.onerror = () => toast("The camera has no picture to tap on yet.", "error");
+  img.onerror = () => toast(cameraOff(status) || (status?.camera?.ok === false
+    ? `The camera gives no picture now (${status.camera.error || status.camera.state}): nothing to tap on.`
+    : "The camera has no picture to tap on yet: it is starting."), "error");
   img.src = `/camera/snapshot.jpg?t=${Date.now()}`;
 }
 
@@ -271,6 +311,9 @@ function stopCalibration() {
   release = null;
   calibrating = measuring = false;
   canvas.hidden = true;
+  $("live-heading").hidden = false;
+  preview.hidden = !preview.getAttribute("src"); // the last live picture until the next one comes
+  $("no-picture").hidden = !preview.hidden;
   $("calib-tools").hidden = true;
   $("measure-tools").hidden = true;
   delete $("camera-page").dataset.tapping;
@@ -299,8 +342,8 @@ canvas.addEventListener("pointerdown", (e) => {
 $("calib-gates").replaceChildren(...[1, 2, 3, 4, 5, 6].map((g) =>
   h("button", { class: "btn gate", dataset: { gate: g }, onclick: () => { gate = g; fresh = true; draw(); } },
     `Gate ${g}`)));
-$("calibrate").addEventListener("click", startCalibration);
-$("measure").addEventListener("click", () => freeze(true));
+wire($("calibrate"), startCalibration);
+wire($("measure"), () => freeze(true));
 $("measure-cancel").addEventListener("click", stopCalibration);
 $("keeping").addEventListener("click", async () => {
   const enabled = $("keeping").getAttribute("aria-pressed") !== "true";
@@ -326,12 +369,15 @@ $("calib-save").addEventListener("click", async () => {
   const result = await api("/api/camera/regions", { gates });
   if (result.ok) { toast("Gate regions saved."); stopCalibration(); refreshStatus(); }
 });
-$("anchor").addEventListener("click", async () => {
+wire($("anchor"), async () => {
   calibrationStep();
   const result = await api("/api/camera/anchor", {});
-  if (result.ok) { toast(result.data.markers.message || "Anchored to the markers."); refreshStatus(); }
+  if (result.ok) {
+    toast(result.data.markers.message ? markersLine(result.data.markers) : "Anchored to the markers.");
+    refreshStatus();
+  }
 });
-$("reference").addEventListener("click", async () => {
+wire($("reference"), async () => {
   calibrationStep();
   let result = await api("/api/camera/reference", {}, "POST", { quiet: ["not_empty"] });
   // marbles in the gates (the round's, or seen by the camera): taken only once a person says the gates are empty
