@@ -162,21 +162,6 @@ def test_with_the_camera_off_its_buttons_say_it_is_switched_off_and_how_to_switc
     expect(page.locator("#calib")).to_be_hidden()
 
 
-def test_the_markers_are_said_in_a_table_owners_words(serve: Callable[..., tuple[Flask, str]],
-                                                     open_at: Callable[..., Any]) -> None:
-    """"all four markers found, reprojection error 0.0 px" is jargon."""
-    app, base = serve(SENSORS="simulation", CAMERA="simulation")
-    hub = app.extensions["sensors"].camera
-    hub._marker_check = {"ok": True, "all_found": True, "found": [0, 1, 2, 3], "missing": [], "error_px": 0.0,
-                         "blur_px": None, "message": "all four markers found, reprojection error 0.0 px"}
-    page = open_at()
-    page.goto(f"{base}/camera")
-    facts = page.locator("#facts")
-    expect(facts).to_contain_text("all four markers found; they lie as they did when anchored, to within 0.0 px",
-                                  timeout=WAIT_MS)
-    expect(facts).not_to_contain_text("reprojection")
-
-
 def test_before_any_gate_exists_the_marble_size_line_says_what_applies(
         serve: Callable[..., tuple[Flask, str]], open_at: Callable[..., Any], tmp_path: Path) -> None:
     """"Marble size not measured: guessed from the gates" was shown before any gate existed."""

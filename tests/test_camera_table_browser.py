@@ -171,7 +171,8 @@ def test_the_camera_page_says_when_the_picture_is_out_of_focus_or_moved(
     page = open_page()
     for blur in (0.5, 0.2 * radius):  # as the markers' edges measure it (the simulated castle shows no markers)
         hub._marker_check = {"ok": True, "all_found": True, "found": [0, 1, 2, 3], "missing": [], "error_px": 0.4,
-                             "blur_px": blur, "message": "all four markers found, reprojection error 0.4 px"}
+                             "blur_px": blur, "message": "all four markers found; they lie as they did when anchored, "
+                                                         "to within 0.4 px"}
         page.goto(f"{base}/camera")
         expect(page.locator("#facts")).to_contain_text("all four markers found", timeout=WAIT_MS)
         if blur < 1:

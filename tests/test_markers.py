@@ -16,6 +16,7 @@ from hardware.camera.markers import (
     MAX_MARKER_MM,
     MIN_MARKER_MM,
     MarkerAnchor,
+    MarkerCheck,
     MarkerError,
     add_arguments,
     detect_markers,
@@ -92,7 +93,7 @@ def test_anchor_check_reports_all_found_and_error(sheet_bgr: np.ndarray, bumped:
     check = loaded.check(bumped)
     assert check.ok and check.all_found and check.missing == []
     assert check.error_px is not None and check.error_px < 1.0
-    assert check.message.startswith("all four markers found, reprojection error")
+    assert check.message.startswith("all four markers found; they lie as they did when anchored, to within")
     projected = loaded.project(GATE_POLYGONS, check)
     assert projected is not None
     assert np.abs(np.asarray(projected) - true_polygons(GATE_POLYGONS)).max() < 2.0
@@ -303,3 +304,12 @@ def test_the_sheet_names_the_pages_steps_and_its_marker_size_above_the_pages_mar
     assert f"[camera] marker_mm must say {marker_mm:g}" in text
     assert max(y for _, y in said) < sheet.shape[0] - 10 / 25.4 * 100  # 10 mm clear of the page's bottom edge
     assert sorted(detect_markers(cv2.cvtColor(sheet, cv2.COLOR_GRAY2BGR))) == list(MARKER_IDS)
+
+
+@pytest.mark.parametrize("missing, error_px", [([], 0.4), ([3], 0.4), ([], 9.0)])
+def test_the_markers_check_says_how_far_they_lie_in_a_table_owners_words(missing: list[int], error_px: float) -> None:
+    """"all four markers found, reprojection error 0.0 px" was a developer's word on the Camera page."""
+    check = MarkerCheck(found=[i for i in MARKER_IDS if i not in missing], missing=missing, homography=np.eye(3),
+                        error_px=error_px)
+    assert "reprojection" not in check.message
+    assert f"{error_px:.1f} px" in check.message and "anchored" in check.message

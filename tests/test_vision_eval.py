@@ -122,7 +122,7 @@ def test_eval_without_samples_exits_2(tmp_path, capsys) -> None:
     rep = json.loads(capsys.readouterr().out)
     assert rep["samples"] == 0 and rep["six_exact"] is None and rep["six_exact_interval"] is None
     assert _cli(["--eval", str(tmp_path / "missing")]) == 2
-    assert "not a folder" in capsys.readouterr().err
+    assert "no such folder or zip" in capsys.readouterr().err
 
 
 def test_eval_reads_the_zip_the_camera_page_sends(folder, tmp_path, capsys) -> None:

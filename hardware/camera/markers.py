@@ -185,13 +185,14 @@ class MarkerCheck:
                 f"markers not found: {names}; found: {found}. Too few to follow the camera: "
                 "check the markers are stuck on, lit and in view, or calibrate the regions again"
             )
-        error = f"reprojection error {self.error_px:.1f} px"
+        # the reprojection error, in a table owner's words: how far the markers seen lie from where they were anchored
         if self.missing:
-            return f"markers not found: {names}; following the camera with the others ({error})"
+            return (f"markers not found: {names}; following the camera with the others (they lie as they did when "
+                    f"anchored, to within {self.error_px:.1f} px)")
         if not self.ok:
-            return (f"all four markers found, but {error} (over {self.max_error_px:.1f}): "
-                    "a marker moved? calibrate again")
-        return f"all four markers found, {error}"
+            return (f"all four markers found, but they lie {self.error_px:.1f} px off how they did when anchored "
+                    f"(over {self.max_error_px:.1f}): a marker moved? calibrate again")
+        return f"all four markers found; they lie as they did when anchored, to within {self.error_px:.1f} px"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary for the kiosk and the API."""

@@ -35,16 +35,6 @@ function marbleSource(marble) {
     simulation: "as the simulated castle draws them" }[marble.source] || marble.source;
 }
 
-/** The markers' check in a table owner's words: how well the four markers seen lie as they did when the gates were
- *  anchored to them (the server's "reprojection error" is the pixels they lie off that). */
-function markersLine(markers) {
-  return (markers.message || "")
-    .replace(/, reprojection error ([\d.]+) px$/, "; they lie as they did when anchored, to within $1 px")
-    .replace(/, but reprojection error ([\d.]+) px \(over ([\d.]+)\)/,
-      ", but they lie $1 px off how they did when anchored (over $2)")
-    .replace(/\(reprojection error ([\d.]+) px\)/, "(they lie as they did when anchored, to within $1 px)");
-}
-
 /** Why the camera cannot be set up from this page, with the camera off, and how to switch it on; null when on. */
 function cameraOff(s) {
   if (!s || s.ok !== false || s.camera) return null;
@@ -75,7 +65,7 @@ function facts(s) {
     ? `Marble radius ${marble.radius_px.toFixed(1)} px (${marbleSource(marble)})`
     : s.calibrated ? "Marble size not measured: guessed from the gates (often far off)"
       : "Marble size not measured yet: tap one resting marble, or anchor to the markers once the gates are tapped"));
-  if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, markersLine(s.markers)));
+  if (s.markers) items.push(h("li", { class: s.markers.ok ? "" : "warn" }, s.markers.message));
   if (s.markers?.blur_px != null && !s.focus) items.push(h("li", {}, `In focus: the markers' edges blurred by ${s.markers.blur_px.toFixed(1)} px`));
   for (const warning of [s.edge, s.focus, s.moved]) if (warning) items.push(h("li", { class: "warn" }, warning));
   if (s.last_detection) items.push(h("li", { id: "seen", class: "seen" }, ...seenLine(s.last_detection, s.camera_only)));
@@ -373,7 +363,7 @@ wire($("anchor"), async () => {
   calibrationStep();
   const result = await api("/api/camera/anchor", {});
   if (result.ok) {
-    toast(result.data.markers.message ? markersLine(result.data.markers) : "Anchored to the markers.");
+    toast(result.data.markers.message || "Anchored to the markers.");
     refreshStatus();
   }
 });
