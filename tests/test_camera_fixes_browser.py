@@ -173,3 +173,27 @@ def test_before_any_gate_exists_the_marble_size_line_says_what_applies(
     expect(facts).to_contain_text("Marble size not measured yet: tap one resting marble, or anchor to the markers once "
                                   "the gates are tapped")
     expect(facts).not_to_contain_text("guessed from the gates")
+
+
+def test_a_reference_taken_before_the_gates_were_tapped_is_asked_of_a_person(
+        serve: Callable[..., tuple[Flask, str]], open_at: Callable[..., Any], tmp_path: Path) -> None:
+    """The camera takes the empty reference by itself from its first picture, before any gate exists: nothing could
+    check the gates were empty. Once the gates are tapped the page skipped the reference step; it asks for it."""
+    base = _fresh_camera(serve, tmp_path)
+    page = open_at()
+    page.goto(f"{base}/camera")
+    def status() -> dict[str, Any]:
+        return page.evaluate("fetch('/api/camera').then((r) => r.json())")
+
+    wait_for(lambda: status()["reference"]["captured"])
+    assert status()["reference_unchecked"] is True
+    gates = [{"gate": g, "polygon": [[x, 120], [x + 90, 120], [x + 90, 200], [x, 200]]}
+             for g, x in zip(range(1, 7), range(30, 640, 100))]
+    assert page.evaluate("""(gates) => fetch('/api/camera/regions', {method: 'POST',
+        headers: {'Content-Type': 'application/json'}, body: JSON.stringify({gates})}).then((r) => r.status)""",
+                         gates) == 200
+    page.reload()
+    expect(page.locator("#next-step")).to_contain_text("The camera took one by itself before the gates were tapped",
+                                                       timeout=WAIT_MS)
+    page.locator("#reference").click()
+    expect(page.locator("#next-step")).not_to_contain_text("before the gates were tapped", timeout=WAIT_MS)

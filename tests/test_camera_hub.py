@@ -602,3 +602,26 @@ def test_marbles_beside_the_gates_do_not_refuse_the_empty_reference(tmp_path: Pa
     hub._last = replace(empty.detection, counts=(0, 0, 1, 0, 0, 0), outside=20)
     with pytest.raises(NotEmpty, match="The camera sees 1 marble in the gates"):
         hub.capture_reference()
+
+
+def test_a_reference_taken_before_any_gate_is_asked_again_of_a_person(tmp_path: Path) -> None:
+    """Taken by itself from the first picture, before the gates were tapped, nothing checked that the gates were
+    empty: a marble lying in one then stays unseen, and the refreshes keep it. The Camera page asks a person to take
+    it again (``reference_unchecked``) until one does."""
+    from hardware.camera.simulated import SimulatedCastle
+
+    castle = SimulatedCastle()
+    castle.add_marble(2)
+    hub = CameraHub(FakeService(castle.render()), tmp_path, on_reading=lambda *_: None)  # type: ignore[arg-type]
+    assert hub.status()["reference_unchecked"] is False
+    assert hub._refresh_reference(castle.render(), None, last_check=0.0) is not None  # no gates: detection None
+    assert hub.reference.get() is not None and hub.status()["reference_unchecked"] is True
+    hub.set_regions(castle.regions().to_json())
+    reading = hub.detect(castle.render())
+    assert reading is not None and reading.detection.counts == (0,) * 6  # the marble is in the reference
+    hub._refresh_reference(castle.render(), reading.detection, last_check=0.0)  # the gates "read empty": refreshed
+    assert hub.status()["reference_unchecked"] is True
+    castle.clear()
+    hub.service.frame = castle.render()  # type: ignore[attr-defined]
+    hub.capture_reference()
+    assert hub.status()["reference_unchecked"] is False

@@ -277,6 +277,9 @@ class CameraHub:
         #: the empty reference taken "anyway" while the running round held marbles: the gates they were in (None
         #: when it was not), until that round is over
         self._held_in_round: tuple[int, ...] | None = None
+        #: the empty reference was taken by itself before any gate was calibrated: nothing could check that the
+        #: gates were empty (a marble lying in one then stays unseen, the refreshes keep it); a person's word ends it
+        self._reference_unchecked = False
         self._rest = RestWatcher()
         self._run: list[ReadingFrame] = []  # camera alone: the last frames of the same counts, for their flags
         self._rest_reported: tuple[tuple[tuple[int, ...], int], tuple[bool, ...]] | None = None  # (seen, flags)
@@ -454,6 +457,7 @@ class CameraHub:
         self.reference.offer(frame, beams_idle=True, regions_empty=True, now=time.time())
         self._reference_regions, self._moved_note = self._moved, None
         self._held_in_round = held  # the page says it, and those gates are unsure, until the round is over
+        self._reference_unchecked = False
         self._changed()
         return self.reference.status()
 
@@ -759,6 +763,8 @@ class CameraHub:
         if self.reference.offer(frame, self._beams_idle(), self._round_empty(), now, stale=stale):
             self._reference_regions = moved
             self._retake_when_empty = False
+            if detection is None:  # no gates yet: none of them could be seen empty
+                self._reference_unchecked = True
             log.info("empty reference %s", "refreshed" if has_reference else "taken")
             self._moved_note = None
             if not has_reference:
@@ -858,6 +864,7 @@ class CameraHub:
                 "unsure_cause": self._unsure_cause(),
                 "reference_holds": self._reference_holds(),
                 "reference_in_round": self._held_in_round is not None,
+                "reference_unchecked": self._reference_unchecked,
                 "edge": self._edge_warning(),
                 "focus": self._focus_warning(),
                 "moved": self._moved_note,

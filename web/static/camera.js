@@ -159,6 +159,10 @@ function nextStep(s) {
   if (!s.camera.ok) return "The camera gives no picture: see State for why.";
   if (!s.calibrated) return "Next: press Tap the gate corners, then tap the four corners of each gate on the picture.";
   if (!s.reference.captured) return "Next: with every gate empty, press Gates empty: take reference.";
+  if (s.reference_unchecked) {
+    return "Next: with every gate empty, press Gates empty: take reference. The camera took one by itself before the "
+      + "gates were tapped: a marble lying in a gate then would stay unseen.";
+  }
   if (!s.marble?.radius_px) {
     return "Next: the marble's size. Anchor to the 4 markers, or put one marble in a gate and press Tap one resting "
       + "marble.";
