@@ -5,7 +5,7 @@ confirms."""
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from flask import Flask
@@ -24,7 +24,7 @@ from tests.browser import (
 )
 from tests.browser import post_events as post
 from tests.servers import serving
-from tests.test_browser import add_player
+from tests.test_browser import add_player, sim_base  # noqa: F401  (a fixture)
 from tests.waiting import wait_for
 
 LONG = "Bartholomäus"  # 12 letters, the longest name of a family's usual table
@@ -96,17 +96,7 @@ def test_the_keyboard_and_the_colour_picker_hold_the_focus(open_page: Callable[.
     _holds_focus(page, "[aria-label='Colour for Ben']", "Ben's colour")
 
 
-@pytest.fixture
-def sim_base(app_config: dict[str, Any]) -> Iterator[str]:
-    from web.app import create_app, shutdown
-
-    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": "off"})
-    with serving(application) as url:
-        yield url
-    shutdown(application)
-
-
-def test_the_simulation_dialog_holds_the_focus(browser: Any, sim_base: str) -> None:
+def test_the_simulation_dialog_holds_the_focus(browser: Any, sim_base: str) -> None:  # noqa: F811
     _, session = call(f"{sim_base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
     context = browser.new_context(viewport={"width": 800, "height": 480})
     try:

@@ -5,7 +5,6 @@ radius from its label."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -14,9 +13,8 @@ import numpy as np
 import pytest
 from flask import Flask
 
-from hardware.camera.keeping import Sample, write_sample
 from hardware.camera.marble_size import MarbleSize
-from hardware.camera.simulated import SimulatedCastle
+from tests.test_photo_eval import kept_sample
 from tests.waiting import wait_for
 from web.cli import main
 
@@ -66,26 +64,14 @@ def test_a_camera_that_truly_has_no_picture_still_answers_503_and_says_why(make_
     assert error["message"].startswith("no picture: the camera gives none now (") and str(missing) in error["message"]
 
 
-def kept_round(folder: Path, round_number: int, **label: Any) -> Path:
-    """One round as photo keeping writes it: the simulated castle with one marble in gate 2 (``label``: other values
-    of its Sample, such as what the camera read at the time)."""
-    castle = SimulatedCastle()
-    castle.add_marble(2)
-    return write_sample(folder, Sample(**{
-        "frame": castle.render(), "reference": castle.render_empty(), "gates": castle.regions().to_json(),
-        "counts": (0, 1, 0, 0, 0, 0), "camera_counts": (0, 1, 0, 0, 0, 0), "camera_unsure": (False,) * 6,
-        "marble_radius": castle.marble_size().radius_px, "session": 1, "round": round_number,
-        "confirmed_at": time.time() + round_number, **label}))
-
-
 def test_eval_says_the_camera_was_sure_of_a_wrong_count_not_that_nobody_asked_for_a_tap(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A kept round is wrong only where a person corrected it: such a round was flagged (by the beams' disagreement)
     and settled by a tap. "read a gate wrong without asking for a tap" said otherwise; the figure stays."""
-    kept_round(tmp_path, 1)  # read right
-    kept_round(tmp_path, 2, camera_counts=(0, 0, 1, 0, 0, 0), camera_unsure=(False, True, True, False, False, False))
-    kept_round(tmp_path, 3, camera_counts=(0, 0, 1, 0, 0, 0))  # wrong, and sure of it
-    kept_round(tmp_path, 4, camera_counts=(1, 1, 0, 0, 0, 0))  # wrong, and sure of it
+    kept_sample(tmp_path, 1)  # read right
+    kept_sample(tmp_path, 2, camera_counts=(0, 0, 1, 0, 0, 0), camera_unsure=(False, True, True, False, False, False))
+    kept_sample(tmp_path, 3, camera_counts=(0, 0, 1, 0, 0, 0))  # wrong, and sure of it
+    kept_sample(tmp_path, 4, camera_counts=(1, 1, 0, 0, 0, 0))  # wrong, and sure of it
     assert main(["detect", "--eval", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "without asking for a tap" not in out
@@ -126,7 +112,7 @@ def _detect_kept(folder: Path, data: Path, *extra: str) -> list[str]:
 
 def test_detect_on_a_kept_round_takes_the_marble_radius_from_its_label(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], used_radii: list[float | None]) -> None:
-    folder = kept_round(tmp_path / "photos", 1)
+    folder = kept_sample(tmp_path / "photos", 1)
     radius = json.loads((folder / "label.json").read_text())["marble_radius"]
     data = tmp_path / "data"  # no calibration saved here
     assert main(_detect_kept(folder, data)) == 0
@@ -149,7 +135,7 @@ def test_detect_on_a_kept_round_takes_the_marble_radius_from_its_label(
 @pytest.mark.parametrize("bad", ["-3", "0.5", '"big"', "true", "[12]"])
 def test_a_kept_label_whose_marble_radius_is_no_radius_is_refused_in_one_line(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str) -> None:
-    folder = kept_round(tmp_path / "photos", 1)
+    folder = kept_sample(tmp_path / "photos", 1)
     label = json.loads((folder / "label.json").read_text())
     text = json.dumps({**label, "marble_radius": "@"}).replace('"@"', bad)
     (folder / "label.json").write_text(text)

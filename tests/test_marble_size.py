@@ -15,6 +15,7 @@ from hardware.camera.marble_size import MarbleSize, MarbleSizeError, measure_rad
 from hardware.camera.markers import detect_markers
 from hardware.camera.simulated import SimulatedCastle
 from hardware.vision.regions import save_regions
+from tests.test_camera_fixes import used_radii  # noqa: F401  (a fixture)
 from tests.test_camera_hub import GATES, FakeService, marker_scene
 from web.cli import main
 
@@ -150,17 +151,8 @@ def _detect(folder: Path, *extra: str) -> list[str]:
 
 
 def test_detect_takes_the_radius_from_the_saved_calibration(round_photo: Path, capsys: pytest.CaptureFixture,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import hardware.vision.detect as detect
-
-    used: list[float | None] = []
-    original = detect.MarbleDetector.__init__
-
-    def recording(self: Any, *args: Any, **kwargs: Any) -> None:
-        used.append(kwargs.get("marble_radius_px"))
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(detect.MarbleDetector, "__init__", recording)
+                                                            used_radii: list[float | None]) -> None:  # noqa: F811
+    used = used_radii
     (round_photo / "data" / "camera").mkdir(parents=True)
     MarbleSize(15.5, "tap", 0.0).save(round_photo / "data" / "camera" / "marble.json")
     assert main(_detect(round_photo)) == 0
