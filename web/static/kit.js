@@ -53,20 +53,52 @@ export function icon(id, cls = "icon", sprite = SPRITE) {
 
 let toastTimer = null;
 
-/** Show a short message at the bottom; `rule` adds the ruling's id as a small tag after the sentence. */
+/** Show a short message at the bottom; `rule` adds the ruling's id as a small tag after the sentence. An error is
+ *  announced at once (role alert, assertive), any other message politely (role status). The toast is shown empty
+ *  first, then its words go in: a screen reader announces words put into a live region, not a region appearing with
+ *  them (and a hidden toast stays in the page's accessibility tree, empty: kiosk.css). */
 export function toast(message, kind = "info", rule = null) {
   const el = document.getElementById("toast");
-  el.replaceChildren(message, ...(rule ? [h("span", { class: "rule-tag" }, `rule ${rule}`)] : []));
+  const error = kind === "error";
+  el.setAttribute("role", error ? "alert" : "status");
+  el.setAttribute("aria-live", error ? "assertive" : "polite");
   el.dataset.kind = kind;
+  el.replaceChildren();
   el.hidden = false;
+  el.replaceChildren(message, ...(rule ? [h("span", { class: "rule-tag" }, `rule ${rule}`)] : []));
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.hidden = true; }, kind === "error" ? 6000 : 3500);
+  toastTimer = setTimeout(hideToast, error ? 6000 : 3500);
+}
+
+/** Take the message down, and its words with it: the next message is words put into an empty region. */
+function hideToast() {
+  const el = document.getElementById("toast");
+  el.hidden = true;
+  el.replaceChildren();
 }
 
 /** Take the message down: what it said no longer stands (a tap the game took since). */
 function clearToast() {
   clearTimeout(toastTimer);
-  document.getElementById("toast").hidden = true;
+  hideToast();
+}
+
+/** Set the text of `el` (a live region, or a part of one) only when it says something else: a screen reader
+ *  announces a live region's text each time it is set, the same words again too. Returns whether it changed. */
+export function setText(el, text) {
+  if (!el || el.textContent === text) return false;
+  el.textContent = text;
+  return true;
+}
+
+/** Put `children` into `el` (a live region) only when they show something else than it does now (their markup):
+ *  a redraw that changes nothing announces nothing. Returns whether it changed. */
+export function replaceIfChanged(el, ...children) {
+  if (!el) return false;
+  const next = h("div", {}, ...children);
+  if (next.innerHTML === el.innerHTML) return false;
+  el.replaceChildren(...next.childNodes);
+  return true;
 }
 
 /** A count with its noun: "1 card", "3 cards", plural(2, "die", "dice"). */
@@ -729,14 +761,33 @@ function readOnlyText(view) {
   return null;
 }
 
-function renderScoreBoard(view) {
+/** The scores last drawn (by player), to say which changed. */
+let scoresShown = null;
+
+/** The score board; a page's `mark(view, player)`, if any, stands before each name: the key to how the page draws
+ *  that player elsewhere (Drachensachen's chart: the shape ending the player's line), so that the board is a legend
+ *  with names and nothing is told by colour alone. */
+function renderScoreBoard(view, page) {
   const list = $("scoreboard");
   if (!list) return;
   const turn = view.turn ?? view.state?.active ?? null;
   list.replaceChildren(...view.players.map((p) =>
     h("li", { class: p === turn ? "active" : "", dataset: { player: p }, style: playerStyle(view, p) },
+      page.mark?.(view, p) ?? null,
       h("span", { class: nameClass(p, "name") }, p),
       h("span", { class: "score", dataset: { score: view.scores[p] ?? 0 } }, view.scores[p] ?? 0))));
+  announceScores(view);
+}
+
+/** Say the scores that changed, once, politely and in a few words ("Ada 2, Ben 1"), in the score board's live region
+ *  (game.html #score-news): not the whole board, and nothing for a redraw that changed no score. */
+function announceScores(view) {
+  const now = Object.fromEntries(view.players.map((p) => [p, view.scores?.[p] ?? 0]));
+  const before = scoresShown;
+  scoresShown = now;
+  if (!before) return; // the board as the page opened: nothing changed
+  const changed = view.players.filter((p) => before[p] !== now[p]);
+  if (changed.length) setText($("score-news"), changed.map((p) => `${p} ${now[p]}`).join(", "));
 }
 
 /** A name that may wrap mid-word with a hyphen, where a narrow column needs it (the results table on a phone):
@@ -769,7 +820,7 @@ function renderFinal(view, game, page) {
   const ranked = [...view.players].sort((a, b) => best * ((view.scores[b] ?? 0) - (view.scores[a] ?? 0)));
   $("totals").replaceChildren(...ranked.map((p) =>
     h("li", { dataset: { player: p }, style: { "--c": colourOf(view, p) } },
-      h("span", { class: "name" }, p), h("span", { class: "score" }, view.scores[p] ?? 0))));
+      page.mark?.(view, p) ?? null, h("span", { class: "name" }, p), h("span", { class: "score" }, view.scores[p] ?? 0))));
   const rows = view.breakdown || [];
   const table = $("breakdown");
   table.parentElement.hidden = rows.length === 0;
@@ -804,7 +855,8 @@ const DOUBLE_TAP_MS = 600;
 /**
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
  * player whose turn it is does ("rolls the marbles"); optional `page.why(view)` says on the final screen how the
- * game was won ("The fewest coins lost win"); optional `sensors`, `marble`, `camera` handlers
+ * game was won ("The fewest coins lost win"); optional `page.mark(view, player)` a key shown before each name on
+ * the score board and the final totals (renderScoreBoard); optional `sensors`, `marble`, `camera` handlers
  * receive the live sensor messages. Returns the game: { view, send(event), ask(dialog), step(kind), render }.
  */
 export function startGame(page) {
@@ -921,11 +973,11 @@ export function startGame(page) {
     $("play").inert = Boolean(readOnly);
     const abandon = $("abandon");
     if (abandon) abandon.hidden = Boolean(readOnly);
-    renderScoreBoard(view);
+    renderScoreBoard(view, page);
     const turn = $("turn");
     const active = view.turn ?? view.state?.active ?? null;
-    if (turn) {
-      turn.replaceChildren(...(active && !readOnly
+    if (turn) { // a live region: redrawn only when what it says changes, so that it is announced once
+      replaceIfChanged(turn, ...(active && !readOnly
         ? [who(view, active, "who turn-name"), h("span", { class: "phrase" }, page.phrase?.(view) || "")] : []));
     }
     keepAwake(document.body.dataset.status === "running");

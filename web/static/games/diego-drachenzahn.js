@@ -2,7 +2,7 @@
 // the token by tap, then the symbol each other player turned over. A game started with "Hold guesses face down"
 // (the session's option face_down, the same on every screen) has the guess-by-guess grid instead, and the
 // token waits until every guess is in.
-import { api, bySeat, button, confirm, dialog, h, icon, sentence, startGame, toast, whenUntouched, who }
+import { api, bySeat, button, confirm, dialog, h, icon, sentence, setText, startGame, toast, whenUntouched, who }
   from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
@@ -59,13 +59,14 @@ function phrase(v) {
 }
 
 function renderCastle(v) {
-  const box = $("castle");
-  box.hidden = v.castle === undefined;
+  const box = $("castle"); // a live region: its words change only when what it says does
+  if (box.hidden !== (v.castle === undefined)) box.hidden = v.castle === undefined;
   box.classList.toggle("here", Boolean(v.castle));
-  $("castle-text").textContent = v.castle
+  setText($("castle-text"), v.castle
     ? "The castle is on this game: its gates and camera score here."
-    : "The castle is not on this game: its gates and camera do not score here.";
-  $("take-castle").hidden = Boolean(v.castle) || Boolean(v.read_only);
+    : "The castle is not on this game: its gates and camera do not score here.");
+  const take = Boolean(v.castle) || Boolean(v.read_only);
+  if ($("take-castle").hidden !== take) $("take-castle").hidden = take;
 }
 
 /** Gates by the table's names and symbols, as a sentence lists them: "Moon", "Moon and Star". */
@@ -375,9 +376,11 @@ function renderSensors(status) {
   list.replaceChildren(...gates.gates.map((g, i) => {
     const perRound = before ? 0 : roundCount(gates, g, i);
     const n = perRound ?? g.marbles;
+    // an interrupted beam (a marble passing, or something in it) said in words, not by its background alone
     return h("li", { class: g.stuck ? "warn" : g.flaky ? "flaky" : g.blocked ? "blocked" : "", dataset: { gate: g.gate } },
       icon(symbolOf(g.gate)), `${g.gate}: `, g.stuck ? "beam blocked, check it" : g.flaky ? "flickering cable"
-        : `${n} marble${n === 1 ? "" : "s"}${perRound == null ? " in all" : ""}`);
+        : `${n} marble${n === 1 ? "" : "s"}${perRound == null ? " in all" : ""}`,
+      !g.stuck && !g.flaky && g.blocked ? h("strong", { class: "beam-mark" }, " · blocked") : null);
   }), cameraLine);
 }
 

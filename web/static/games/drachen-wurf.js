@@ -2,7 +2,7 @@
 // time: the tiles that came up (a 6x6 grid, tap = flip), the W8 removal with 2 players, securing the base tile by
 // tile into hoard rows (the legal rows light up with what each would score), what the dice won (the tile, then
 // the number of matching dice; an egg may have doubled a die), the egg move and the end of the turn.
-import { button, colourOf, explain, h, icon, plural, startGame, who, wire } from "../kit.js";
+import { button, colourOf, explain, h, icon, plural, setText, startGame, who, wire } from "../kit.js";
 
 const SPRITE = "/static/games/drachen-wurf.svg";
 const SIDES = [2, 3, 4, 5, 6];
@@ -98,11 +98,13 @@ function tileStyle(t) {
 }
 
 /** A tile: a button when `onTap` or `reason` is given, else a picture. */
-function tile(t, { onTap = null, reason = null, cls = "", mini = false, note = null } = {}) {
+function tile(t, { onTap = null, reason = null, cls = "", mini = false, note = null, said = null } = {}) {
   const face = [landSymbol(landIx(t)), mini ? null : h("span", { class: "cn" }, shortName(colourName(t))),
                 note ? h("span", { class: "tnote" }, note) : null];
   const classes = `wtile${mini ? " mini" : ""} ${cls}`.trim();
-  const props = { style: tileStyle(t), dataset: { tile: t }, "aria-label": tileName(t), title: tileName(t) };
+  // `said`: what the tile's marks say, after its name ("can be stolen")
+  const name = said ? `${tileName(t)}: ${said}` : tileName(t);
+  const props = { style: tileStyle(t), dataset: { tile: t }, "aria-label": name, title: name };
   if (onTap || reason) return button(face, { ...props, cls: classes, onTap, reason });
   return h("span", { ...props, class: classes, role: "img" }, ...face);
 }
@@ -364,7 +366,9 @@ function renderActions(s, active) {
 function baseTile(s, player, active, t, side) {
   if (s.phase === "dice" && player !== active && !moving) {
     const can = (s.stealable[String(Math.max(2, s.max_k))] || []).includes(t);
+    // a tile that can be stolen: its ring, and a mark of its own (⇄) for those who cannot tell the ring's colour
     return tile(t, { cls: `${can ? "steal" : ""}${pick?.tile === t ? " picked" : ""}`, onTap: can ? winTarget(t, player, side) : null,
+      note: can ? h("span", { class: "steal-mark", "aria-hidden": "true" }, "⇄") : null, said: can ? "can be stolen" : null,
       reason: can ? null : s.max_k < 2 ? "All 6 dice are used this turn."
         : [`Stealing from side ${side} needs more than ${side} matching dice; at most ${s.max_k} this turn.`, "W2"] });
   }
@@ -444,7 +448,7 @@ function render(v, g) {
   if (s.phase !== "dice") moving = false;
   const active = s.active;
   renderActions(s, active);
-  $("hint").textContent = hint(s, active);
+  setText($("hint"), hint(s, active)); // a live region: set only when it says something else
   renderFlip(s);
   renderMiddle(s);
   renderSecure(s, active);

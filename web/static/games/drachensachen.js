@@ -464,7 +464,36 @@ function svg(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** Each player's running loss per round as lines, with the end line (21) dashed. */
+/** The shape ending each player's line, by seat, and the same shape before their name in the legend: the lines
+ *  differ by shape and name, not by colour alone. */
+const SHAPES = ["circle", "square", "triangle", "diamond", "down", "star"];
+
+/** A player's shape at (`cx`, `cy`), about `r` in radius, in `colour`. */
+function marker(shape, cx, cy, r, colour) {
+  const at = (pts) => pts.map(([px, py]) => `${(cx + px * r).toFixed(1)},${(cy + py * r).toFixed(1)}`).join(" ");
+  const star = [...Array(10)].map((_, i) => {
+    const a = -Math.PI / 2 + (i * Math.PI) / 5, k = i % 2 ? 0.45 : 1.15;
+    return [k * Math.cos(a), k * Math.sin(a)];
+  });
+  const polygons = { triangle: [[0, -1.2], [1.1, 0.8], [-1.1, 0.8]], diamond: [[0, -1.25], [1.1, 0], [0, 1.25], [-1.1, 0]],
+                     down: [[-1.1, -0.8], [1.1, -0.8], [0, 1.2]], star };
+  const attrs = { fill: colour, class: "ds-mark", "data-shape": shape };
+  if (shape === "circle") return svg("circle", { cx, cy, r, ...attrs });
+  if (shape === "square") return svg("rect", { x: cx - 0.85 * r, y: cy - 0.85 * r, width: 1.7 * r, height: 1.7 * r, ...attrs });
+  return svg("polygon", { points: at(polygons[shape]), ...attrs });
+}
+
+const shapeOf = (view, p) => SHAPES[Math.max(0, view.players.indexOf(p)) % SHAPES.length];
+
+/** A player's key, before their name on the score board and the final totals (kit.js `mark`): the shape their line
+ *  ends in, so that those boards are the chart's legend, with names. */
+function mark(view, p) {
+  return svg("svg", { viewBox: "-7 -7 14 14", class: "ds-key", "aria-hidden": "true", "data-player": p },
+    marker(shapeOf(view, p), 0, 0, 5, colourOf(view, p)));
+}
+
+/** Each player's running loss per round as lines, each ending in its player's shape, with the end line (21)
+ *  dashed. */
 function chart(view, s) {
   const rounds = Math.max(0, ...view.players.map((p) => s.running[p]?.length || 0));
   const values = view.players.flatMap((p) => s.running[p] || []);
@@ -491,11 +520,13 @@ function chart(view, s) {
     return svg("g", { "data-player": p },
       svg("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 2.5,
                         "stroke-linejoin": "round" }),
-      svg("circle", { cx: end[0], cy: end[1], r: 3.5, fill: colour }),
+      marker(shapeOf(view, p), Number(end[0]), Number(end[1]), 7, colour), // big enough to tell its shape
       svg("title", {}, `${p}: ${(s.running[p] || []).join(", ") || "no round yet"}`));
   });
+  const lost = view.players.map((p) => `${p} (${shapeOf(view, p)}) ${(s.running[p] || []).at(-1) ?? 0}`).join(", ");
   return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "ds-chart-svg", role: "img",
-                      "aria-label": `Coins lost after each round; ${s.limit} ends the game` }, ...grid, ...lines);
+                      "aria-label": `Coins lost after each round; ${s.limit} ends the game. So far: ${lost}` },
+  ...grid, ...lines);
 }
 
 function renderCharts(view, s) {
@@ -545,4 +576,4 @@ function render(view, g) {
   renderCards(view, s);
 }
 
-game = startGame({ render, phrase, why });
+game = startGame({ render, phrase, why, mark });
