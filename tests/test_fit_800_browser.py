@@ -63,6 +63,7 @@ def test_a_chaos_setup_of_five_players_fits_the_kiosk_screen(open_page: Callable
     sizes = page.evaluate(FONT_SIZES, SETUP_TEXTS)
     wider = visit(open_page, base, game, (1024, 600))
     expect(wider.locator("#ds-chaos .ds-chaos-row")).to_have_count(5)
+    assert wider.evaluate(BELOW) <= 0, f"the same at 1024x600 scrolls by {wider.evaluate(BELOW)} px"  # was 154
     elsewhere = wider.evaluate(FONT_SIZES, SETUP_TEXTS)
     smaller = {sel: (px, elsewhere[sel]) for sel, px in sizes.items() if px is None or px < elsewhere[sel]}
     assert not smaller, f"{where}: text smaller than at 1024x600, or not seen (px here, there): {smaller}"
