@@ -167,3 +167,23 @@ def test_a_revoked_device_s_streams_end_with_word_of_it_and_no_other_stream_does
                     stream.close()
     finally:
         shutdown(closed)
+
+
+def test_a_stream_its_device_opened_as_it_was_revoked_ends_too() -> None:
+    """A stream checked while its device was still paired, and counted among the open ones just after the revocation,
+    went on streaming to the revoked device: it ends at once, with the same last word; another device's does not."""
+    from web.stream import _streams, end_device_streams
+
+    ended: list[Any] = []
+
+    class Opened:  # a stream's subscription, as far as the streams' register sees it
+        def end(self, last: Any = None) -> None:
+            ended.append(last)
+
+    app = Flask(__name__)
+    end_device_streams(app, 7)
+    _streams(app).add(Opened(), 8)  # type: ignore[arg-type]
+    _streams(app).add(Opened(), None)  # type: ignore[arg-type]  # the kiosk
+    assert ended == []
+    _streams(app).add(Opened(), 7)  # type: ignore[arg-type]
+    assert ended == [("pairing", {"paired": False})]

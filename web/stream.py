@@ -119,14 +119,20 @@ def subscribe(bus: Bus, topics: tuple[str, ...], loop: asyncio.AbstractEventLoop
     return subscription
 
 
+NO_LONGER_PAIRED: Message = ("pairing", {"paired": False})
+"""The last message of a stream whose device was revoked (`end_device_streams`)."""
+
+
 class _Streams:
     """The open streams of one app, each with the paired device that opened it (None: the kiosk, or a device that
-    watches only), so that shutdown can end them all and a revocation the device's."""
+    watches only), so that shutdown can end them all and a revocation the device's; and the devices revoked while
+    this server runs (ids are never given again), so that a stream its device opened as it was revoked ends too."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.stopping = False
         self.open: dict[AsyncSubscription, int | None] = {}
+        self.revoked: set[int] = set()
         self._recent: OrderedDict[int, tuple[Any, bytes]] = OrderedDict()  # id(data) -> (data, SSE bytes)
 
     def encoded(self, name: str, data: Any) -> bytes:
@@ -144,8 +150,11 @@ class _Streams:
         with self.lock:
             self.open[subscription] = device
             stopping = self.stopping
+            revoked = device in self.revoked  # between its check and here: it would stream on, unpaired
         if stopping:
             subscription.end()
+        elif revoked:
+            subscription.end(NO_LONGER_PAIRED)
 
     def discard(self, subscription: AsyncSubscription) -> None:
         with self.lock:
@@ -173,9 +182,10 @@ def end_device_streams(app: Flask, device: int) -> None:
     table lets one watch (SPECTATORS), and can no longer write. Safe from any thread."""
     streams = _streams(app)
     with streams.lock:
+        streams.revoked.add(device)
         ending = [subscription for subscription, opener in streams.open.items() if opener == device]
     for subscription in ending:
-        subscription.end(("pairing", {"paired": False}))
+        subscription.end(NO_LONGER_PAIRED)
 
 
 async def send_json(send: Send, status: int, body: dict[str, Any],
