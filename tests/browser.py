@@ -6,6 +6,7 @@ and closed with the last.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -73,22 +74,23 @@ def base(app: Flask) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:
-    """Opens pages in fresh browser contexts; closes them before the server stops; no page error allowed."""
+@contextlib.contextmanager
+def page_opener(browser: Any, local: str, size: tuple[int, int] = (1024, 600)) -> Iterator[Callable[..., Any]]:
+    """Opens pages (``size`` unless told) in fresh browser contexts that may ask only addresses starting with
+    ``local``; closes them at the end; no page error allowed."""
     contexts: list[Any] = []
     outside: list[str] = []
     errors: list[str] = []
 
     def local_only(route: Any) -> None:
         """The table has no internet: only the companion itself may be asked for anything."""
-        if route.request.url.startswith(base):
+        if route.request.url.startswith(local):
             route.continue_()
         else:
             outside.append(route.request.url)
             route.abort()
 
-    def open_(width: int = 1024, height: int = 600) -> Any:
+    def open_(width: int = size[0], height: int = size[1]) -> Any:
         context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
         context.route("**/*", local_only)
         contexts.append(context)
@@ -101,6 +103,13 @@ def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:
         context.close()
     assert outside == [], f"the page asked for something beyond the companion: {outside}"
     assert errors == [], f"script errors on the page: {errors}"
+
+
+@pytest.fixture
+def open_page(browser: Any, base: str) -> Iterator[Callable[..., Any]]:
+    """Opens pages in fresh browser contexts; closes them before the server stops; no page error allowed."""
+    with page_opener(browser, base) as open_:
+        yield open_
 
 
 def start_game(base: str, game: str, players: list[str], **options: Any) -> dict[str, Any]:

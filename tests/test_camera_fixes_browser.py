@@ -15,7 +15,7 @@ from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
-from tests.browser import KIOSK, WAIT_MS, in_view, shoot, tap_anyway
+from tests.browser import KIOSK, WAIT_MS, in_view, page_opener, shoot, tap_anyway
 from tests.servers import serving
 from tests.test_camera_fixes import castle_photo
 from tests.waiting import wait_for
@@ -36,22 +36,10 @@ def serve(app_config: dict[str, Any]) -> Iterator[Callable[..., tuple[Flask, str
 
 @pytest.fixture
 def open_at(browser: Any) -> Iterator[Callable[..., Any]]:
-    """Pages in fresh browser contexts (the Pi's 800x480 unless told), closed after the test; no script error
-    allowed on any."""
-    contexts: list[Any] = []
-    errors: list[str] = []
-
-    def open_(width: int = KIOSK[0], height: int = KIOSK[1]) -> Any:
-        context = browser.new_context(viewport={"width": width, "height": height}, has_touch=True)
-        contexts.append(context)
-        page = context.new_page()
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        return page
-
-    yield open_
-    for context in contexts:
-        context.close()
-    assert errors == [], f"script errors on the page: {errors}"
+    """Pages in fresh browser contexts (the Pi's 800x480 unless told) of the servers a test starts, closed after the
+    test; no script error allowed on any."""
+    with page_opener(browser, "http://127.0.0.1:", KIOSK) as open_:
+        yield open_
 
 
 def _fits_without_a_scroll(page: Any, where: str) -> None:

@@ -101,11 +101,11 @@ def preview():
     the plain picture (to aim and focus the camera by); 503 only while the camera gives none."""
     hub = _hub()
     picture = hub.preview_jpeg()
-    if not picture:
-        state = hub.service.status()
-        why = "it is starting" if state.get("state") == "starting" else state.get("error") or state.get("state")
-        return _jpeg(None, f"no picture: the camera gives none now ({why})")
-    return _jpeg(picture, "no picture")
+    if picture:
+        return _jpeg(picture, "")
+    state = hub.service.status()
+    why = "it is starting" if state.get("state") == "starting" else state.get("error") or state.get("state")
+    return _jpeg(None, f"no picture: the camera gives none now ({why})")
 
 
 @bp.get("/camera/snapshot.jpg")

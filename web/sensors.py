@@ -278,7 +278,9 @@ def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
     table.watch(sensors.on_view)
     sensors.follow_holder()  # before the gates and the camera start: a round left with marbles in it is not empty
     if setting == "off":
-        sensors.gates_error = sensors.camera_error = "sensors are switched off"
+        sensors.gates_error = "sensors are switched off"
+        sensors.camera_error = ("the sensors are switched off (companion serve --sensors off): start the companion "
+                                "without --sensors off to set the camera up")
         return sensors
     beams = bool(app.config.get("BEAMS", True))
     if beams:
@@ -295,7 +297,9 @@ def start_sensors(app: Flask, table: Table, castle: Castle) -> Sensors:
             sensors.close()  # a configuration mistake: stop what started, then say so
             raise
     else:
-        sensors.camera_error = "the camera is switched off"
+        sensors.camera_error = ("the camera is switched off (companion serve --camera off, or source = \"off\" under "
+                                "[camera] in the config file): to set it up, start the companion with a camera: "
+                                "--camera picamera2 on a Pi, usb:0 for a webcam")
     return sensors
 
 

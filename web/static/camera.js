@@ -4,7 +4,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, backCancels, confirm, explain, h, plural, toast, wire } from "./kit.js";
+import { api, backCancels, confirm, explain, h, plural, sentence, toast, wire } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;
@@ -35,19 +35,11 @@ function marbleSource(marble) {
     simulation: "as the simulated castle draws them" }[marble.source] || marble.source;
 }
 
-/** Why the camera cannot be set up from this page, with the camera off, and how to switch it on; null when on. */
+/** Why the camera cannot be set up from this page, with the camera off, and how to switch it on (the companion's
+ *  words, web/sensors.py); null when on. */
 function cameraOff(s) {
   if (!s || s.ok !== false || s.camera) return null;
-  const error = s?.error || "the camera is off";
-  if (error === "the camera is switched off") {
-    return "The camera is switched off (companion serve --camera off, or source = \"off\" under [camera] in the "
-      + "config file). To set it up, start the companion with a camera: --camera picamera2 on a Pi, usb:0 for a webcam.";
-  }
-  if (error === "sensors are switched off") {
-    return "The sensors are switched off (companion serve --sensors off): start the companion without --sensors off "
-      + "to set the camera up.";
-  }
-  return `The camera did not start (${error}): see State.`;
+  return sentence(s.error || "the camera is off");
 }
 
 function facts(s) {

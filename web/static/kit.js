@@ -54,16 +54,15 @@ export function icon(id, cls = "icon", sprite = SPRITE) {
 let toastTimer = null;
 
 /** Show a short message at the bottom; `rule` adds the ruling's id as a small tag after the sentence. An error is
- *  announced at once (role alert, assertive), any other message politely (role status). The toast is shown empty
- *  first, then its words go in: a screen reader announces words put into a live region, not a region appearing with
- *  them (and a hidden toast stays in the page's accessibility tree, empty: kiosk.css). */
+ *  announced at once (role alert, assertive), any other message politely (role status). A screen reader announces
+ *  words put into a live region, not a region appearing with them: a hidden toast stays in the page's accessibility
+ *  tree, empty (kiosk.css, ``hideToast``). */
 export function toast(message, kind = "info", rule = null) {
   const el = document.getElementById("toast");
   const error = kind === "error";
   el.setAttribute("role", error ? "alert" : "status");
   el.setAttribute("aria-live", error ? "assertive" : "polite");
   el.dataset.kind = kind;
-  el.replaceChildren();
   el.hidden = false;
   el.replaceChildren(message, ...(rule ? [h("span", { class: "rule-tag" }, `rule ${rule}`)] : []));
   clearTimeout(toastTimer);
