@@ -215,6 +215,38 @@ def test_face_down_guesses_and_a_disabled_button_explains_itself(open_page: Call
     assert score(page, "Ben") == "1"
 
 
+def test_a_reason_shown_while_a_tap_is_under_way_stays_once_its_answer_comes(open_page: Callable[..., Any],
+                                                                           base: str) -> None:
+    """A disabled button tapped while a marble's tap was still on its way: its reason showed, then the marble's
+    answer took it down at once (a refusal shown before a tap no longer stands once the tap is taken, but this reason
+    came after it). The page hears no stream here, so only the answer draws the third marble."""
+    session = new_game(base, ["Ada", "Ben"], face_down=True)
+    post_events(base, session, {"type": "marble", "gate": 3}, {"type": "marble", "gate": 3})
+    page = open_page()
+    page.route("**/stream", lambda route: route.abort())
+    held: list[Any] = []
+    page.route("**/api/sessions/*/events", lambda route: held.append(route))
+    page.clock.install()
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.clock.pause_at(time.time() + 3600)  # from here on no timer of the page runs: the toast stays up
+    expect(page.locator("#slots .slot.filled")).to_have_count(2)
+    page.click("#marble-pad [data-gate='3']")
+    for _ in range(200):  # until the marble's request is held (each wait lets Playwright hand it to the route)
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert len(held) == 1
+    reveal = page.locator("#reveal-pad [data-gate='3']")
+    tap_anyway(reveal)
+    expect(page.locator("#toast")).to_have_text("Reveal: waiting for Ben's guess.")
+    page.unroute("**/api/sessions/*/events")
+    held[0].continue_()
+    expect(page.locator("#slots .slot.filled")).to_have_count(3, timeout=WAIT_MS)  # drawn from the answer
+    expect(page.locator("#toast")).to_have_text("Reveal: waiting for Ben's guess.")
+    assert page.locator("#toast").is_visible()
+
+
 def test_face_down_with_four_players_keeps_the_token_on_the_small_screen(open_page: Callable[..., Any],
                                                                         base: str) -> None:
     """At 800x480 the guess rows show the gates' symbols alone, and a guess in is a line of text: once every guess

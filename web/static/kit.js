@@ -52,6 +52,7 @@ export function icon(id, cls = "icon", sprite = SPRITE) {
 // ---- messages -----------------------------------------------------------------------------------------
 
 let toastTimer = null;
+let toastsShown = 0; // messages shown so far: a tap's answer takes down only a message shown before the tap
 
 /** Show a short message at the bottom; `rule` adds the ruling's id as a small tag after the sentence. An error is
  *  announced at once (role alert, assertive), any other message politely (role status). A screen reader announces
@@ -60,6 +61,7 @@ let toastTimer = null;
 export function toast(message, kind = "info", rule = null) {
   const el = document.getElementById("toast");
   const error = kind === "error";
+  toastsShown += 1;
   el.setAttribute("role", error ? "alert" : "status");
   el.setAttribute("aria-live", error ? "assertive" : "polite");
   el.dataset.kind = kind;
@@ -901,11 +903,14 @@ export function startGame(page) {
      * tap of it counts, however quick (a counting pad); otherwise a double tap counts once. `since`: the seq the
      * person saw (a dialog's, when it opened): sent against it, or the seq this page's own writes led on to. */
     send(event, { counts = false, since = null } = {}) {
+      const shown = toastsShown;
       const write = async () => {
         let seen = since ?? game.view.seq;
         while (own.has(seen + 1)) seen += 1; // this page's own taps changed nothing the person did not see
         const result = await api(`/api/sessions/${game.view.id}/events`, { expected_seq: seen, ...event });
-        if (result.ok) clearToast(); // a refusal or a reason shown before this tap no longer stands
+        // a refusal or a reason shown before this tap no longer stands; one shown since (a tap while this one was
+        // under way) still does
+        if (result.ok && toastsShown === shown) clearToast();
         unsent = result.status === 0 ? confirmed : new Map(); // not reached: their keypads show the numbers again
         confirmed = new Map();
         return settle(result);
