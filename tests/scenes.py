@@ -541,13 +541,14 @@ STREAK_STEP = 0.25
 
 
 def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, float, float],
-            illum: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+            illum: np.ndarray, rng: np.random.Generator, rolled: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """``scene`` with ``marbles`` traced as glass spheres (tests/glass.py) in a room lit toward
     ``light`` by a lamp or, in half the scenes, by a soft light (a window, a large shade: no sharp
     glare, soft shadows); their shadows and caustics first, then each marble seeing the lit table. A
     marble with a ``blur`` is still rolling, in a direction drawn from ``rng``: the picture is the mean
     of the scene with it at places ``STREAK_STEP`` radii apart along a path that long through its
-    centre (its resting place is the path's middle)."""
+    centre (its resting place is the path's middle). Returns that picture and the one a moment later,
+    each rolling marble ``rolled`` radii further along its way (the same picture when none rolls on)."""
     az = rng.uniform(0, 2 * math.pi)
     el = math.radians(rng.uniform(10, 40))
     window = (math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)) if rng.random() < 0.4 else None
@@ -586,9 +587,18 @@ def _traced(scene: np.ndarray, marbles: list[SceneMarble], light: tuple[float, f
         ways.append((m.blur * math.cos(a), m.blur * math.sin(a)))
     steps = max([1] + [1 + math.ceil(m.blur / (STREAK_STEP * m.r)) for m in marbles if m.blur])
     if steps == 1:  # every marble at rest
-        return at([(m.x, m.y) for m in marbles])
-    return np.mean([at([(m.x + t * dx, m.y + t * dy) for m, (dx, dy) in zip(marbles, ways)])
-                    for t in np.linspace(-0.5, 0.5, steps)], axis=0)
+        picture = at([(m.x, m.y) for m in marbles])
+        return picture, picture
+
+    def smeared(on: float) -> np.ndarray:
+        """The mean over the shutter's time, each rolling marble ``on`` radii further along its way."""
+        ahead = [(on * m.r * dx / m.blur, on * m.r * dy / m.blur) if m.blur else (0.0, 0.0)
+                 for m, (dx, dy) in zip(marbles, ways)]
+        return np.mean([at([(m.x + t * dx + ax, m.y + t * dy + ay) for m, (dx, dy), (ax, ay) in
+                            zip(marbles, ways, ahead)]) for t in np.linspace(-0.5, 0.5, steps)], axis=0)
+
+    picture = smeared(0.0)
+    return picture, smeared(rolled) if rolled else picture
 
 
 @dataclass(frozen=True)
@@ -682,8 +692,9 @@ def _lit(seed: int, size: tuple[int, int], case: str | None, rolled: float) -> _
         if table:  # its gate is the one its centre lies in, as a person labels a photograph
             g = regions.gate_at(x, y)
         marbles.append(SceneMarble(x, y, mr, str(rng.choice(kinds)), g, blur))
+    traced_later = scene
     if traced:
-        scene = _traced(scene, marbles, light, illum, rng)
+        scene, traced_later = _traced(scene, marbles, light, illum, rng, rolled)
     else:
         resting = [m for m in marbles if not m.blur]
         for m in resting:
@@ -694,8 +705,8 @@ def _lit(seed: int, size: tuple[int, int], case: str | None, rolled: float) -> _
     unrolled, roll_state = scene.copy() if rolled else None, rng.bit_generator.state
     for m in rolling:
         _rolling_marble(scene, m, light, illum, rng, tint_name)
-    later = scene
-    if unrolled is not None:  # the same draws again, each rolling marble further on its way
+    later = traced_later if traced else scene
+    if unrolled is not None and rolling:  # the same draws again, each rolling marble further on its way
         later, replay = unrolled, np.random.default_rng()
         replay.bit_generator.state = roll_state
         for m in rolling:
@@ -714,8 +725,9 @@ def make_scene(seed: int, size: tuple[int, int] = (640, 480), case: str | None =
     ``optics``: what happened to the scene's light after the reference was taken (tests/conditions.py: a
     shade, a flickering lamp, a nudge, a soft focus), applied to the light that reaches the sensor (float
     BGR, 1.0 its full scale) before the camera's blur, noise, clipping and JPEG; the reference and the
-    truth stay as they were. ``rolled``: in the retakes, each painted marble still rolling (the blur case) has
-    rolled on this many radii along its way (the truth is the first frame's)."""
+    truth stay as they were. ``rolled``: in the retakes, each marble still rolling (the blur case's painted
+    marbles, the streak case's traced glass) has rolled on this many radii along its way (the truth is the first
+    frame's)."""
     if case is not None and case not in CASES:
         raise ValueError(f"unknown scene case {case!r}; one of {', '.join(CASES)}")
     lit = _lit(seed, size, case, rolled)

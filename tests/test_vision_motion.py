@@ -79,12 +79,16 @@ def test_frames_of_different_sizes_are_refused() -> None:
         detector.moved(frame, frame[:, :, 0])
 
 
-def test_rendered_marbles_still_rolling_are_seen_in_most_of_their_gates() -> None:
-    """Rolling marbles (the blur case) a radius further on their way in the next frame: held out, 0.80 of their
-    gates were seen moving and 2 of 2,416 other gates (70000..70499); here at least 0.6 and 0.02."""
+@pytest.mark.parametrize("case, scenes, least", [("blur", 40, 0.6), ("streak", 12, 0.5)])
+def test_rendered_marbles_still_rolling_are_seen_in_most_of_their_gates(case: str, scenes: int, least: float) -> None:
+    """Rolling marbles a radius further on their way in the next frame. Painted (the blur case): held out, 0.80 of
+    their gates were seen moving and 2 of 2,416 other gates (70000..70499); here at least 0.6 and 0.02. Traced glass
+    still rolling fast (the streak case, ``python -m tests.vision_fit rolling``): 239 of its 372 gates (0.64), none
+    of the 2,628 others; here at least 0.5 (the faintest clear glass on a pale table changes its picture no more
+    than the sensor's noise does)."""
     rolling = caught = others = false_alarms = 0
-    for seed in range(70600, 70640):
-        sc = make_scene(seed, case="blur", retakes=1, rolled=1.0)
+    for seed in range(70600, 70600 + scenes):
+        sc = make_scene(seed, case=case, retakes=1, rolled=1.0)
         detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
         moving = detector.moved(sc.image, sc.retakes[0])
         gates = {m.gate for m in sc.marbles if m.blur and m.gate is not None}
@@ -92,5 +96,5 @@ def test_rendered_marbles_still_rolling_are_seen_in_most_of_their_gates() -> Non
         caught += sum(moving[g - 1] for g in gates)
         others += 6 - len(gates)
         false_alarms += sum(moving[g - 1] for g in range(1, 7) if g not in gates)
-    assert rolling >= 30 and caught >= 0.6 * rolling, (caught, rolling)
+    assert rolling >= scenes * 0.75 and caught >= least * rolling, (caught, rolling)
     assert false_alarms <= 0.02 * others, (false_alarms, others)

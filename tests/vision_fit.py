@@ -3,6 +3,8 @@ hand, not by pytest).
 
 ``python -m tests.vision_fit measure [N]`` prints the exact rates per hard case on the first N
 held-out hard seeds (``HELD_OUT_SEEDS``; default 500), with and without reference.
+``python -m tests.vision_fit rolling [N [FIRST [TENTHS]]]`` prints how the check for a marble still rolling does
+on the blur and streak cases, each rolling marble TENTHS tenths of a radius (10) further on in the later frames.
 ``python -m tests.vision_fit conditions [N]`` prints how training scenes read under what a real table
 does to a picture after the reference was taken (``CONDITIONS``: a flickering lamp's bands, a person's
 shade, a nudged camera, a soft focus, a noisier picture).
@@ -170,6 +172,41 @@ def measure(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start) -> None:
                   f"{wrong_sure:.3f} (a gate wrong and not unsure {gate_wrong_sure:.3f})")
 
 
+def rolling_one(job: tuple[int, str, float]) -> tuple[bool, bool, bool, int, int, int, int]:
+    """For one scene whose rolling marbles have rolled on ``on`` radii in its retakes: (a gate wrong and not flagged
+    in its first frame; in the table's confirmation of its ``CONFIRM_FRAMES`` frames; in that confirmation with the
+    gates the picture changed in from the first frame to the last flagged, as hardware/camera/hub.py flags them;
+    gates holding a rolling marble, those seen moving, the other gates, those seen moving)."""
+    seed, case, on = job
+    sc = make_scene(seed, case=case, retakes=CONFIRM_FRAMES - 1, rolled=on)
+    detector = MarbleDetector(sc.regions, sc.reference, marble_radius_px=sc.marble_radius_px)
+    frames = [detector.detect(frame) for frame in (sc.image, *sc.retakes)]
+    agreed = consensus(frames)[0]
+    moving = detector.moved(sc.image, sc.retakes[-1])
+    flagged = tuple(u or m for u, m in zip(agreed.unsure, moving))
+    rolling = {m.gate for m in sc.marbles if m.blur and m.gate is not None}
+    return (wrong_and_sure(frames[0].counts, sc.counts, frames[0].unsure),
+            wrong_and_sure(agreed.counts, sc.counts, agreed.unsure), wrong_and_sure(agreed.counts, sc.counts, flagged),
+            len(rolling), sum(moving[g - 1] for g in rolling),
+            6 - len(rolling), sum(moving[g - 1] for g in range(1, 7) if g not in rolling))
+
+
+def rolling(n: int = 500, first: int = HELD_OUT_SEEDS[-1].start, tenths: int = 10) -> None:
+    """Print how the table's check for a marble still rolling (``MarbleDetector.moved``, the confirmation's first
+    frame against its last) does on the cases with marbles still rolling (blur: painted; streak: traced glass),
+    each rolling marble ``tenths`` tenths of a radius further on its way in the later frames: the gates with a
+    rolling marble seen moving, the others seen moving, and the scenes with a gate read wrong and not flagged."""
+    on = tenths / 10
+    print(f"seeds {first}..{first + n - 1}, rolling marbles {on:g} radii further on in the later frames")
+    for case in ("blur", "streak"):
+        with Pool(2) as pool:
+            rows = pool.map(rolling_one, [(s, case, on) for s in range(first, first + n)], chunksize=5)
+        single, agreed, flagged = (sum(r[i] for r in rows) / n for i in range(3))
+        print(f"  {case}: rolling gates seen moving {sum(r[4] for r in rows)} of {sum(r[3] for r in rows)}, other "
+              f"gates {sum(r[6] for r in rows)} of {sum(r[5] for r in rows)}; a gate wrong and not flagged: one frame "
+              f"{single:.3f}, the confirmation {agreed:.3f}, with its gates seen moving flagged {flagged:.3f}")
+
+
 Optics = Callable[[np.ndarray], np.ndarray]
 
 CONDITIONS: dict[str, Callable[[Scene], Optics | None]] = {
@@ -311,6 +348,8 @@ if __name__ == "__main__":
 
     if sys.argv[1:2] == ["measure"]:
         measure(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
+    elif sys.argv[1:2] == ["rolling"]:
+        rolling(*(int(a) for a in sys.argv[2:]))  # N [FIRST [TENTHS]]
     elif sys.argv[1:2] == ["conditions"]:
         conditions(*(int(a) for a in sys.argv[2:]))  # N [FIRST]
     else:

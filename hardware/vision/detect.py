@@ -505,19 +505,22 @@ real sequence, with the gates over the whole frame, the highest at 0.4 read 0.93
 and 0.700: measured, not chosen.)"""
 
 MOTION_CHANGE = 0.15
-"""Change (log units, averaged over a marble's disc) between two frames a moment apart above which something
-moved there (``MarbleDetector.moved``: the earlier frame serves as the reference, 3x3 envelope and all, so a
-move of a working pixel or less hides in it). Between two frames of the same still scene with fresh sensor
-noise, rendered training scenes reached at most 0.104 (62000..62099, ordinary and every hard case, both
-ways), most 0.02, and flagged no gate of 1,400 pairs (66000..66199); a simulated castle's marble moved by 6 px
-(0.4 radii) reached 0.12 to 0.23, by 8 px 0.19 to 0.31. Rendered rolling marbles a radius further on their way
-(``tests.scenes.make_scene``'s ``rolled``), held out (70000..70499): 466 of their 584 gates seen moving, 2 of
-the 2,416 others, and the scenes read wrong with no gate flagged went from 0.004 to 0.000 with these gates
-flagged; half a radius further, 173 of 584. The real sequence of bench/bench_real_sequence.py, each frame
-against the one before: 0.905 of the gates where a labelled marble moved half a radius flagged, 0.004 of the
-others. Without the envelope, rendered rolling marbles half a radius on were seen in 357 gates of 448 against
-129 (training seeds 62000..62299, at 0.2, where still pairs flag 1 in 1,050), but the real sequence's still
-gates were flagged in 0.124 against 0.004: a real camera's picture changes more from frame to frame."""
+"""Change (log units, averaged over a marble's disc) between two frames a moment apart above which something moved
+there (``MarbleDetector.moved``: the earlier frame serves as the reference, 3x3 envelope and all, so a move of a
+working pixel or less hides in it). Between two frames of the same still scene with fresh sensor noise, rendered
+training scenes reached at most 0.104 (62000..62099, ordinary and every hard case, both ways), most 0.02, and
+flagged no gate of 1,400 pairs (66000..66199); a simulated castle's marble moved by 6 px (0.4 radii) reached 0.12 to
+0.23, by 8 px 0.19 to 0.31. Rendered rolling marbles a radius further on their way (``tests.scenes.make_scene``'s
+``rolled``), held out (70000..70499): 466 of their 584 gates seen moving, 2 of the 2,416 others, and the scenes read
+wrong with no gate flagged went from 0.004 to 0.000 with these gates flagged; half a radius further, 173 of 584.
+Traced glass still rolling fast (the streak case) a radius on: 239 of its 372 gates seen moving, none of the 2,628
+others, and the scenes with a gate read wrong and not flagged went from 0.022 in one frame and 0.008 in the
+confirmation to 0.006 (``python -m tests.vision_fit rolling``: what is left is clear glass on a pale table whose
+streak changes the picture no more than the sensor's noise). The real sequence of bench/bench_real_sequence.py, each
+frame against the one before: 0.905 of the gates where a labelled marble moved half a radius flagged, 0.004 of the
+others. Without the envelope, rendered rolling marbles half a radius on were seen in 357 gates of 448 against 129
+(training seeds 62000..62299, at 0.2, where still pairs flag 1 in 1,050), but the real sequence's still gates were
+flagged in 0.124 against 0.004: a real camera's picture changes more from frame to frame."""
 
 CLIPPED_VALUE = 250
 """A channel (of the reference or the frame) at or above this is over-exposed: only a lower bound of
