@@ -1,20 +1,24 @@
 """The Camera page and the Diego sensor panel in headless Chromium: counts said to be unsure without an empty
 reference, a gate that reaches the picture's edge named, a picture out of focus or moved said so, the marble
 measured by a tap on the picture, photo keeping switched on with its count and folder, the disk the kept photos
-take, the camera's record on the kept rounds and their zip download."""
+take, the camera's record on the kept rounds and their zip download; the live picture stays up across the first save
+of the gate regions."""
 from __future__ import annotations
 
 import re
 import time
 import zipfile
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
+import cv2
 import numpy as np
 import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
 from hardware.camera.keeping import Sample
+from hardware.camera.simulated import SimulatedCastle
 from tests.browser import (
     KIOSK,
     PHONE,
@@ -22,6 +26,7 @@ from tests.browser import (
     fits,
     in_view,
     open_game,
+    page_opener,
     post_events,
     shoot,
     start_game,
@@ -29,6 +34,7 @@ from tests.browser import (
 )
 from tests.servers import call, serving
 from tests.waiting import wait_for
+from web.app import create_app, shutdown
 
 
 @pytest.fixture
@@ -374,3 +380,77 @@ def test_the_frozen_picture_is_whole_on_the_kiosk_screen_under_a_note(
     assert header <= top, f"the picture's top ({top} px) under the header ({header} px)"
     page.click("#measure-cancel")
     expect(page.locator("#unsure")).to_be_visible()  # the note back once the tapping ends
+
+
+@pytest.fixture
+def uncalibrated_castle(app_config: dict[str, Any], tmp_path: Path) -> Iterator[tuple[str, SimulatedCastle]]:
+    """The drawn castle as a `file:` camera's picture on a fresh data folder: no gate region is tapped yet (the
+    simulated camera brings its own), as on a real camera's first set-up. Its vision reads slowly, as a loaded Pi's
+    may: no reading of the gates comes while a test looks at the page. The page's address and the castle."""
+    castle = SimulatedCastle()
+    path = tmp_path / "photos" / "castle.png"
+    path.parent.mkdir(parents=True)
+    assert cv2.imwrite(str(path), castle.render_empty())
+    application = create_app({**app_config, "SENSORS": "simulation", "CAMERA": f"file:{path}"})
+    try:
+        hub = application.extensions["sensors"].camera
+        hub._interval = 3600.0  # from its next reading on (the one under way reads no gates: none are tapped)
+        wait_for(lambda: hub.service.status()["ok"] and hub.preview_jpeg() is not None)
+        with serving(application) as url:
+            yield url, castle
+    finally:
+        shutdown(application)
+
+
+#: Records, from now on, every time the live picture is not shown and "Waiting for the camera…" (or another line
+#: instead of the picture) is, and every new picture the preview shows; read back as window.afterSave.
+WATCH_THE_PICTURE = """() => {
+    const box = document.getElementById('preview-box'), preview = document.getElementById('preview');
+    const line = document.getElementById('no-picture'), calib = document.getElementById('calib');
+    const seen = window.afterSave = { waiting: [], pictures: [] };
+    let shown = preview.getAttribute('src');
+    new MutationObserver(() => {
+        if (!calib.hidden) return;  // the frozen picture to tap on is up
+        if (!line.hidden || preview.hidden) seen.waiting.push(line.hidden ? '(no picture, no line)' : line.textContent);
+        const now = preview.getAttribute('src');
+        if (!preview.hidden && now !== shown) seen.pictures.push(shown = now);
+    }).observe(box, { attributes: true, childList: true, characterData: true, subtree: true });
+}"""
+
+
+def test_the_live_picture_stays_up_across_the_first_save_of_the_gate_regions(
+        browser: Any, uncalibrated_castle: tuple[str, SimulatedCastle]) -> None:
+    """Right after the first "Save regions" the live picture gave way to "Waiting for the camera…" until the vision had
+    read the new gates (a third of a second, on the Pi): the preview answered "no picture" meanwhile. The picture
+    stays up: the plain one until the gates are read."""
+    base, castle = uncalibrated_castle
+    with page_opener(browser, base) as open_:
+        page = open_()
+        page.goto(f"{base}/camera")
+        expect(page.locator("#preview")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator("#facts")).to_contain_text("Gates not calibrated")
+        page.click("#calibrate")
+        canvas = page.locator("#calib")
+        expect(canvas).to_be_visible()
+        box = canvas.bounding_box()
+        assert box is not None
+        scale = box["width"] / 640
+        for gate in castle.regions().to_json()["gates"]:  # the castle's own corners, tapped
+            page.click(f"#calib-gates [data-gate='{gate['gate']}']")
+            for x, y in gate["polygon"]:
+                canvas.click(position={"x": x * scale, "y": y * scale})
+        expect(page.locator("#calib-save")).to_be_enabled()
+        page.evaluate(WATCH_THE_PICTURE)
+        with page.expect_response("**/api/camera/regions") as saved:
+            page.click("#calib-save")
+        assert saved.value.status == 200
+        # the first picture after the save, or the line instead of it: whichever comes first
+        page.wait_for_function("() => window.afterSave.pictures.length || window.afterSave.waiting.length")
+        after = page.evaluate("window.afterSave")
+        assert after["waiting"] == [], f"after the save the page showed {after['waiting']} instead of the picture"
+        expect(page.locator("#preview")).to_be_visible()
+        expect(page.locator("#no-picture")).to_be_hidden()
+        assert page.evaluate("(() => { const p = document.getElementById('preview'); "
+                             "return p.complete && p.naturalWidth; })()") == 640
+        expect(page.locator("#facts")).to_contain_text("Gates calibrated")
+        assert page.evaluate("window.afterSave.waiting") == []  # nor since, while the gates wait to be read

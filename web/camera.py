@@ -98,12 +98,19 @@ def _status(sensors: Any) -> dict[str, Any]:
 @bp.get("/camera/preview.jpg")
 def preview():
     """The camera's picture with the gate regions and the marbles seen drawn on it; before the gates are calibrated,
-    the plain picture (to aim and focus the camera by); 503 only while the camera gives none."""
+    the plain picture (to aim and focus the camera by), and so too once they are first calibrated until the vision
+    has read them (up to a third of a second: the page would say "Waiting for the camera…" meanwhile); 503 only
+    while the camera gives none."""
     hub = _hub()
     picture = hub.preview_jpeg()
+    state = hub.service.status()
+    if not picture and state["ok"]:
+        try:
+            picture = hub.service.latest_jpeg()
+        except ValueError:  # a frame that cannot be encoded: no picture
+            picture = None
     if picture:
         return _jpeg(picture, "")
-    state = hub.service.status()
     why = "it is starting" if state.get("state") == "starting" else state.get("error") or state.get("state")
     return _jpeg(None, f"no picture: the camera gives none now ({why})")
 
