@@ -328,3 +328,152 @@ def test_camera_is_right_confirms_what_the_camera_line_shows(open_page: Callable
     flag.get_by_role("button", name="Camera is right").click()
     expect(flag).to_be_hidden(timeout=WAIT_MS)
     assert current_round(base, three)["marbles"] == [3, 4, None]
+
+
+# ---- read across the table: sizes, edges, controls that cannot be used now --------------------------------------
+
+#: The font size in px of each of `sel` a person can see, with its text and whether it is shown whole (not clipped).
+FONT_SIZES = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVisibility())
+    .map((el) => [el.textContent.trim(), parseFloat(getComputedStyle(el).fontSize),
+                  el.scrollWidth <= el.clientWidth])"""
+
+#: The contrast (WCAG) of what an element paints, as the screen shows it: each colour composed over what lies under
+#: it, through every background and every opacity from the page down to the element. `what` is "text" (its text on its
+#: own background) or "edge" (its border, on the background around it, its parent's).
+PAINTED_CONTRAST = """(el, what) => {
+    const ctx = document.createElement('canvas').getContext('2d', { willReadFrequently: true });
+    const rgba = (c) => { ctx.clearRect(0, 0, 1, 1); ctx.fillStyle = 'transparent'; ctx.fillStyle = c;
+                          ctx.fillRect(0, 0, 1, 1); const [r, g, b, a] = ctx.getImageData(0, 0, 1, 1).data;
+                          return [r * a, g * a, b * a, a * 255].map((v) => v / 255 / 255); };  // premultiplied
+    const over = (top, under) => top.map((v, i) => v + under[i] * (1 - top[3]));
+    const chain = (to) => { const els = []; for (let e = to; e; e = e.parentElement) els.unshift(e); return els; };
+    // the layer an element paints (its background, then the next one down the chain, or `top`), at its opacity
+    const layer = (els, i, top) => { const style = getComputedStyle(els[i]);
+        const own = rgba(style.backgroundColor);
+        const inner = i + 1 < els.length ? layer(els, i + 1, top) : top ? rgba(top) : [0, 0, 0, 0];
+        return over(inner, own).map((v) => v * parseFloat(style.opacity)); };
+    const shown = (els, top) => over(layer(els, 0, top), [1, 1, 1, 1]).slice(0, 3).map((v) => v * 255);
+    const lum = (c) => c.map((v) => { v /= 255; return v <= .03928 ? v / 12.92 : ((v + .055) / 1.055) ** 2.4; })
+        .reduce((sum, v, i) => sum + v * [.2126, .7152, .0722][i], 0);
+    const style = getComputedStyle(el);
+    const [a, b] = what === 'edge'
+        ? [lum(shown(chain(el), style.borderTopColor)), lum(shown(chain(el.parentElement)))]
+        : [lum(shown(chain(el), style.color)), lum(shown(chain(el)))];
+    return (Math.max(a, b) + .05) / (Math.min(a, b) + .05); }"""
+
+#: The elements with words of their own (a text node with letters or digits) inside each of `sel` a person can see.
+WORDED = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVisibility())
+    .flatMap((el) => [el, ...el.querySelectorAll('*')]).filter((el) => el.checkVisibility()
+        && [...el.childNodes].some((n) => n.nodeType === 3 && /[\\p{L}\\p{N}]/u.test(n.data)))"""
+
+
+def _small_or_cut(page: Any, sel: str, px: float, what: str) -> list[str]:
+    """What of `sel` a person sees under `px` px or cut short (each once)."""
+    sizes = page.evaluate(FONT_SIZES, sel)
+    if not sizes:
+        return [f"{what}: nothing shown"]
+    small = sorted({f"{what}: {text!r} at {size} px" for text, size, _ in sizes if size < px})
+    return small + sorted({f"{what}: {text!r} cut short" for text, _, whole in sizes if not whole})
+
+
+@pytest.mark.parametrize("size", [KIOSK, (1024, 600), PHONE], ids=["kiosk", "1024x600", "phone"])
+def test_game_text_read_across_the_table_is_13_px_at_least(open_page: Callable[..., Any], base: str,
+                                                          size: tuple[int, int]) -> None:
+    """Dračí hrad's gold and badges were 11 px at 800x480, Drachen Wurf's colour names on the tiles 10 px, the
+    header's link labels 11 px: each 13 px at least and whole, and the screens still fit."""
+    from tests.test_kiosk_fit_browser import BELOW_THE_FOLD, deep_in_the_game  # four heroes, each with a badge
+
+    width, height = size
+    where = f"at {width}x{height}"
+    hrad = deep_in_the_game(base)
+    page = open_game(open_page, base, hrad, width, height)
+    expect(page.locator(".hr-hero .hr-badge")).to_have_count(4)
+    faults = [*_small_or_cut(page, ".hr-gold, .hr-treasure, .hr-purse", 13, "Dračí hrad's purse"),
+              *_small_or_cut(page, ".hr-badge", 13, "Dračí hrad's badge"),
+              *_small_or_cut(page, "header.bar .nav-label", 13, "the header's link")]
+    fits(page, f"Dračí hrad deep in a game {where}")
+    if height <= 600:  # the Pi's screens: the four heroes' cards whole on it
+        below = page.evaluate(BELOW_THE_FOLD, ".hr-hero")
+        assert max(below) == 0, f"{where}: a hero's card {max(below)} px below the screen"
+
+    # colour names as a table writes them: two long ones alike at the start, cut where they differ
+    colours = ["Red", "Blue", "Zelená", "Yellow", "Černá", "Červená"]
+    wurf = start_game(base, "drachen-wurf", ["Ada", "Ben"], colour_names=colours)
+    page = open_game(open_page, base, wurf, width, height)
+    expect(page.locator("#flip-grid .wtile")).to_have_count(36)
+    faults += _small_or_cut(page, "#flip-grid .wtile .cn", 13, "a Drachen Wurf tile's colour")
+    faces = page.locator("#flip-grid .wtile .cn").all_inner_texts()[::6]  # a tile of each colour
+    assert len(set(faces)) == 6, f"two colours alike on the tiles: {faces}"
+    fits(page, f"Drachen Wurf's flip {where}")
+
+    page.goto(base + "/")
+    faults += _small_or_cut(page, "header.bar .nav-label", 13, "the home page's header link")
+    fits(page, f"the home page {where}")
+    assert not faults, f"{where}: {faults}"
+    assert faces == ["Red", "Blue", "Zel.", "Yel.", "Čern.", "Červ."], faces
+
+
+def test_an_empty_marble_slot_and_a_button_show_their_edge_at_3_to_1(open_page: Callable[..., Any],
+                                                                      base: str) -> None:
+    """The edge of an empty marble slot and of a plain button was 1.44:1 on the panel: a control's boundary reads at 3:1
+    against what lies around it."""
+    session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
+    page = open_game(open_page, base, session, *KIOSK)
+    expect(page.locator("#slots .slot:not(.filled)")).to_have_count(3)
+    hrad = start_game(base, "draci-hrad", ["Ada", "Ben"])
+    other = open_game(open_page, base, hrad, *KIOSK)
+    expect(other.locator(".hr-tab:not([aria-pressed='true'])")).to_have_count(3)
+    faults = []
+    for where, sel, what in ((page, "#slots .slot:not(.filled)", "an empty marble slot"),
+                             (page, "#round .btn.gate, header.bar .btn", "a button"),
+                             (other, ".hr-tab:not([aria-pressed='true'])", "Dračí hrad's tab")):
+        edges = where.eval_on_selector_all(sel, "(els) => els.map((el) => [el.getAttribute('aria-label')"
+                                                f" || el.innerText.trim(), ({PAINTED_CONTRAST})(el, 'edge')])")
+        assert edges, f"no {what} to measure"
+        faults += [f"{what} ({name!r}) at {ratio:.2f}:1" for name, ratio in edges if ratio < 3]
+    assert not faults, f"edges under 3:1: {faults}"
+
+
+def _legible_and_unavailable(page: Any, sel: str, where: str) -> int:
+    """The words of every control of `sel` that cannot be used now read at 4.5:1 as the screen shows them (nothing
+    faded), and the control looks unavailable all the same: a dashed edge. Returns how many words were measured."""
+    worded = page.evaluate_handle(WORDED, sel)
+    ratios = page.evaluate(f"(els) => els.map((el) => [el.textContent.trim(), ({PAINTED_CONTRAST})(el, 'text')])",
+                           worded)
+    faint = [(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5]
+    assert not faint, f"{where}: words of a control that cannot be used now under 4.5:1: {faint}"
+    edges = page.eval_on_selector_all(sel, "(els) => els.map((el) => [el.getAttribute('aria-label') || el.innerText,"
+                                           " getComputedStyle(el).borderTopStyle])")
+    plain = [name for name, style in edges if style != "dashed"]
+    assert not plain, f"{where}: controls that cannot be used now look as those in use: {plain}"
+    return len(ratios)
+
+
+def test_a_control_that_cannot_be_used_now_still_reads_at_4_5_to_1(open_page: Callable[..., Any], base: str,
+                                                                    app: Flask) -> None:
+    """A shop's price a hero cannot pay, and the label of a button that cannot be used now, were faded to 2.24:1:
+    they read at 4.5:1 and still look unavailable (a dashed edge, no fill), beside the same controls in use."""
+    from tests.test_drachen_wurf_browser import play_until
+
+    hrad = start_game(base, "draci-hrad", ["Ada", "Ben"])
+    post(base, hrad, *({"type": "buy", "player": "Ada", "item": item} for item in ("chain_mail", "sword")))  # 88 left
+    page = open_game(open_page, base, hrad, *KIOSK)
+    unpaid = page.locator("#hr-shop .hr-buy[aria-disabled='true'][data-reason*=' costs ']")
+    expect(unpaid.first).to_be_visible()
+    expect(unpaid.first.locator(".hr-price")).to_contain_text("gold")
+    expect(page.locator("#redo")).to_have_attribute("aria-disabled", "true")
+    shown = _legible_and_unavailable(page, "[aria-disabled='true']", "Dračí hrad's city at 800x480")
+    assert shown >= 2 * unpaid.count() + 1, "the shop's names and prices, and Redo, were not all measured"
+    bought = page.locator("#hr-shop .hr-buy:not([aria-disabled='true'])").first
+    unpaid_look, bought_look = (control.evaluate(
+        "(el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderTopStyle]")
+        for control in (unpaid.first, bought))
+    assert unpaid_look != bought_look, "an item one cannot pay looks as one to buy"
+
+    # Drachen Wurf: all six dice used, the tiles left in the middle are no longer to be won
+    wurf = start_game(base, "drachen-wurf", ["Ada", "Ben"])
+    play_until(app, wurf, lambda s: s["phase"] == "dice" and s["max_k"] < 2 and len(s["middle"]) > 0, seed=3)
+    page = open_game(open_page, base, wurf, *KIOSK)
+    tiles = page.locator("#middle .wtile[aria-disabled='true']")
+    expect(tiles.first).to_be_visible()
+    _legible_and_unavailable(page, "#middle .wtile[aria-disabled='true']", "Drachen Wurf's middle at 800x480")

@@ -11,7 +11,7 @@ from typing import Any, Callable
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import CONTRAST, KIOSK, WAIT_MS, open_game, start_game, tap_anyway
+from tests.browser import CONTRAST, KIOSK, PHONE, WAIT_MS, open_game, start_game, tap_anyway
 from tests.browser import post_events as post
 from tests.test_drachen_wurf_browser import play_until
 from tests.test_drachensachen_browser import FINISHED_ROUNDS
@@ -164,6 +164,50 @@ def test_the_chart_names_each_players_line(open_page: Callable[..., Any], base: 
         assert ratio >= 4.5, f"{player}'s name by the key reads at {ratio:.2f}:1"
     assert len(set(shapes)) == 3, f"the lines end alike, told apart by colour alone: {shapes}"
     expect(chart.locator("svg.ds-chart-svg")).to_have_accessible_name(re.compile(r"Ada \(\w+\) 3, Ben \(\w+\) 8"))
+
+
+#: For each end mark of the chart `sel` (the shape ending a player's line): its player, whether it is seen (whole
+#: inside the chart, and itself what shows at its centre: nothing drawn over it), and its box on the screen [left,
+#: top, right, bottom].
+END_MARKS = """(sel) => { const svg = document.querySelector(`${sel} svg.ds-chart-svg`);
+    svg.scrollIntoView({ block: 'center' });
+    const box = svg.getBoundingClientRect();
+    return [...svg.querySelectorAll('[data-player] .ds-mark')].map((mark) => {
+        const r = mark.getBoundingClientRect(), x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+        const whole = r.left >= box.left - .5 && r.right <= box.right + .5 && r.top >= box.top - .5
+            && r.bottom <= box.bottom + .5;
+        return [mark.closest('[data-player]').dataset.player, whole && document.elementFromPoint(x, y) === mark,
+                [r.left, r.top, r.right, r.bottom]]; }); }"""
+
+#: Ada goes out twice; Ben and Cleo, by other ways, both end on 21: a tie on the chart's last round.
+TIED_ROUNDS = [("Ada", {"Ben": 8, "Cleo": 4}), ("Ben", {"Ada": 3, "Cleo": 10}), ("Cleo", {"Ada": 5, "Ben": 12}),
+               ("Ada", {"Ben": 3, "Cleo": 7})]  # Ada 8, Ben 21, Cleo 21
+
+
+def test_two_lines_ending_on_the_same_total_show_both_shapes(open_page: Callable[..., Any], base: str) -> None:
+    """On the final screen's chart Ben's and Cleo's lines both end on 21: the shape ending Cleo's line was drawn on
+    Ben's, which no one saw (and a shape at the chart's edge was cut). Every line's shape is seen whole, over the
+    lines and clear of every other shape."""
+    session = start_game(base, "drachensachen", ["Ada", "Ben", "Cleo"])
+    post(base, session, {"type": "starter", "player": "Ada"})
+    for finisher, coins in TIED_ROUNDS:
+        post(base, session, {"type": "went_out", "player": finisher},
+             *({"type": "coins", "player": p, "coins": n} for p, n in coins.items()))
+    for size in (KIOSK, PHONE):
+        page = open_game(open_page, base, session, *size)
+        expect(page.locator("#final")).to_be_visible()
+        expect(page.locator("#totals li[data-player='Cleo'] .score")).to_have_text("21")
+        chart = page.locator("#ds-final-chart")
+        expect(chart.locator(".ds-mark")).to_have_count(3)
+        marks = page.evaluate(END_MARKS, "#ds-final-chart")
+        where = f"the final chart at {size[0]}x{size[1]}"
+        hidden = [player for player, seen, _ in marks if not seen]
+        assert sorted(player for player, _, _ in marks) == ["Ada", "Ben", "Cleo"], f"{where}: {marks}"
+        assert not hidden, f"{where}: the shape ending the line of {hidden} is covered or cut: {marks}"
+        for i, (one, _, a) in enumerate(marks):
+            for other, _, b in marks[i + 1:]:
+                apart = a[2] <= b[0] + .5 or b[2] <= a[0] + .5 or a[3] <= b[1] + .5 or b[3] <= a[1] + .5
+                assert apart, f"{where}: {one}'s and {other}'s shapes overlap: {a} and {b}"
 
 
 def test_lives_under_the_no_attack_limit_differ_by_shape_and_are_said(open_page: Callable[..., Any],

@@ -1,6 +1,7 @@
-"""Two screens on the Pi's 800x480 touchscreen, in headless Chromium: a Drachensachen round whose set-up asks five
-players for their hindrance under Chaos (below the trick's question and the last round's losses, the players' rows
-needed a scroll), and a Drachen Wurf base with tiles on its sides (its sides 5 and 6 wrapped onto a second line)."""
+"""Screens on the Pi's 800x480 touchscreen, in headless Chromium: a Drachensachen round whose set-up asks five, six or
+seven players for their hindrance under Chaos (below the trick's question and the last round's losses, the players'
+rows needed a scroll), the same set-up once entered (Skips and Direction ended below the screen), and a Drachen Wurf
+base with tiles on its sides (its sides 5 and 6 wrapped onto a second line)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -11,10 +12,12 @@ from playwright.sync_api import expect
 from tests.browser import KIOSK, PHONE, fits, in_view, post_events, shoot, tap_again
 from tests.test_drachen_wurf_browser import WURF, tile
 from tests.test_drachen_wurf_browser import new_game as new_wurf
+from tests.test_drachensachen_browser import TURN_CONTROLS
 from tests.test_drachensachen_browser import new_game as new_drachensachen
 from tests.test_layout_fit_browser import visit
 
 FIVE = ["Ada", "Ben", "Cleo", "Dan", "Eva"]
+SEVEN = [*FIVE, "Finn", "Gus"]
 
 #: How far the page reaches below the screen's foot (none when it fits).
 BELOW = "document.documentElement.scrollHeight - window.innerHeight"
@@ -30,13 +33,14 @@ SETUP_TEXTS = ("#turn .turn-name", "#turn .phrase", "#ds-last", "#ds-last small"
                "#ds-went-out-open")
 
 
-def chaos_setup(base: str) -> dict[str, Any]:
-    """Five players in round 2's set-up: the trick still to reveal, and Ben, who went out, drew Chaos, so that every
-    player draws a hindrance. The four others each lost 12 coins, capped at 10: the longest summary of a round."""
-    game = new_drachensachen(base, FIVE, tricks=True, hindrances=True)
+def chaos_setup(base: str, players: list[str] = FIVE) -> dict[str, Any]:
+    """Five players (unless told) in round 2's set-up: the trick still to reveal, and Ben, who went out, drew Chaos,
+    so that every player draws a hindrance. The others each lost 12 coins, capped at 10: the longest summary of a
+    round."""
+    game = new_drachensachen(base, players, tricks=True, hindrances=True)
     post_events(base, game, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": "Ada"},
                 {"type": "went_out", "player": "Ben"},
-                *({"type": "coins", "player": p, "coins": 12} for p in FIVE if p != "Ben"),
+                *({"type": "coins", "player": p, "coins": 12} for p in players if p != "Ben"),
                 {"type": "hindrance", "kind": "chaos", "player": "Ben"})
     return game
 
@@ -80,6 +84,80 @@ def test_a_chaos_setup_of_five_players_fits_the_kiosk_screen(open_page: Callable
     for player in FIVE[:4]:
         in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='unknown']")
     in_view(page, "#ds-next")
+
+
+@pytest.mark.parametrize("count", [6, 7])
+def test_a_chaos_setup_of_six_or_seven_players_fits_the_kiosk_screen(open_page: Callable[..., Any], base: str,
+                                                                      count: int) -> None:
+    """At 800x480 six players' rows of hindrances reached 29 px past the screen's foot, seven players' 39 px (and
+    their score board's chart 53 px): the set-up fits the screen as five players' does, with every trick to choose,
+    each player's three hindrances, Next turn, the trouble pile's note and every player's score in sight, its tap
+    targets 48 px or more, its text no smaller than at 1024x600, where the last round's losses are shown too."""
+    players = SEVEN[:count]
+    game = chaos_setup(base, players)
+    page = visit(open_page, base, game, KIOSK)
+    expect(page.locator("#ds-chaos .ds-chaos-row")).to_have_count(count)
+    expect(page.locator("#ds-trick .ds-choice")).to_have_count(6)
+    where = f"the Chaos set-up of {count} players at 800x480"
+    shoot(page, f"drachensachen-chaos-{count}-800x480")
+    fits(page, where)
+    assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+    for selector in ("#turn", "#ds-hindrance", "#ds-next", "#ds-went-out-open", "#ds-chaos > p"):
+        in_view(page, selector)
+    for i in range(6):
+        in_view(page, f"#ds-trick .ds-choice:nth-child({i + 1})")
+    for player in players:
+        in_view(page, f"#scoreboard [data-player='{player}'] .score")
+        for kind in ("invasion", "unknown", "chaos"):
+            in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='{kind}']")
+    texts = tuple(sel for sel in SETUP_TEXTS if not sel.startswith("#ds-last"))
+    sizes = page.evaluate(FONT_SIZES, texts)
+    wider = visit(open_page, base, game, (1024, 600))
+    expect(wider.locator("#ds-chaos .ds-chaos-row")).to_have_count(count)
+    expect(wider.locator("#ds-last")).to_be_visible()
+    assert wider.evaluate(BELOW) <= 0, f"the same at 1024x600 scrolls by {wider.evaluate(BELOW)} px"
+    in_view(wider, "#ds-next")
+    elsewhere = wider.evaluate(FONT_SIZES, texts)
+    smaller = {sel: (px, elsewhere[sel]) for sel, px in sizes.items() if px is None or px < elsewhere[sel]}
+    assert not smaller, f"{where}: text smaller than at 1024x600, or not seen (px here, there): {smaller}"
+
+    # the trick revealed from this screen as it is: the rows still fit, the last player's too
+    page.click("#ds-trick [data-trick='golden_feathers']")
+    expect(page.locator("#ds-trick")).to_have_count(0)
+    fits(page, f"{where}, the trick revealed")
+    assert page.evaluate(BELOW) <= 0, f"{where} scrolls once the trick is revealed"
+    in_view(page, f"#ds-chaos [data-player='{players[-1]}'] [data-kind='chaos']")
+    in_view(page, "#ds-next")
+
+
+#: Each player's hindrance under Chaos, the longest to say first: a reserve of 12 and 12, a hand of 20, Chaos.
+DRAWN = [{"kind": "unknown", "face_up": 12, "face_down": 12}, {"kind": "invasion", "hand": 20}, {"kind": "chaos"}]
+
+
+def test_a_chaos_setup_once_entered_leaves_the_whole_round_on_the_kiosk_screen(open_page: Callable[..., Any],
+                                                                               base: str) -> None:
+    """Five players' set-up under Chaos entered (the trick revealed, every player's hindrance drawn): at 800x480 the
+    page scrolled by 79 px, Skips and Direction below the screen's foot. Everything the round needs is on the screen
+    without a scroll: whose turn, the trick and each player's hindrance, every tracker, the cards out and the tricks;
+    on the other 7-inch screen too, and a phone still never scrolls sideways."""
+    game = chaos_setup(base)
+    post_events(base, game, {"type": "trick", "trick": "golden_feathers"},
+                *({"type": "hindrance", "player": p, **DRAWN[i % 3]} for i, p in enumerate(FIVE)))
+    for size in (KIOSK, (1024, 600), PHONE):
+        page = visit(open_page, base, game, size)
+        expect(page.locator("#ds-chaos [data-player='Eva']")).to_contain_text("20 cards in hand")
+        expect(page.locator("#ds-skips")).to_be_visible()  # the set-up entered: the trackers wait no longer
+        where = f"the Chaos set-up entered at {size[0]}x{size[1]}"
+        shoot(page, f"drachensachen-chaos-entered-{size[0]}x{size[1]}")
+        fits(page, where)
+        if size == PHONE:
+            continue
+        assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+        for selector in ("#turn", "#ds-hindrance", *(f"#ds-chaos [data-player='{p}']" for p in FIVE), *TURN_CONTROLS,
+                         "#ds-skips .ds-tile-detail", "#ds-direction .ds-tile-detail", "#ds-pile .ds-tile-value"):
+            in_view(page, selector)
+        for player in FIVE:
+            in_view(page, f"#scoreboard [data-player='{player}'] .score")
 
 
 #: For each player's base on the table: its name, and the distinct lines (tops) its sides stand on.

@@ -1,8 +1,10 @@
 """The one header every page shares, in headless Chromium, on a 360 px phone, a 390 px phone and the Pi's 800x480
 screen, with the Simulation badge taking its room: the page's title reads whole (never "C." or "Ca…"), nothing
-reaches past the screen's edge, and a page does not offer a link to itself (the Camera page no Camera link)."""
+reaches past the screen's edge, and a page does not offer a link to itself (the Camera page no Camera link); a game's
+header says in words that its live connection is lost, on a phone too."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterator
 
 import pytest
@@ -77,3 +79,61 @@ def test_every_header_keeps_its_title_whole_and_no_page_links_to_itself(
         assert page.evaluate(HEADER_LINKS) == expected, where
         shoot(page, f"header{path.replace('/', '-')}-{width}x{height}")
 
+
+#: The texts the header shows a person (laid out on the screen at a size to read, not hidden), each with its box.
+SHOWN_TEXTS = """() => {
+    const shown = [], range = document.createRange();
+    const walker = document.createTreeWalker(document.querySelector('header.bar'), NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.data.trim() || !node.parentElement.checkVisibility({ opacityProperty: true,
+                                                                        visibilityProperty: true })) continue;
+        range.selectNodeContents(node);
+        const r = range.getBoundingClientRect();
+        if (r.width >= 1 && r.height >= 10) {
+            shown.push({ text: node.data.trim(), left: r.left, right: r.right, top: r.top, bottom: r.bottom });
+        }
+    }
+    return shown; }"""
+
+#: The boxes of the header's title, links and buttons a person can see.
+CONTROLS = """() => [...document.querySelectorAll('header.bar h1, header.bar a, header.bar button')]
+    .filter((el) => el.offsetParent !== null).map((el) => {
+        const r = el.getBoundingClientRect();
+        return { name: el.getAttribute('aria-label') || el.innerText.trim(), left: r.left, right: r.right, top: r.top,
+                 bottom: r.bottom }; })"""
+
+
+def _overlap(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    return min(a["right"], b["right"]) - max(a["left"], b["left"]) > .5 and \
+        min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > .5
+
+
+@pytest.mark.parametrize("size", [(360, 740), PHONE, KIOSK], ids=["phone-360", "phone-390", "kiosk"])
+def test_a_lost_live_connection_is_said_in_words_beside_the_whole_title(
+        open_page: Callable[..., Any], base: str, size: tuple[int, int]) -> None:
+    """On a phone a game's header said its lost live connection by a "⚠" alone (its words had no room beside the
+    Simulation badge): a person could not tell what it meant. Every screen says it in words, on the screen and clear
+    of the header's controls, and the title stays whole."""
+    width, height = size
+    page = open_page(width, height)
+    page.route("**/stream", lambda route: route.abort())  # the page's live connection is lost, and stays lost
+    games = [(path, title) for path, title, _ in _pages(base) if path.startswith("/play/") and title != "Oops"]
+    assert len(games) == 5
+    for path, title in games:
+        where = f"{path} ({title}) at {width}x{height}, its connection lost"
+        page.goto(base + path)
+        page.wait_for_selector("body[data-ready='yes']")
+        page.wait_for_selector("body[data-live='no']")
+        shown = page.evaluate(SHOWN_TEXTS)
+        said = [text for text in shown if re.search(r"offline|reconnecting", text["text"], re.I)]
+        assert said, f"{where}: the header shows {[text['text'] for text in shown]}, no word for the lost connection"
+        for text in said:
+            assert 0 <= text["left"] and text["right"] <= width, f"{where}: {text} reaches past the screen"
+            crossed = [control["name"] for control in page.evaluate(CONTROLS) if _overlap(text, control)]
+            assert crossed == [], f"{where}: {text['text']!r} lies over {crossed}"
+        heading = page.locator("header.bar h1")
+        assert " ".join(heading.inner_text().split()) == title, where
+        assert page.evaluate(CUT_TITLE) == [], f"the title is cut short: {where}"
+        assert page.evaluate(PAST_THE_EDGE) == [], f"the header reaches past the screen: {where}"
+        fits(page, where)
+        shoot(page, f"header-offline{path.replace('/', '-')}-{width}x{height}")

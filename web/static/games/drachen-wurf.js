@@ -48,7 +48,7 @@ function assign(names, table, defaults) {
 }
 
 let view = JSON.parse($("session-data").textContent);
-let look = { colours: [], landscapes: [] };
+let look = { colours: [], landscapes: [], faces: [] };
 let lookFor = "";
 // what this page holds between taps; each is checked against the view on every render
 let pick = null;        // the tile the dice won, before its k: {tile, from, side}
@@ -70,10 +70,28 @@ function refreshLook() {
   if (key === lookFor) return;
   lookFor = key;
   look = { colours: assign(st().colour_names, COLOURS, DEFAULT_COLOURS).map((k) => COLOURS[k]),
-           landscapes: assign(st().landscape_names, LANDSCAPES, DEFAULT_LANDSCAPES) };
+           landscapes: assign(st().landscape_names, LANDSCAPES, DEFAULT_LANDSCAPES),
+           faces: faceNames(st().colour_names) };
 }
 
-/** A short form of a colour's name for the face of a tile: "Red", "Blue", "C3" for "Colour 3". */
+/** The colours' names as the face of a tile shows them, large enough to read across the table on its 48 px: a
+ *  numbered one short ("C3" for "Colour 3"), one of up to four letters whole ("Red", "Blau"), a longer one cut to
+ *  three letters and a dot ("Yel.", "Sch."), or to as many more as tell it from another colour's ("Čern.", "Červ."). */
+function faceNames(names) {
+  const texts = names.map((name) => [...String(name).trim()]);
+  const start = (letters, n) => letters.slice(0, n).join("").toLowerCase();
+  return texts.map((letters, i) => {
+    const text = letters.join("");
+    const numbered = text.match(/^(\S)\S*\s+(\d+)$/);
+    if (numbered) return `${numbered[1]}${numbered[2]}`;
+    if (letters.length <= 4) return text;
+    let n = 3;
+    while (n < letters.length && texts.some((other, j) => j !== i && start(other, n) === start(letters, n))) n++;
+    return n < letters.length ? `${letters.slice(0, n).join("")}.` : text;
+  });
+}
+
+/** A short form of a colour's name in a line of text: "Red", "Blue", "C3" for "Colour 3". */
 function shortName(name) {
   const text = String(name).trim();
   const numbered = text.match(/^(\S)\S*\s+(\d+)$/);
@@ -99,7 +117,7 @@ function tileStyle(t) {
 
 /** A tile: a button when `onTap` or `reason` is given, else a picture. */
 function tile(t, { onTap = null, reason = null, cls = "", mini = false, note = null, said = null } = {}) {
-  const face = [landSymbol(landIx(t)), mini ? null : h("span", { class: "cn" }, shortName(colourName(t))),
+  const face = [landSymbol(landIx(t)), mini ? null : h("span", { class: "cn" }, look.faces[colourIx(t)]),
                 note ? h("span", { class: "tnote" }, note) : null];
   const classes = `wtile${mini ? " mini" : ""} ${cls}`.trim();
   // `said`: what the tile's marks say, after its name ("can be stolen")

@@ -492,14 +492,33 @@ function mark(view, p) {
     marker(shapeOf(view, p), 0, 0, 5, colourOf(view, p)));
 }
 
+/** How far apart two end marks must stand (in the chart's units) not to overlap: a shape of radius 7 with its
+ *  outline is at most 18 wide (the star) and 19 high (the diamond). */
+const MARK_WIDE = 18;
+const MARK_HIGH = 19;
+
+/** Where each line's end mark stands: at the line's end, or, where it would cover a mark already placed (two
+ *  players who lost the same, or nearly), beside it towards the middle of the chart (to the left of the last round,
+ *  to the right before the first), so that every player's shape is seen whole. */
+function markSpots(ends, middle) {
+  const placed = [];
+  return ends.map(([ex, ey]) => {
+    const step = ex > middle ? -MARK_WIDE : MARK_WIDE;
+    let mx = ex;
+    while (placed.some(([px, py]) => Math.abs(px - mx) < MARK_WIDE && Math.abs(py - ey) < MARK_HIGH)) mx += step;
+    placed.push([mx, ey]);
+    return [mx, ey];
+  });
+}
+
 /** Each player's running loss per round as lines, each ending in its player's shape, with the end line (21)
- *  dashed. */
+ *  dashed. The shapes are drawn over every line, each clear of the others. */
 function chart(view, s) {
   const rounds = Math.max(0, ...view.players.map((p) => s.running[p]?.length || 0));
   const values = view.players.flatMap((p) => s.running[p] || []);
   const top = Math.max(s.limit + 3, ...values);
   const bottom = Math.min(0, ...values);
-  const W = 240; const H = 130; const L = 22; const R = 6; const T = 6; const B = 16;
+  const W = 240; const H = 130; const L = 22; const R = 10; const T = 10; const B = 16; // room for a shape at the ends
   const x = (i) => L + (rounds ? (i / rounds) * (W - L - R) : 0);
   const y = (v) => T + ((top - v) / (top - bottom)) * (H - T - B);
   const grid = [
@@ -513,20 +532,21 @@ function chart(view, s) {
       grid.push(svg("text", { x: x(i), y: H - 3, class: "ds-tick", "text-anchor": "middle" }, String(i)));
     }
   }
-  const lines = view.players.map((p) => {
-    const pts = [0, ...(s.running[p] || [])].map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
-    const colour = colourOf(view, p);
-    const end = pts.at(-1).split(",");
-    return svg("g", { "data-player": p },
-      svg("polyline", { points: pts.join(" "), fill: "none", stroke: colour, "stroke-width": 2.5,
-                        "stroke-linejoin": "round" }),
-      marker(shapeOf(view, p), Number(end[0]), Number(end[1]), 7, colour), // big enough to tell its shape
-      svg("title", {}, `${p}: ${(s.running[p] || []).join(", ") || "no round yet"}`));
-  });
+  const title = (p) => svg("title", {}, `${p}: ${(s.running[p] || []).join(", ") || "no round yet"}`);
+  const points = view.players.map((p) => [0, ...(s.running[p] || [])].map((v, i) => [x(i), y(v)]));
+  const lines = view.players.map((p, k) => svg("g", { "data-player": p },
+    svg("polyline", { points: points[k].map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" "),
+                      fill: "none", stroke: colourOf(view, p), "stroke-width": 2.5, "stroke-linejoin": "round" }),
+    title(p)));
+  const spots = markSpots(points.map((pts) => pts.at(-1)), W / 2);
+  // the shapes over every line, 7 in radius: big enough to tell them apart
+  const marks = view.players.map((p, k) => svg("g", { "data-player": p },
+    marker(shapeOf(view, p), Number(spots[k][0].toFixed(1)), Number(spots[k][1].toFixed(1)), 7, colourOf(view, p)),
+    title(p)));
   const lost = view.players.map((p) => `${p} (${shapeOf(view, p)}) ${(s.running[p] || []).at(-1) ?? 0}`).join(", ");
   return svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "ds-chart-svg", role: "img",
                       "aria-label": `Coins lost after each round; ${s.limit} ends the game. So far: ${lost}` },
-  ...grid, ...lines);
+  ...grid, ...lines, ...marks);
 }
 
 function renderCharts(view, s) {
