@@ -394,6 +394,43 @@ def test_h7_neira_or_arspel_with_the_bow_fight_the_dragon_simultaneously(hero_id
     assert GAME.view(other)["fight"]["next"] == "enemy"
 
 
+def archer_arcana_and_fist_at_the_dragon(rules: int | None = None) -> HradState:
+    """A (Arspel, with the bow), B (Arcana) and C (Fist), 4 lives each, fight the Dragon together (a game recorded
+    under rules version `rules`, today's if None)."""
+    options = GAME.resolve_options({"heroes": ["arspel", "arcana", "fist"],
+                                    "hero_cards": {h: {"lives": 4, "red": 1} for h in ("arspel", "arcana", "fist")}})
+    if rules is not None:
+        options = {**options, RULES_VERSION: rules}
+    return play(GAME.setup(("A", "B", "C"), options), *buy("A", "bow"),
+                fight(["A", "B", "C"], "dragon", ["bow", None, None]))
+
+
+def both_strike(hero_dice: list[int], enemy_die: int, teeth_and_claws: dict[str, int]) -> dict[str, Any]:
+    """An exchange on equal footing: the heroes' dice, the Dragon's defence die, and its attacks (0, 1 the claws, 2
+    the teeth) at the heroes named, each rolled 6 against a defence die of 1."""
+    return {"type": "strike", "hero_dice": hero_dice, "enemy_defence_die": enemy_die,
+            "attacks": sorted(teeth_and_claws.values()), "enemy_dice": [6] * len(teeth_and_claws),
+            "targets": [p for p, _ in sorted(teeth_and_claws.items(), key=lambda kv: kv[1])],
+            "defence_dice": [1] * len(teeth_and_claws)}
+
+
+def test_h7_the_dragon_strikes_first_again_once_the_archer_has_fallen() -> None:
+    # ruling H7: "Neira or Arspel armed with a bow fight the Dragon simultaneously"; with the archer out, the rest
+    # of the group fights the Dragon as anyone does: it strikes first
+    state = archer_arcana_and_fist_at_the_dragon()
+    assert GAME.view(state)["fight"]["next"] == "simultaneous"
+    fist_fell = play(state, both_strike([1, 1, 1], 6, {"C": 2}))
+    assert hero(fist_fell, "C")["lives"] == 0
+    assert GAME.view(fist_fell)["fight"]["next"] == "simultaneous"  # the archer still stands
+    archer_fell = play(state, both_strike([1, 1, 1], 6, {"A": 2}))
+    assert hero(archer_fell, "A")["lives"] == 0 and last_exchange(archer_fell)["kind"] == "simultaneous"
+    assert GAME.view(archer_fell)["fight"]["next"] == "enemy"
+    after = play(archer_fell, enemy_strike([1], [6], attacks=[0], targets=["B"]))
+    assert last_exchange(after)["kind"] == "enemy" and GAME.view(after)["fight"]["next"] == "heroes"
+    recorded = play(archer_arcana_and_fist_at_the_dragon(rules=3), both_strike([1, 1, 1], 6, {"A": 2}))
+    assert GAME.view(recorded)["fight"]["next"] == "simultaneous"  # a game recorded before goes on as it was
+
+
 # H8 ---------------------------------------------------------------------------------------------------------
 
 
@@ -684,6 +721,21 @@ def test_h13_a_group_shares_equally_and_the_remainder_is_assigned() -> None:
     assert [hero(state, p)["treasure"] for p in "ABC"] == [6, 6, 8]
     refused(new(("A", "B", "C")), {"type": "treasure", "player": "A", "value": 20, "remainder_to": "B"},
             IllegalEventError, "H13")
+
+
+def test_h13_the_dragon_slain_as_its_slayers_fall_is_shared_by_them_alone() -> None:
+    # ruling H13 (a group shares the treasure) and H10 (a defeated hero is out, their points still count): the
+    # Dragon's 250 go to the heroes who struck in the exchange that slew it, though it took them down with it;
+    # never to a hero who fell before (a game recorded under rules version 3 gave the fallen a share too)
+    def slain(rules: int | None = None) -> HradState:
+        state = play(archer_arcana_and_fist_at_the_dragon(rules), both_strike([1, 1, 1], 6, {"C": 2}),
+                     {"type": "override", "field": "enemy_lives", "value": 1, "reason": "test"})
+        return play(state, both_strike([6, 6], 1, {"A": 0, "B": 2}))
+    state = slain()
+    assert GAME.view(state)["last_fight"]["outcome"] == "won"
+    assert [hero(state, p)["lives"] for p in "ABC"] == [0, 0, 0]
+    assert [hero(state, p)["treasure"] for p in "ABC"] == [125, 125, 0]
+    assert [hero(slain(rules=3), p)["treasure"] for p in "ABC"] == [84, 83, 83]
 
 
 def test_h13_the_view_keeps_how_the_last_treasure_was_shared() -> None:

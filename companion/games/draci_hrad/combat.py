@@ -58,15 +58,17 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
     remainder_to = None if keeper is None else seat_of(state, keeper, "H13")
     if remainder_to is not None and remainder_to not in seats:
         raise IllegalEventError("H13", f"{keeper} is not in the fight to share its treasure")
-    if enemy.first:
-        bow = any(w == "bow" and state.heroes[s].hero in BOW_AGAINST_DRAGON
-                  for s, w in zip(seats, weapons, strict=True))
-        following = "simultaneous" if enemy.id == "dragon" and bow else "enemy"  # ruling H7
-    else:
-        following = "initiative"
     fight = Fight(enemy=enemy.id, enemy_lives=enemy.lives, members=seats, weapons=tuple(weapons),
-                  started_by=seats, next=following, remainder_to=remainder_to)
+                  started_by=seats, next="initiative", remainder_to=remainder_to)
+    if enemy.first:  # ruling H7
+        fight = replace(fight, next="simultaneous" if _bow_against_dragon(state, fight) else "enemy")
     return replace(state, fight=fight, last_dart=None, last_treasure=None)
+
+
+def _bow_against_dragon(state: HradState, fight: Fight) -> bool:
+    """Ruling H7: a Neira or Arspel with a bow stands in a fight against the Dragon."""
+    return fight.enemy == "dragon" and any(fight.weapon_of(s) == "bow" and state.heroes[s].hero in BOW_AGAINST_DRAGON
+                                           for s in standing(state, fight))
 
 
 def running(state: HradState) -> Fight:
@@ -232,6 +234,7 @@ def strike(state: HradState, event: Mapping[str, Any]) -> HradState:
     if fight.next == "initiative":
         raise IllegalEventError("H5", "roll for initiative first")
     kind = who_strikes(state, fight)
+    striking = standing(state, fight)
     strikes: list[Strike] = []
     if kind == "heroes":
         absent(event, ENEMY_FIELDS, "it is the heroes' attack")
@@ -252,7 +255,7 @@ def strike(state: HradState, event: Mapping[str, Any]) -> HradState:
     fight = replace(fight, enemy_lives=enemy_lives, exchanges=fight.exchanges[-KEEP_EXCHANGES + 1:] + (exchange,),
                     exchange_count=fight.exchange_count + 1)
     if enemy_lives <= 0:
-        return finish(state, fight, "won")
+        return finish(state, fight, "won", striking)
     if not standing(state, fight):
         return finish(state, fight, "lost")
     if fight.skunk_pending:
@@ -262,8 +265,10 @@ def strike(state: HradState, event: Mapping[str, Any]) -> HradState:
 
 def _following(state: HradState, fight: Fight, kind: str) -> str:
     enemy = ENEMY[fight.enemy]
-    if enemy.first:  # ruling H7: never surprised; the bow against the Dragon stays simultaneous
-        return "simultaneous" if kind == "simultaneous" else ("heroes" if kind == "enemy" else "enemy")
+    if enemy.first:  # ruling H7: never surprised; the bow against the Dragon stays simultaneous while its archer stands
+        if kind == "simultaneous" and (state.rules < 4 or _bow_against_dragon(state, fight)):
+            return "simultaneous"
+        return "heroes" if kind == "enemy" else "enemy"
     if state.reinitiative or kind == "simultaneous":  # ruling H5: equal rolls make one exchange simultaneous
         return "initiative"
     return "heroes" if kind == "enemy" else "enemy"
@@ -280,15 +285,18 @@ def end_fight(state: HradState, event: Mapping[str, Any]) -> HradState:
     return finish(replace(state, overrides=state.overrides + (log,)), fight, "ended")
 
 
-def finish(state: HradState, fight: Fight, outcome: str) -> HradState:
-    """The end of a fight: victory pays the enemy's treasure, shared in a group (ruling H13); otherwise the
-    enemy's card turns face down (H11, H12). The fight ends the mover's move. A remainder whose keeper named at
-    the start no longer shares (defeated, or left with the cloak) is asked of the table (`remainder`); play going
-    on without the answer gives it to the first sharer (see `checks.play_goes_on`)."""
+def finish(state: HradState, fight: Fight, outcome: str, striking: tuple[int, ...] = ()) -> HradState:
+    """The end of a fight: victory pays the enemy's treasure, shared in a group (ruling H13) by the heroes still
+    standing, or, where the last of them fell in the exchange that won it, by those who struck in it (``striking``;
+    before rules version 4, by every member); otherwise the enemy's card turns face down (H11, H12). The fight ends
+    the mover's move. A remainder whose keeper named at the start no longer shares (defeated, or left with the
+    cloak) is asked of the table (`remainder`); play going on without the answer gives it to the first sharer (see
+    `checks.play_goes_on`)."""
     shares: tuple[tuple[str, int], ...] = ()
     left_over = 0
     if outcome == "won":
-        sharers = standing(state, fight) or fight.members or fight.started_by
+        fallen_together = striking if state.rules >= 4 else ()
+        sharers = standing(state, fight) or fallen_together or fight.members or fight.started_by
         value = ENEMY[fight.enemy].treasure
         if value % len(sharers) and fight.keeper not in sharers and state.rules >= 3:  # before: the first sharer
             left_over = value % len(sharers)

@@ -140,10 +140,12 @@ class Override:
     round: int
 
 
-RULES = 3
+RULES = 4
 """Dračí hrad's rules version. 2: a dart piercing a hero who holds an antidote asks for it or Next before the move
-ends (H9); 3: a victory's remainder whose named keeper no longer shares is asked of the table (H13). A log recorded
-under an older version folds by its own (``HradState.rules``)."""
+ends (H9); 3: a victory's remainder whose named keeper no longer shares is asked of the table (H13); 4: the Dragon
+fights simultaneously only while a Neira or Arspel with a bow still stands in the fight, else it strikes first (H7),
+and a victory whose last heroes fell in the exchange that won it is shared by the heroes who struck in it, never by
+heroes who fell before (H13). A log recorded under an older version folds by its own (``HradState.rules``)."""
 
 
 @dataclass(frozen=True)
