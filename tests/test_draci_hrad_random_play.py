@@ -94,6 +94,7 @@ class Ledger:
         if done is not None and before.fight is not None and after.fight is None and done.outcome == "won":
             shares = dict(done.shares)
             assert sum(shares.values()) + done.left_over == ENEMY[done.enemy].treasure  # ruling H13
+            assert set(shares) <= {h.player for h in before.heroes if not h.out}  # none fallen before it shares
             for p, amount in shares.items():
                 self.treasure[p] += amount
 
