@@ -171,6 +171,23 @@ def test_the_seats_say_who_starts_as_the_chosen_game_has_it(open_page: Callable[
     expect(page.locator("#seats li[data-seat='1'] small")).to_have_text("starts")
 
 
+def test_a_newcomer_gets_no_colour_near_one_at_the_table(open_page: Callable[..., Any], base: str) -> None:
+    """Ivo (sky blue) is seated; orange, green and yellow are regulars' own. A newcomer got the palette's blue, hard
+    to tell from sky blue across the table: she gets a colour well apart from every seated one."""
+    for name, colour in (("Hana", "#E69F00"), ("Ivo", "#56B4E9"), ("Jiri", "#00B386"), ("Kata", "#F0E442")):
+        call(f"{base}/api/players", {"name": name, "colour": colour})
+    page = open_page()
+    page.goto(base + "/")
+    page.click("#game-choice [data-game='diego-drachenzahn']")
+    page.click("#player-pool [data-player='Ivo']")
+    add_player(page, "Lena")
+    lena = (page.locator("#seats li[data-player='Lena'] .colour").get_attribute("data-colour") or "").upper()
+    # nor blue, near sky blue, nor vermilion, near Hana's orange
+    assert lena not in ("#E69F00", "#56B4E9", "#00B386", "#F0E442", "#4C8DFF", "#E4630D"), lena
+    page.click("#player-pool [data-player='Hana']")  # a regular seated after her keeps her own
+    expect(page.locator("#seats li[data-player='Hana'] .colour")).to_have_attribute("data-colour", "#E69F00")
+
+
 def test_a_newcomer_seated_first_takes_no_regulars_colour(open_page: Callable[..., Any], base: str) -> None:
     """Hana's colour is orange, the palette's first. A newcomer seated before her gets another colour, not
     hers, so she keeps orange at Start and no two players share a colour."""

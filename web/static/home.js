@@ -29,8 +29,21 @@ colourCards(document);
 
 const remembered = (name) => players.find((p) => p.name === name)?.colour || null;
 
+/** How far apart two "#rrggbb" colours look (the "redmean" weighting of their red, green and blue). */
+function colourDistance(a, b) {
+  const [r1, g1, b1] = [1, 3, 5].map((i) => parseInt(a.slice(i, i + 2), 16));
+  const [r2, g2, b2] = [1, 3, 5].map((i) => parseInt(b.slice(i, i + 2), 16));
+  const r = (r1 + r2) / 2;
+  return Math.sqrt((2 + r / 256) * (r1 - r2) ** 2 + 4 * (g1 - g2) ** 2 + (2 + (255 - r) / 256) * (b1 - b2) ** 2);
+}
+
+/** Colours nearer than this to one at the table are told apart across it only with care: the palette's sky blue
+ *  and blue (87), orange and vermilion (122); any other two of it lie 134 or more apart. */
+const NEAR_COLOUR = 125;
+
 /** `name`'s own colour when no other seat has it, else a free one: first one no other known player calls
- * their own (a newcomer seated first does not take a regular's colour, who would then lose it at Start). */
+ * their own (a newcomer seated first does not take a regular's colour, who would then lose it at Start), and,
+ * where one is left, none near a colour seated or a regular's own. */
 function freeColour(name) {
   const upper = (colour) => (colour || "").toUpperCase();
   const taken = seats.filter((s) => s.name !== name).map((s) => upper(s.colour));
@@ -38,7 +51,10 @@ function freeColour(name) {
   if (own && !taken.includes(upper(own))) return own;
   const others = players.filter((p) => p.name !== name).map((p) => upper(p.colour));
   const free = PALETTE.map((p) => p.colour).filter((c) => !taken.includes(c));
-  return free.find((c) => !others.includes(c)) || free[0] || PALETTE[0].colour;
+  const apart = (from) => (c) => from.every((t) => !/^#[0-9A-F]{6}$/.test(t) || colourDistance(c, t) >= NEAR_COLOUR);
+  const unowned = free.filter((c) => !others.includes(c));
+  return unowned.find(apart([...taken, ...others])) || unowned.find(apart(taken)) || unowned[0]
+    || free.find(apart(taken)) || free[0] || PALETTE[0].colour;
 }
 
 function renderPool() {
