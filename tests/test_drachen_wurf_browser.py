@@ -212,20 +212,20 @@ def test_colour_names_from_the_home_page(open_page: Callable[..., Any], base: st
     for name in ("Ada", "Ben"):
         add_player(page, name)
     page.locator("#options .option.names").first.locator(".chip").first.click()
-    for _ in range(len("Colour 1")):
+    for _ in range(len("Red")):
         page.click("#kb-keys ~ .controls [aria-label='delete']")
-    for ch in "Red":
+    for ch in "Rot":
         page.click(f"#kb-keys button:text-is('{ch}')")
     page.click("#kb-ok")
     page.click("#start")
     page.wait_for_url("**/play/*")
     page.wait_for_selector("body[data-ready='yes']")
     first = page.locator(f"#flip-grid [data-tile='{tile(1, 1)}']")
-    expect(first).to_have_attribute("aria-label", "Red dragon on Landscape 1")
-    expect(first.locator(".cn")).to_have_text("Red")
-    expect(page.locator(f"#flip-grid [data-tile='{tile(2, 1)}'] .cn")).to_have_text("C2")
+    expect(first).to_have_attribute("aria-label", "Rot dragon on Mountains")
+    expect(first.locator(".cn")).to_have_text("Rot")
+    expect(page.locator(f"#flip-grid [data-tile='{tile(2, 1)}'] .cn")).to_have_text("Blue")
     view = call(f"{base}/api/sessions/{page.url.rsplit('/', 1)[1]}")[1]
-    assert view["options"]["colour_names"][0] == "Red"
+    assert view["options"]["colour_names"][:2] == ["Rot", "Blue"]
 
 
 def test_a_refused_tap_shows_the_rule_tag(open_page: Callable[..., Any], base: str) -> None:  # noqa: F811

@@ -103,16 +103,17 @@ def test_w1_36_tiles_face_down_and_36_eggs(count: int) -> None:
     assert view["turn"] == "P0" and view["phase"] == "flip" and view["expects"] == ["flip"]
 
 
-def test_w1_names_default_neutral_and_renameable() -> None:
-    # ruling W1: colours and landscapes have display names the table may rename
+def test_w1_names_default_to_what_the_page_draws_and_are_renameable() -> None:
+    # ruling W1: colours and landscapes have display names the table may rename; until it does, the colours and
+    # landscapes the page draws the tiles in
     view = GAME.view(new())
-    assert view["colour_names"] == [f"Colour {i}" for i in range(1, 7)]
-    assert view["landscape_names"] == [f"Landscape {i}" for i in range(1, 7)]
+    assert view["colour_names"] == ["Red", "Blue", "Green", "Yellow", "Purple", "Black"]
+    assert view["landscape_names"] == ["Mountains", "Forest", "Water", "Desert", "Ice", "Volcano"]
     colours = ["Red", "Blue", "Green", "Yellow", "Black", "White"]
     state = new(colour_names=colours, landscape_names=["Sea", "Hills", "Forest", "Desert", "Snow", "Swamp"])
     assert GAME.view(state)["colour_names"] == colours
     error = refused(play(new(), flip(1, 1)), flip(1, 1), IllegalEventError, "W1")
-    assert "Colour 1 dragon on Landscape 1" in error.message
+    assert "Red dragon on Mountains" in error.message
     error = refused(play(state, flip(2, 3)), flip(2, 3), IllegalEventError, "W1")
     assert "Blue dragon on Forest" in error.message
     with pytest.raises(MalformedEventError) as info:
@@ -568,14 +569,14 @@ def test_every_event_example_is_accepted_in_a_game() -> None:
 
 
 @pytest.mark.parametrize("event, text", [
-    (flip(3, 5), "the flip of the Colour 3 dragon on Landscape 5"),
-    (remove(1, 2), "the removal of the Colour 1 dragon on Landscape 2"),
-    (secure(1, 2, 2), "the Colour 1 dragon on Landscape 2 into row 2 of the hoard"),
-    (secure(1, 2), "the Colour 1 dragon on Landscape 2 into a new row of the hoard"),
-    (win(1, 2, 3), "the Colour 1 dragon on Landscape 2 won from the middle with 3 dice"),
-    (win(1, 2, 4, "Ben", egg=True), "the Colour 1 dragon on Landscape 2 won from Ben's base with 4 dice, one die "
+    (flip(3, 5), "the flip of the Green dragon on Ice"),
+    (remove(1, 2), "the removal of the Red dragon on Forest"),
+    (secure(1, 2, 2), "the Red dragon on Forest into row 2 of the hoard"),
+    (secure(1, 2), "the Red dragon on Forest into a new row of the hoard"),
+    (win(1, 2, 3), "the Red dragon on Forest won from the middle with 3 dice"),
+    (win(1, 2, 4, "Ben", egg=True), "the Red dragon on Forest won from Ben's base with 4 dice, one die "
                                      "doubled by an egg"),
-    (move(4, 4, 1), "the egg move of the Colour 4 dragon on Landscape 4 to row 1"),
+    (move(4, 4, 1), "the egg move of the Yellow dragon on Desert to row 1"),
     (END, "the end of the turn"),
 ])
 def test_describe(event: dict[str, Any], text: str) -> None:
@@ -623,7 +624,7 @@ def test_events_round_trip_through_the_table_log(tmp_path: Path) -> None:
             table.submit(sid, win(1, 2, 2, egg=True))
         assert info.value.rule == "W4" and table.view(sid)["seq"] == view["seq"]
         undone = table.undo(sid)
-        assert undone["change"] == {"action": "undo", "seq": 6, "text": "the Red dragon on Landscape 1 won from "
+        assert undone["change"] == {"action": "undo", "seq": 6, "text": "the Red dragon on Mountains won from "
                                     "the middle with 2 dice, one die doubled by an egg"}
         assert undone["state"]["middle"] == [tile_id(1, 1), tile_id(1, 2), tile_id(2, 1)]
         assert undone["scores"] == {"Ada": 1, "Ben": 1}

@@ -176,10 +176,16 @@ def _where(state: WurfState, tile: int) -> str:
 
 # options and setup ------------------------------------------------------------------------------------------
 
+DEFAULT_COLOURS = ("Red", "Blue", "Green", "Yellow", "Purple", "Black")
+"""The six dragon colours' names until the table renames them (ruling W1): the colours the page draws them in (the
+rulebook names none)."""
+DEFAULT_LANDSCAPES = ("Mountains", "Forest", "Water", "Desert", "Ice", "Volcano")
+"""The six landscapes' names until the table renames them: the symbols the page draws them by."""
+
 OPTIONS = (
-    Option("colour_names", "Dragon colours", "names", [f"Colour {c}" for c in range(1, KINDS + 1)],
+    Option("colour_names", "Dragon colours", "names", list(DEFAULT_COLOURS),
            "Display names of the six dragon colours.", length=KINDS, ruling="W1"),
-    Option("landscape_names", "Landscapes", "names", [f"Landscape {n}" for n in range(1, KINDS + 1)],
+    Option("landscape_names", "Landscapes", "names", list(DEFAULT_LANDSCAPES),
            "Display names of the six landscapes.", length=KINDS, ruling="W1"),
     Option("two_player_removal", "Two players: show 4, remove 1", "bool", True,
            "With 2 players, 4 tiles are shown and the active player removes one of them from the game "
