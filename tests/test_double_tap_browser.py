@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
@@ -42,10 +43,11 @@ def logged(base: str, session: dict[str, Any]) -> list[str]:
     return [e["type"] for e in call(f"{base}/api/sessions/{session['id']}/events")[1]["events"]]
 
 
-def still_page(open_page: Callable[..., Any], base: str, session: dict[str, Any]) -> Any:
-    """The game's page at 800x480, live, its clock standing still from here until a test moves it on, its
+def still_page(open_page: Callable[..., Any], base: str, session: dict[str, Any],
+               size: tuple[int, int] = (800, 480)) -> Any:
+    """The game's page (800x480 unless told), live, its clock standing still from here until a test moves it on, its
     messages recorded."""
-    page = open_page(800, 480)
+    page = open_page(*size)
     page.clock.install()
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("#live:text-is('live')")
@@ -133,3 +135,42 @@ def test_a_double_tap_on_end_turn_flips_no_tile_of_the_next_player(open_page: Ca
     # said, so that a quick tap meant for the tile is tapped again
     assert ["info", "Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it."] \
         in [list(toast) for toast in shown], shown
+
+
+#: The player whose row holds the button at a spot ([x, y]), or null where no player's button is.
+PLAYER_AT = """([x, y]) => document.elementFromPoint(x, y)?.closest('#turned button')?.closest('[data-player]')
+    ?.dataset.player ?? null"""
+
+
+@pytest.mark.parametrize("size", [(800, 480), (1024, 600), (390, 844)], ids=["kiosk", "1024x600", "phone"])
+def test_who_turned_over_what_counts_each_quick_answer(open_page: Callable[..., Any], base: str,
+                                                        size: tuple[int, int]) -> None:
+    """Diego's "Who turned over what?": round the table each player says what they turned over, one tap after
+    another. An answer shrank its row to a line of text, the next player's buttons moved up under the finger, and
+    his tap, near the spot of the one before a moment after its answer, was taken for a double tap's second half and
+    not counted. An answer takes its row's place without moving another row: each player's button stays where it was
+    drawn, and a tap on it right after the answer before counts. The page's clock stands still here, so "right after"
+    holds however slow the machine."""
+    players = ["Jan", "Anna", "Bartholomäus Drachenherz", "Oma Ruth"]  # Jan rolls; the others answer clockwise
+    session = start_game(base, "diego-drachenzahn", players)
+    post_events(base, session, *({"type": "marble", "gate": 6} for _ in range(3)), {"type": "reveal", "gate": 6})
+    page = still_page(open_page, base, session, size)
+    page.locator("#turned [data-player='Oma Ruth']").scroll_into_view_if_needed()
+    answers = {"Anna": "[data-gate='6']", "Bartholomäus Drachenherz": "[data-gate='6']",
+               "Oma Ruth": "[data-correct='false']"}
+    spots = {}
+    for player, answer in answers.items():  # where each button is drawn before anyone answers
+        box = page.locator(f"#turned [data-player='{player}'] {answer}").bounding_box()
+        assert box is not None
+        spots[player] = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+    for player in answers:
+        under = page.evaluate(PLAYER_AT, spots[player])
+        assert under == player, f"{player}'s button moved: where it was drawn is {under or 'no one'}'s"
+        page.mouse.click(*spots[player])  # right after the answer before was drawn
+        if player != players[-1]:
+            page.wait_for_selector(f"#turned [data-player='{player}'].done")
+    expect(page.locator("#turned-step")).to_be_hidden()  # every answer in: the next round
+    last = call(f"{base}/api/sessions/{session['id']}")[1]["state"]["last_round"]
+    assert last["guesses"] == {"Anna": 6, "Bartholomäus Drachenherz": 6, "Oma Ruth": False}, last
+    shown = page.evaluate("window.shownToasts")
+    assert [text for _, text in shown if text.startswith("Not counted")] == [], shown

@@ -476,3 +476,62 @@ def test_a_hero_s_move_opens_where_the_hero_was_last_shown(open_page: Callable[.
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")
     expect(page.locator("[data-pane='castle']")).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#hr-castle")).to_be_visible()
+
+
+#: Each hero card's names as a person sees them: the player's name and the hero's, each inside the card (every line of
+#: it) and clear of the score, the hero's on one line and not cut short.
+NAMES_ON_CARDS = """() => [...document.querySelectorAll('.hr-hero')].map((card) => {
+    const box = card.getBoundingClientRect(), score = card.querySelector('.hr-score').getBoundingClientRect();
+    const inside = (r) => r.width > 0 && r.left >= box.left - .5 && r.right <= box.right + .5
+        && r.top >= box.top - .5 && r.bottom <= box.bottom + .5;
+    const apart = (r) => r.right <= score.left + .5 || r.left >= score.right - .5 || r.bottom <= score.top + .5
+        || r.top >= score.bottom - .5;
+    const shown = (el) => el.checkVisibility() && [...el.getClientRects()].every((r) => inside(r) && apart(r));
+    const name = card.querySelector('.hr-hero-head .name'), hero = card.querySelector('.hr-hero-name');
+    return [card.dataset.player, name.textContent, shown(name), hero.textContent,
+            shown(hero) && hero.getClientRects().length === 1 && hero.scrollWidth <= hero.clientWidth + .5]; })"""
+
+#: The part of each hero card below the screen's bottom edge (none: 0), in px.
+CARDS_BELOW = """() => [...document.querySelectorAll('.hr-hero')]
+    .map((el) => Math.max(0, el.getBoundingClientRect().bottom - window.innerHeight))"""
+
+LONG_TABLE = ["Bartholomäus Drachenherz", "Oma Ruth", "Jan", "Anna"]
+LONG_HEROES = {"Bartholomäus Drachenherz": "Argilos", "Oma Ruth": "Arcana", "Jan": "Fist", "Anna": "Parbat"}
+
+
+@pytest.mark.parametrize("width, height", [(800, 480), (1024, 600), (390, 844)])
+def test_every_hero_card_names_the_player_and_the_hero(open_page: Callable[..., Any], base: str, width: int,
+                                                       height: int) -> None:
+    """A long player's name hid the hero's: Bartholomäus Drachenherz played Argilos, and his card never said "Argilos",
+    on the kiosk or a phone; "Oma Ruth A…" was cut. Every card shows the player's name and the hero's, whole, beside
+    the score; at the start and deep in a game (badges, equipment) the four cards stay on the Pi's screens."""
+    session = start_game(base, GAME, LONG_TABLE, heroes=["argilos", "arcana", "fist", "parbat"])
+    page = open_game(open_page, base, session, width, height)
+    for moment in ("start", "deep"):
+        expect(page.locator(".hr-hero")).to_have_count(4)
+        if moment == "deep":
+            bart, oma, jan, anna = LONG_TABLE
+            post(base, session, *({"type": "buy", "player": bart, "item": i} for i in ("sword", "chain_mail", "torch")),
+                 {"type": "treasure", "player": bart, "value": 20},
+                 *({"type": "buy", "player": oma, "item": i} for i in ("shield", "potion", "antidote")),
+                 {"type": "dart", "player": oma, "attack_die": 6, "defence_die": 1},
+                 {"type": "end_turn", "player": oma},
+                 *({"type": "buy", "player": jan, "item": i} for i in ("hammer", "leather", "food")),
+                 {"type": "stop", "player": jan, "square": "tavern"},
+                 *({"type": "buy", "player": anna, "item": i} for i in ("axe", "shield", "torch")),
+                 {"type": "dart", "player": anna, "attack_die": 6, "defence_die": 1},
+                 {"type": "buy", "player": bart, "item": "skunk"})
+            expect(page.locator(".hr-hero .hr-badge")).to_have_count(4, timeout=WAIT_MS)  # moves, poisoned ×2, waits
+        where = f"{moment} at {width}x{height}"
+        shoot(page, f"draci-hrad-hero-names-{moment}-{width}x{height}")
+        cards = page.evaluate(NAMES_ON_CARDS)
+        assert [(player, name, named) for player, name, _, named, _ in cards] == \
+            [(p, p, LONG_HEROES[p]) for p in LONG_TABLE], where
+        assert [player for player, _, whole, _, _ in cards if not whole] == [], f"{where}: a player's name cut"
+        assert [named for _, _, _, named, whole in cards if not whole] == [], f"{where}: a hero's name cut or hidden"
+        for player in LONG_TABLE:  # said whole to a screen reader, the hero's full name with it
+            expect(hero(page, player)).to_have_accessible_name(re.compile(rf"^{player}, {LONG_HEROES[player]} the "))
+        if height <= 600:
+            below = page.evaluate(CARDS_BELOW)
+            assert below == [0, 0, 0, 0], f"{where}: hero cards below the screen's bottom edge by {below} px"
+        fits(page, where)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any, Callable
 
+import cv2
+import numpy as np
 from flask import Flask
 from playwright.sync_api import expect
 
@@ -116,3 +118,52 @@ def test_the_results_table_fits_a_phone_with_four_long_names(open_page: Callable
         names = page.evaluate("[...document.querySelectorAll('#breakdown thead th')].map((th) =>"
                               " [th.textContent.replaceAll('\\u00ad', ''), th.scrollWidth - th.clientWidth])")
         assert names[1:] == [[name, 0] for name in LONG_NAMES], game_id  # each in full (wrapped if need be)
+
+
+#: The Total row's box inside the table's scroll box, in whole pixels: from its top edge to the scroll box's inner
+#: bottom, across its inner width.
+TOTAL_BOX = """() => { const box = document.querySelector('.breakdown-box'), outer = box.getBoundingClientRect();
+    const x = outer.left + box.clientLeft, y = outer.top + box.clientTop;
+    const top = Math.round(document.querySelector('#breakdown tfoot th').getBoundingClientRect().top);
+    return {x: Math.round(x), y: top, width: Math.round(x + box.clientWidth) - Math.round(x),
+            height: Math.round(y + box.clientHeight) - top}; }"""
+
+
+def drachensachen_long_names(base: str) -> dict[str, Any]:
+    """Five rounds among three long names: the table is tight, and a round's label takes three lines."""
+    jan, zdenka, bartholomaus = "Jan", "Zdeňka Nováková-Dvořákov", "Bartholomäus Drachenherz"
+    session = start_game(base, "drachensachen", [bartholomaus, zdenka, jan])
+    post_events(base, session, {"type": "starter", "player": jan})
+    for finisher, coins in ((jan, {zdenka: 8, bartholomaus: 6}), (bartholomaus, {zdenka: 3, jan: 4}),
+                            (zdenka, {jan: 5, bartholomaus: 2}), (jan, {zdenka: 5, bartholomaus: 6}),
+                            (bartholomaus, {zdenka: 5, jan: 18})):
+        post_events(base, session, {"type": "went_out", "player": finisher},
+                    *({"type": "coins", "player": p, "coins": n} for p, n in coins.items()))
+    return session
+
+
+def test_the_total_row_hides_every_round_scrolling_beneath_it(open_page: Callable[..., Any], base: str) -> None:
+    """At 800x480 the rounds scroll inside the table beneath its Total row: the tops of a round's words and numbers
+    showed under it, along its bottom edge. Wherever the table rests, the Total row's box looks the same with the
+    rounds beneath it drawn or not."""
+    page = open_page(800, 480)
+    for session in (drachensachen_long_names(base), diego_finished(base)):
+        page.goto(f"{base}/play/{session['id']}")
+        page.wait_for_selector("#final:not([hidden])")
+        page.wait_for_selector("#live:text-is('live')")
+        box = page.locator(".breakdown-box")
+        # each place the table comes to rest: a round at the top, under the header, down to the last round
+        rests = box.evaluate("""(box) => [...box.querySelectorAll('tbody tr')].map((tr) => Math.min(
+            tr.offsetTop - box.querySelector('thead').offsetHeight, box.scrollHeight - box.clientHeight))""")
+        assert rests[-1] > 0, "the table scrolls inside itself: nothing to check"
+        for rest in sorted(set(max(r, 0) for r in rests)):
+            box.evaluate("(box, top) => box.scrollTo(0, top)", rest)
+            clip = page.evaluate(TOTAL_BOX)
+            drawn = page.screenshot(clip=clip)
+            box.evaluate("(box) => { box.querySelector('tbody').style.visibility = 'hidden'; }")
+            bare = page.screenshot(clip=clip)
+            box.evaluate("(box) => { box.querySelector('tbody').style.visibility = ''; }")
+            shown, hidden = (cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR) for png in (drawn, bare))
+            lines = sorted({int(y) for y in np.nonzero((shown != hidden).any(axis=2))[0]})
+            where = f"{session['game']} scrolled to {box.evaluate('(box) => box.scrollTop')} px"
+            assert not lines, f"{where}: the rounds beneath show in the Total row's pixel lines {lines} of {clip}"

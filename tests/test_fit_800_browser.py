@@ -1,7 +1,9 @@
 """Screens on the Pi's 800x480 touchscreen, in headless Chromium: a Drachensachen round whose set-up asks five, six or
 seven players for their hindrance under Chaos (below the trick's question and the last round's losses, the players'
-rows needed a scroll), the same set-up once entered (Skips and Direction ended below the screen), and a Drachen Wurf
-base with tiles on its sides (its sides 5 and 6 wrapped onto a second line)."""
+rows needed a scroll), the same set-up once entered (Skips and Direction ended below the screen), every phase of
+Drachensachen's rounds with long names (the name whose turn it is on two lines pushed Skips and Direction below the
+screen, and a name broke inside a word), and a Drachen Wurf base with tiles on its sides (its sides 5 and 6 wrapped
+onto a second line)."""
 from __future__ import annotations
 
 from typing import Any, Callable
@@ -9,7 +11,7 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, PHONE, fits, in_view, post_events, shoot, tap_again
+from tests.browser import BROKEN_WORDS, KIOSK, PHONE, fits, in_view, post_events, shoot, tap_again
 from tests.test_drachen_wurf_browser import WURF, tile
 from tests.test_drachen_wurf_browser import new_game as new_wurf
 from tests.test_drachensachen_browser import TURN_CONTROLS
@@ -158,6 +160,163 @@ def test_a_chaos_setup_once_entered_leaves_the_whole_round_on_the_kiosk_screen(o
             in_view(page, selector)
         for player in FIVE:
             in_view(page, f"#scoreboard [data-player='{player}'] .score")
+
+
+#: Three players, two of them with long names: one of three words with a hyphen, one of two long words.
+JAN, ZDENKA, BARTHOLOMAUS = LONG = ["Jan", "Zdeňka Nováková-Dvořákov", "Bartholomäus Drachenherz"]
+
+#: The name whose turn it is as the screen shows it: its words, its size (px), the lines it takes, and whether its
+#: words reach past its box (cut short with an ellipsis); null when nobody's turn is shown.
+TURN_NAME = """() => { const el = document.querySelector('#turn .turn-name');
+    if (!el || !el.checkVisibility()) return null;
+    const text = document.createRange();
+    text.selectNodeContents(el);
+    const lines = new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
+    return { name: el.textContent, px: parseFloat(getComputedStyle(el).fontSize), lines,
+             cut: text.getBoundingClientRect().width > el.getBoundingClientRect().width + .5 }; }"""
+
+
+def long_named_rounds(base: str) -> Any:
+    """A game of three, two with long names, tricks and hindrances on, played from round 1's set-up to round 3's
+    play: yields each phase's name, the game (as it stands then) and the controls that phase asks for."""
+    game = new_drachensachen(base, LONG, tricks=True, hindrances=True)
+    yield "round 1's set-up", game, ("#ds-starter .ds-player:last-child", "#ds-trick .ds-choice:last-child")
+    post_events(base, game, {"type": "trick", "trick": "golden_feathers"}, {"type": "starter", "player": ZDENKA})
+    yield "round 1 set up", game, (*TURN_CONTROLS, ".ds-facts")
+    post_events(base, game, {"type": "draw", "count": 1, "player": ZDENKA})
+    yield "round 1 in play", game, TURN_CONTROLS
+    post_events(base, game, {"type": "four", "count": 1}, {"type": "next_turn"})
+    yield "a long name facing a draw", game, TURN_CONTROLS
+    post_events(base, game, {"type": "draw_pending", "player": BARTHOLOMAUS}, {"type": "next_turn"},
+                {"type": "skip", "count": 2})
+    yield "two long names skipping", game, TURN_CONTROLS  # Skips' buttons: a Defender for each of them
+    post_events(base, game, {"type": "went_out", "player": JAN},
+                {"type": "coins", "player": ZDENKA, "coins": 12, "eights": 2},
+                {"type": "coins", "player": BARTHOLOMAUS, "coins": 6})
+    yield "round 2's set-up", game, ("#ds-last", "#ds-trick .ds-choice:last-child", "[data-drawer] [data-kind='chaos']",
+                                     "#ds-next", "#ds-went-out-open")
+    post_events(base, game, {"type": "trick", "trick": "carousel"},
+                {"type": "hindrance", "kind": "invasion", "hand": 7, "player": JAN})
+    yield "round 2 set up", game, (*TURN_CONTROLS, "#ds-hindrance")
+    post_events(base, game, {"type": "next_turn"})
+    yield "round 2 in play", game, TURN_CONTROLS
+    post_events(base, game, {"type": "went_out", "player": BARTHOLOMAUS}, {"type": "coins", "player": JAN, "coins": 5},
+                {"type": "coins", "player": ZDENKA, "coins": 13},
+                {"type": "trick", "trick": "goblins_against_dragons"},
+                {"type": "hindrance", "kind": "chaos", "player": BARTHOLOMAUS})
+    yield "the Chaos set-up", game, ("#ds-last", "#ds-next",
+                                     *(f"#ds-chaos [data-player='{p}'] [data-kind='chaos']" for p in LONG))
+    post_events(base, game, {"type": "hindrance", "kind": "invasion", "hand": 6, "player": JAN},
+                {"type": "hindrance", "kind": "invasion", "hand": 8, "player": ZDENKA},
+                {"type": "hindrance", "kind": "unknown", "face_up": 3, "face_down": 3, "player": BARTHOLOMAUS})
+    yield "the first turn after the Chaos set-up", game, (*TURN_CONTROLS, "#ds-hindrance")
+    post_events(base, game, {"type": "next_turn"})
+    yield "round 3 in play", game, TURN_CONTROLS
+
+
+def again(page: Any, base: str, game: dict[str, Any]) -> None:
+    """The game's page loaded anew, once its script has drawn it and its live stream is open."""
+    page.goto(f"{base}/play/{game['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.wait_for_selector("#live:text-is('live')")
+
+
+def test_long_names_leave_every_phase_of_a_round_on_the_kiosk_screen(open_page: Callable[..., Any], base: str) -> None:
+    """Three players, "Zdeňka Nováková-Dvořákov" starting: at 800x480 her name took two lines, and below it the set-up's
+    facts, so that the page scrolled in round 1 by 23 px (Skips and Direction below the screen's foot), 85 px in round
+    2's set-up, 39 px once round 2 was set up (a trick, an Invasion), and 87 px on the first turn after a Chaos set-up.
+    In every phase the page fits 800x480 without a scroll, whatever that phase asks for on the screen, the name whose
+    turn it is on one line, whole and 20 px at least; it fits 1024x600 too, and a phone never scrolls sideways."""
+    kiosk, wider, phone = open_page(*KIOSK), open_page(1024, 600), open_page(*PHONE)
+    for phase, game, controls in long_named_rounds(base):
+        for page, size in ((kiosk, KIOSK), (wider, (1024, 600)), (phone, PHONE)):
+            again(page, base, game)
+            where = f"{phase} at {size[0]}x{size[1]}"
+            shoot(page, f"drachensachen-long-names-{phase.replace(' ', '-')}-{size[0]}x{size[1]}")
+            fits(page, where)
+            name = page.evaluate(TURN_NAME)
+            if phase != "round 1's set-up":  # nobody's turn until the table chooses who starts
+                assert name is not None and name["name"] in LONG, f"{where}: whose turn? {name}"
+                assert name["lines"] == 1 and not name["cut"] and name["px"] >= 20, f"{where}: the turn's name {name}"
+            if size == PHONE:
+                continue
+            assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+            for selector in controls:
+                in_view(page, selector)
+
+
+def test_a_long_name_breaks_between_its_words_only(open_page: Callable[..., Any], base: str) -> None:
+    """In the Chaos set-up at 800x480 "Bartholomäus Drachenherz" stood in its row as "Bartholomä", "us",
+    "Drachenher", "z", and a Defender for each skipping player broke the names inside words too ("Novákov", "á-"):
+    a name breaks between its words only (at its own hyphen too), its whole words seen, the Chaos rows' names with
+    the whole name as their title, on both of the Pi's screens and a phone, after a turn of the phone as well."""
+    skipping = new_drachensachen(base, LONG, tricks=True)
+    post_events(base, skipping, {"type": "trick", "trick": "golden_feathers"}, {"type": "starter", "player": JAN},
+                {"type": "skip", "count": 2})
+    chaos = new_drachensachen(base, LONG, hindrances=True)
+    post_events(base, chaos, {"type": "starter", "player": JAN}, {"type": "went_out", "player": BARTHOLOMAUS},
+                {"type": "coins", "player": JAN, "coins": 5}, {"type": "coins", "player": ZDENKA, "coins": 13},
+                {"type": "hindrance", "kind": "chaos", "player": BARTHOLOMAUS})
+    for size in (KIOSK, (1024, 600), PHONE):
+        page = open_page(*size)
+        where = f"at {size[0]}x{size[1]}"
+        again(page, base, skipping)
+        expect(page.locator("#ds-skips .ds-defender")).to_have_count(2)
+        fits(page, f"two skipping {where}")
+        assert page.evaluate(BROKEN_WORDS, "#ds-skips .ds-defender") == [], f"a Defender's name broken {where}"
+        again(page, base, chaos)
+        expect(page.locator("#ds-chaos .ds-chaos-row")).to_have_count(3)
+        fits(page, f"the Chaos set-up {where}")
+        assert page.evaluate(BROKEN_WORDS, "#ds-chaos .name, #turn .turn-name") == [], f"a name broken {where}"
+        names = page.locator("#ds-chaos .name")
+        for i, player in enumerate(LONG):
+            expect(names.nth(i)).to_have_text(player)
+            expect(names.nth(i)).to_have_attribute("title", player)
+        cut = page.evaluate("""() => [...document.querySelectorAll('#ds-chaos .name')].filter((el) => {
+            const text = document.createRange(); text.selectNodeContents(el);
+            return text.getBoundingClientRect().width > el.getBoundingClientRect().width + .5; })
+            .map((el) => el.textContent)""")
+        assert cut == [], f"names cut short {where}: {cut}"
+        sizes = page.evaluate(FONT_SIZES, ["#ds-chaos .name"])
+        assert sizes["#ds-chaos .name"] >= 13, f"the Chaos rows' names {where}: {sizes}"
+        if size == PHONE:  # the phone turned: its names laid out again for the new width
+            page.set_viewport_size({"width": PHONE[1], "height": PHONE[0]})
+            page.wait_for_function("() => document.documentElement.clientWidth === 844")
+            page.wait_for_function("""() => { const el = document.querySelector('#turn .turn-name');
+                const text = document.createRange(); text.selectNodeContents(el);
+                return text.getBoundingClientRect().width <= el.getBoundingClientRect().width + .5; }""")
+            fits(page, "the Chaos set-up on a phone held sideways")
+            assert page.evaluate(BROKEN_WORDS, "#ds-chaos .name, #turn .turn-name") == [], "a name broken sideways"
+
+
+def test_the_set_up_says_a_tracker_tap_starts_play_where_the_kiosk_has_room(open_page: Callable[..., Any],
+                                                                             base: str) -> None:
+    """At 800x480 the set-up once entered never said "The round is set up: a tracker tap starts play." (a phone did):
+    the kiosk says it too where the screen has room for it, with long names as well, and still fits; where it has
+    none (every player's card under Chaos beside long names) the trackers come first and the page still fits."""
+    kiosk, phone = open_page(*KIOSK), open_page(*PHONE)
+    hint = "The round is set up: a tracker tap starts play."
+    seen = []
+    for phase, game, _ in long_named_rounds(base):
+        if phase in ("round 1 set up", "round 2 set up"):
+            again(kiosk, base, game)
+            expect(kiosk.locator("#ds-setup-hint")).to_have_text(hint)
+            expect(kiosk.locator("#ds-setup-hint")).to_be_visible()
+            assert kiosk.evaluate(BELOW) <= 0, f"{phase} scrolls by {kiosk.evaluate(BELOW)} px with the hint"
+            for selector in ("#ds-setup-hint", *TURN_CONTROLS, "#ds-direction .ds-tile-detail"):
+                in_view(kiosk, selector)
+            seen.append(phase)
+        elif phase == "the first turn after the Chaos set-up":
+            again(kiosk, base, game)
+            expect(kiosk.locator("#ds-chaos")).to_contain_text("reserve 3 up, 3 down")
+            assert kiosk.evaluate(BELOW) <= 0, f"{phase} scrolls by {kiosk.evaluate(BELOW)} px"
+            for selector in ("#ds-hindrance", *TURN_CONTROLS, "#ds-direction .ds-tile-detail"):
+                in_view(kiosk, selector)
+            again(phone, base, game)
+            expect(phone.locator("#ds-setup-hint")).to_have_text(hint)  # a page that scrolls anyway says it
+            expect(phone.locator("#ds-setup-hint")).to_be_visible()
+            seen.append(phase)
+    assert len(seen) == 3, seen
 
 
 #: For each player's base on the table: its name, and the distinct lines (tops) its sides stand on.

@@ -266,6 +266,27 @@ function turnedText(value, token, cls = "guessed") {
   return h("span", { class: `${cls} ${word}`, dataset: { result: word } }, `${mark} `, ...shown);
 }
 
+/** Besides the six symbols, what a player may say instead: only whether it was right. */
+const VERDICTS = [["✓ Right", "right", true], ["✗ Wrong", "wrong", false]];
+
+/** A player's row of buttons for what they turned over: the six symbols, then Right and Wrong. */
+function turnedPad(send, player) {
+  return h("div", { class: "gate-pad turned" },
+    gatePad((gate) => send(player, { gate })),
+    VERDICTS.map(([label, cls, correct]) => button(label, { cls: `gate ${cls}`, dataset: { correct: String(correct) },
+                                                            onTap: () => send(player, { correct }) })));
+}
+
+/** What a player turned over in place of their buttons, in a box as high as those buttons (drawn unseen beneath it,
+ *  wrapped as they were): an answer moves no other row, so that the next player's buttons stay under the finger and
+ *  a quick tap on them counts (kit.js takes a tap on a button drawn at the last tap's spot for a double tap's). */
+function turnedAnswer(value, token) {
+  const room = h("div", { class: "gate-pad turned room", "aria-hidden": "true" },
+    [1, 2, 3, 4, 5, 6].map((gate) => h("span", { class: "btn gate" }, gateLabel(gate))),
+    VERDICTS.map(([label, cls]) => h("span", { class: `btn gate ${cls}` }, label)));
+  return h("div", { class: "turned-answer" }, room, turnedText(value, token));
+}
+
 function renderTurned(game, cur, turnOver) {
   $("turned-step").hidden = !turnOver;
   if (!turnOver) return;
@@ -278,11 +299,7 @@ function renderTurned(game, cur, turnOver) {
       const value = guesses[player];
       return h("div", { class: `guess-row${value != null ? " done" : ""}`, dataset: { player } },
         who(view, player, "who name"),
-        value != null ? turnedText(value, token)
-          : h("div", { class: "gate-pad turned" },
-            gatePad((gate) => send(player, { gate })),
-            button("✓ Right", { cls: "gate right", dataset: { correct: "true" }, onTap: () => send(player, { correct: true }) }),
-            button("✗ Wrong", { cls: "gate wrong", dataset: { correct: "false" }, onTap: () => send(player, { correct: false }) })));
+        value != null ? turnedAnswer(value, token) : turnedPad(send, player));
     }));
 }
 

@@ -146,8 +146,9 @@ function hindrancePart(view, s) {
   }
   if (chaos) {
     const drawnBy = (p) => (drawn[p] ? h("span", { class: "ds-drawn" }, cardText(drawn[p])) : kindButtons(view, p));
+    const name = (p) => Object.assign(who(view, p, "who name"), { title: p }); // whole, where a long word is cut
     parts.push(h("div", { class: "ds-step ds-chaos", id: "ds-chaos" }, ...view.players.map((p) =>
-      h("div", { class: "ds-chaos-row", dataset: { player: p } }, who(view, p, "who name"), drawnBy(p))),
+      h("div", { class: "ds-chaos-row", dataset: { player: p } }, name(p), drawnBy(p))),
     h("p", { class: "muted" }, `Trouble pile under Chaos: ${s.trouble_pile.start} cards (every card not dealt).`)));
   }
   return parts;
@@ -222,10 +223,14 @@ function renderTrackers(view, s) {
     return;
   }
   box.classList.remove("picking");
+  // Reverse beside Next turn, as both pass the turn on (a 7 under the carousel): the direction's tile keeps the
+  // order of play only, so that long names in it leave the trackers on a small screen
   $("ds-main-row").replaceChildren(
     button(["Next turn ", h("span", { "aria-hidden": "true" }, s.direction === "clockwise" ? "↻" : "↺")],
       { cls: "primary ds-next", id: "ds-next", reason: reasonFor(s, "next_turn"),
         onTap: () => send({ type: "next_turn" }) }),
+    button("Reverse", { cls: "ds-reverse", id: "ds-reverse", reason: reasonFor(s, "reverse"),
+                        onTap: () => send({ type: "reverse" }) }),
     button("Went out…", { cls: "ds-out-button", id: "ds-went-out-open", reason: reasonFor(s, "went_out"),
                           onTap: () => { setMode("wentOut", true); game.render(); } }));
 
@@ -270,7 +275,7 @@ function renderTrackers(view, s) {
   tile($("ds-direction"), "Direction", [h("small", {}, `${s.direction} `), s.direction === "clockwise" ? "↻" : "↺"],
     s.goes_again ? [who(view, s.goes_again), " goes again: the carousel, of two players"]
       : order.flatMap((p, i) => [i ? " → " : "", who(view, p)]),
-    [button("Reverse", { id: "ds-reverse", reason: reasonFor(s, "reverse"), onTap: () => send({ type: "reverse" }) })]);
+    []);
 }
 
 // ---- cards out of the game ---------------------------------------------------------------------------------------
@@ -573,6 +578,83 @@ function why(view) {
   return `The fewest coins lost win. ${andList(over)} lost ${s.limit} or more, which ended the game.`;
 }
 
+// ---- long names on a small screen ---------------------------------------------------------------------------
+
+/** The smallest size (px) a long name takes in the turn line before it is cut short with an ellipsis. */
+const NAME_MIN_PX = 20;
+
+/** The width (px) of `el`'s words as the screen lays them out, on their widest line: more than `el`'s own where a
+ *  word reaches past it (cut short with an ellipsis, kiosk.css), by a fraction of a pixel too. */
+function wordsWidth(el) {
+  const text = document.createRange();
+  text.selectNodeContents(el);
+  return text.getBoundingClientRect().width;
+}
+
+const cutShort = (el) => wordsWidth(el) > el.getBoundingClientRect().width + 0.01;
+
+/** The name whose turn it is on one line (kiosk.css: never wrapped, a long one cut with an ellipsis): a size smaller
+ *  for a long name where it would not fit ("Zdeňka Nováková-Dvořákov" on the 800x480 screen), down to NAME_MIN_PX,
+ *  so that the trackers below stay on a small screen. The size is set on the turn line itself, never on the name:
+ *  the live region's words stay as they were, announced once, and say the whole name. */
+function fitTurnName() {
+  const turn = $("turn");
+  const name = turn?.querySelector(".turn-name");
+  turn?.classList.remove("ds-fitted");
+  if (!name || !name.clientWidth) return;
+  const room = turn.getBoundingClientRect().width - 1; // the line's, a pixel to spare
+  let size = parseFloat(getComputedStyle(name).fontSize);
+  for (let tries = 0; tries < 8 && wordsWidth(name) > room && size > NAME_MIN_PX; tries++) {
+    const scaled = Math.floor((10 * size * room) / wordsWidth(name)) / 10; // the width goes with the size
+    size = Math.max(NAME_MIN_PX, Math.min(size - 0.5, scaled));
+    turn.style.setProperty("--ds-name-size", `${size}px`);
+    turn.classList.add("ds-fitted");
+  }
+}
+
+/** Under Chaos each player's name breaks between its words only (kiosk.css), in a column beside the row's buttons:
+ *  where a word of it is wider than that column ("Bartholomäus" on the 800x480 screen, two players a line), the name
+ *  takes the row's whole width, above its buttons. */
+function fitChaosNames() {
+  const rows = [...document.querySelectorAll("#ds-chaos .ds-chaos-row")];
+  for (const row of rows) row.classList.remove("ds-name-above");
+  const cut = rows.filter((row) => row.querySelector(".name") && cutShort(row.querySelector(".name")));
+  for (const row of cut) row.classList.add("ds-name-above");
+}
+
+/** A Defender for each player who skips names them on its button, breaking between words only (kiosk.css): where a
+ *  word is wider than a button beside the others ("Bartholomäus" on the 800x480 screen), the buttons take a line
+ *  each, the tile's whole width. */
+function fitDefenders() {
+  const box = document.querySelector("#ds-skips .ds-tile-buttons");
+  if (!box) return;
+  box.classList.remove("ds-one-a-line");
+  if ([...box.querySelectorAll(".ds-defender .who")].some(cutShort)) box.classList.add("ds-one-a-line");
+}
+
+/** The set-up's hint once it is entered ("The round is set up: a tracker tap starts play.") where the screen has room
+ *  for it: on the 800x480 screen long names, and every player's card under Chaos, may leave none, and the trackers
+ *  come first (Next turn, lit, says that play can start). A page that scrolls all the same (a phone) keeps it. */
+function fitSetupHint() {
+  const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
+  if (!hint) return;
+  const page = document.documentElement;
+  const below = () => page.scrollHeight - page.clientHeight;
+  hint.hidden = false;
+  if (below() <= 0) return;
+  hint.hidden = true;
+  if (below() > 0) hint.hidden = false; // the page scrolls without it too
+}
+
+/** The round drawn, its names and the set-up's hint fitted to the screen as it is. */
+function fitToScreen() {
+  fitChaosNames();
+  fitDefenders();
+  fitTurnName();
+  fitSetupHint(); // last: it takes the room the names leave
+}
+addEventListener("resize", fitToScreen); // a phone turned, a window made narrower
+
 // ---- the page ----------------------------------------------------------------------------------------------------
 
 function render(view, g) {
@@ -594,6 +676,7 @@ function render(view, g) {
   renderScoring(view, s);
   renderLast(view, s);
   renderCards(view, s);
+  fitToScreen(); // once the round's parts are drawn: they decide the names' room
 }
 
 game = startGame({ render, phrase, why, mark });

@@ -122,10 +122,14 @@ function heroCard(view, s, hero) {
   const card = h("article", {
     class: `hr-hero${hero.turn ? " active" : ""}${hero.out ? " out" : ""}`, dataset: { player: hero.player },
     style: playerStyle(view, hero.player), title: "Hold to set a number by hand",
+    "aria-label": `${hero.player}, ${hero.name}: ${hero.score} points`,
   },
-  h("div", { class: "hr-hero-head" }, who(view, hero.player, "who name"),
-    h("span", { class: "hr-hero-name" }, hero.name.split(" ")[0]),
-    h("span", { class: "hr-score", dataset: { score: hero.score } }, String(hero.score))),
+  // the score on the first line's right; the player's name beside it (a long one on as many lines as it takes), then
+  // the hero's, whole, on the same line where it fits, else on the next
+  h("div", { class: "hr-hero-head" },
+    h("span", { class: "hr-score", dataset: { score: hero.score } }, String(hero.score)),
+    who(view, hero.player, "who name"), " ",
+    h("span", { class: "hr-hero-name" }, hero.name.split(" ")[0])),
   h("div", { class: "hr-purse" },
     h("span", { class: "hr-gold", dataset: { gold: hero.gold } }, `${hero.gold} gold`),
     h("span", { class: "hr-treasure", dataset: { treasure: hero.treasure } }, `${hero.treasure} treasure`)),
