@@ -20,6 +20,7 @@ from tests.browser import (
     current_round,
     fits,
     open_game,
+    page_opener,
     start_game,
 )
 from tests.browser import post_events as post
@@ -98,14 +99,11 @@ def test_the_keyboard_and_the_colour_picker_hold_the_focus(open_page: Callable[.
 
 def test_the_simulation_dialog_holds_the_focus(browser: Any, sim_base: str) -> None:  # noqa: F811
     _, session = call(f"{sim_base}/api/sessions", {"game": "diego-drachenzahn", "players": ["Ada", "Ben"]})
-    context = browser.new_context(viewport={"width": 800, "height": 480})
-    try:
-        page = context.new_page()
+    with page_opener(browser, sim_base, KIOSK) as open_:
+        page = open_()
         page.goto(f"{sim_base}/play/{session['id']}")
         page.wait_for_selector("body[data-ready='yes']")
         _holds_focus(page, "#sim-badge", "Simulation")
-    finally:
-        context.close()
 
 
 # ---- the focus ring ---------------------------------------------------------------------------------------------
