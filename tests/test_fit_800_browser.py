@@ -11,7 +11,18 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import BROKEN_WORDS, KIOSK, PHONE, fits, in_view, post_events, shoot, tap_again
+from tests.browser import (
+    BROKEN_WORDS,
+    KIOSK,
+    PHONE,
+    fits,
+    in_view,
+    open_game,
+    post_events,
+    shoot,
+    start_game,
+    tap_again,
+)
 from tests.test_drachen_wurf_browser import WURF, tile
 from tests.test_drachen_wurf_browser import new_game as new_wurf
 from tests.test_drachensachen_browser import TURN_CONTROLS
@@ -367,3 +378,21 @@ def test_a_base_s_sides_fit_on_one_line(open_page: Callable[..., Any], base: str
             if phase == "dice":
                 in_view(page, "#k-pad [data-k='6']")
                 in_view(page, "#end-turn")
+
+
+@pytest.mark.parametrize("game", ["diego-drachenzahn", "drachen-wurf", "draci-hrad"])
+def test_a_long_name_whose_turn_it_is_stays_on_one_line_in_every_game(open_page: Callable[..., Any], base: str,
+                                                                      game: str) -> None:
+    """The kit's turn line keeps a long name whole and on one line, a size smaller where it must (Drachensachen's page
+    did so alone; the other games broke "Zdeňka Nováková-Dvořákov" anywhere, inside a word too); in a column too
+    narrow for it even so (Drachen Wurf's at 800x480) on lines broken between its words, at its own size."""
+    session = start_game(base, game, [ZDENKA, JAN])
+    for size in (KIOSK, PHONE):
+        page = open_game(open_page, base, session, *size)
+        where = f"{game} at {size[0]}x{size[1]}"
+        name = page.evaluate(TURN_NAME)
+        assert name is not None and name["name"] == ZDENKA and not name["cut"] and name["px"] >= 20, (where, name)
+        assert page.evaluate(BROKEN_WORDS, "#turn .turn-name") == [], f"{where}: the name broken inside a word"
+        assert name["lines"] == 1 or (game, size) == ("drachen-wurf", KIOSK), (where, name)
+        fits(page, where)
+

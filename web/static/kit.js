@@ -84,6 +84,39 @@ function clearToast() {
   hideToast();
 }
 
+/** The width (px) of `el`'s words as the screen lays them out, on their widest line: more than `el`'s own where a
+ *  word reaches past it (cut short with an ellipsis), by a fraction of a pixel too. */
+export function wordsWidth(el) {
+  const text = document.createRange();
+  text.selectNodeContents(el);
+  return text.getBoundingClientRect().width;
+}
+
+/** The smallest size (px) a long name takes in the turn line before it is cut short with an ellipsis. */
+const NAME_MIN_PX = 20;
+
+/** The name whose turn it is on one line (kiosk.css: never wrapped): a size smaller for a long name where it would
+ *  not fit ("Zdeňka Nováková-Dvořákov" on the 800x480 screen), down to NAME_MIN_PX, so that the game below stays on
+ *  a small screen; where even that is too wide (a narrow column), the name at its own size, on lines broken between
+ *  its words. Set on the turn line itself, never on the name: the live region's words stay as they were, announced
+ *  once, and say the whole name. */
+export function fitTurnName() {
+  const turn = document.getElementById("turn");
+  const name = turn?.querySelector(".turn-name");
+  turn?.classList.remove("name-fitted", "name-wraps");
+  if (!name || !name.clientWidth) return;
+  const room = turn.getBoundingClientRect().width - 1; // the line's, a pixel to spare
+  let size = parseFloat(getComputedStyle(name).fontSize);
+  for (let tries = 0; tries < 8 && wordsWidth(name) > room && size > NAME_MIN_PX; tries++) {
+    const scaled = Math.floor((10 * size * room) / wordsWidth(name)) / 10; // the width goes with the size
+    size = Math.max(NAME_MIN_PX, Math.min(size - 0.5, scaled));
+    turn.style.setProperty("--name-size", `${size}px`);
+    turn.classList.add("name-fitted");
+  }
+  if (wordsWidth(name) > room) turn.classList.replace("name-fitted", "name-wraps");
+}
+addEventListener("resize", fitTurnName); // a phone turned, a window made narrower
+
 /** Set the text of `el` (a live region, or a part of one) only when it says something else: a screen reader
  *  announces a live region's text each time it is set, the same words again too. Returns whether it changed. */
 export function setText(el, text) {
@@ -986,6 +1019,7 @@ export function startGame(page) {
     }
     keepAwake(document.body.dataset.status === "running");
     page.render(view, game);
+    fitTurnName(); // in the room the page's drawing left the line
     renderFinal(view, game, page);
   }
 

@@ -4,6 +4,7 @@
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
 import {
   andList, backCancels, button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList,
+  fitTurnName, wordsWidth,
 } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
@@ -580,37 +581,7 @@ function why(view) {
 
 // ---- long names on a small screen ---------------------------------------------------------------------------
 
-/** The smallest size (px) a long name takes in the turn line before it is cut short with an ellipsis. */
-const NAME_MIN_PX = 20;
-
-/** The width (px) of `el`'s words as the screen lays them out, on their widest line: more than `el`'s own where a
- *  word reaches past it (cut short with an ellipsis, kiosk.css), by a fraction of a pixel too. */
-function wordsWidth(el) {
-  const text = document.createRange();
-  text.selectNodeContents(el);
-  return text.getBoundingClientRect().width;
-}
-
 const cutShort = (el) => wordsWidth(el) > el.getBoundingClientRect().width + 0.01;
-
-/** The name whose turn it is on one line (kiosk.css: never wrapped, a long one cut with an ellipsis): a size smaller
- *  for a long name where it would not fit ("Zdeňka Nováková-Dvořákov" on the 800x480 screen), down to NAME_MIN_PX,
- *  so that the trackers below stay on a small screen. The size is set on the turn line itself, never on the name:
- *  the live region's words stay as they were, announced once, and say the whole name. */
-function fitTurnName() {
-  const turn = $("turn");
-  const name = turn?.querySelector(".turn-name");
-  turn?.classList.remove("ds-fitted");
-  if (!name || !name.clientWidth) return;
-  const room = turn.getBoundingClientRect().width - 1; // the line's, a pixel to spare
-  let size = parseFloat(getComputedStyle(name).fontSize);
-  for (let tries = 0; tries < 8 && wordsWidth(name) > room && size > NAME_MIN_PX; tries++) {
-    const scaled = Math.floor((10 * size * room) / wordsWidth(name)) / 10; // the width goes with the size
-    size = Math.max(NAME_MIN_PX, Math.min(size - 0.5, scaled));
-    turn.style.setProperty("--ds-name-size", `${size}px`);
-    turn.classList.add("ds-fitted");
-  }
-}
 
 /** Under Chaos each player's name breaks between its words only (kiosk.css), in a column beside the row's buttons:
  *  where a word of it is wider than that column ("Bartholomäus" on the 800x480 screen, two players a line), the name
