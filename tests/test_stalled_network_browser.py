@@ -59,3 +59,28 @@ def test_a_stalled_network_is_noticed_and_caught_up(open_page: Callable[..., Any
     # the tap, had it reached the server late, was against the game before the draw: refused, so the turn stays
     view = call(f"{server}/api/sessions/{session['id']}")[1]
     assert view["state"]["turn"] == "Ada" and view["state"]["trouble_pile"]["drawn"] == 1
+
+
+def test_a_stream_stalled_before_its_first_word_is_opened_again(open_page: Callable[..., Any], base: str,
+                                                                server: str) -> None:
+    """The network stalls as the stream opens, before a word of it came (not even its `alive` interval): the
+    page does not wait for it for ever; after 10 s unheard it connects again."""
+    session = start_game(server, "drachensachen", ["Ada", "Ben"])
+    page = open_page()
+    streams: list[Any] = []
+
+    def first_held(route: Any) -> None:
+        streams.append(route)
+        if len(streams) > 1:
+            route.continue_()  # the first is never answered: a stalled network
+
+    page.route("**/stream", first_held)
+    page.clock.install()
+    page.goto(f"{base}/play/{session['id']}")
+    page.wait_for_selector("body[data-ready='yes']")
+    page.wait_for_function("() => document.body.dataset.live !== 'yes'")
+    assert len(streams) == 1
+    page.clock.run_for(11_000)  # 10 s unheard, and the page's next look at it
+    page.wait_for_selector("body[data-live='yes']")
+    assert len(streams) == 2
+    expect(page.locator("#live")).to_have_text("live")

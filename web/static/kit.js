@@ -596,7 +596,7 @@ const UNHEARD_MS_AT_LEAST = 10000;
 export function follow(sessionId, handlers) {
   let source = null;
   let heard = performance.now();
-  let every = null; // the server's `alive` interval (ms), once heard
+  let every = 0; // the server's `alive` interval (ms), once heard: its stream opens with one, at once
   const live = (yes) => {
     document.body.dataset.live = yes ? "yes" : "no";
     const el = document.getElementById("live");
@@ -623,7 +623,7 @@ export function follow(sessionId, handlers) {
   };
   connect();
   setInterval(() => {
-    if (every === null || performance.now() - heard < Math.max(UNHEARD_INTERVALS * every, UNHEARD_MS_AT_LEAST)) return;
+    if (performance.now() - heard < Math.max(UNHEARD_INTERVALS * every, UNHEARD_MS_AT_LEAST)) return;
     live(false);
     source.close();
     connect();
