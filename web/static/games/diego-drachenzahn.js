@@ -216,14 +216,28 @@ function clockwise(byPlayer) {
   return bySeat(view, byPlayer).sort((a, b) => fromActive(a) - fromActive(b));
 }
 
+/** A player's answer where their buttons stood, over those buttons' room drawn unseen (`pad`: the class of their
+ *  pad; `labels`: what the buttons show), as high as they were on every screen, wrapped as they were: an answer
+ *  moves no other row, so that the next player's buttons stay under the finger and a quick tap on them counts
+ *  (kit.js takes a tap on a button drawn at the last tap's spot for a double tap's). */
+function inTheirRoom(pad, labels, answer) {
+  const room = h("div", { class: `gate-pad ${pad} room`, "aria-hidden": "true" },
+    labels.map(([label, cls]) => h("span", { class: `btn gate${cls ? ` ${cls}` : ""}` }, label)));
+  return h("div", { class: "turned-answer" }, room, answer);
+}
+
+/** The six gates as their buttons show them, for a room drawn unseen. */
+const gateLabels = () => [1, 2, 3, 4, 5, 6].map((gate) => [gateLabel(gate), null]);
+
 function renderGuesses(game, cur, turnOver) {
   const step = $("guesses-step");
   step.hidden = !faceDown() || turnOver;
   if (step.hidden) return;
+  // a guess in stands where its player's buttons stood (inTheirRoom): the rows after it keep their place
   $("guesses").replaceChildren(...clockwise(cur.guessed).map(([player, done]) =>
     h("div", { class: `guess-row${done ? " done" : ""}`, dataset: { player } },
       who(view, player, "who name"),
-      done ? h("span", { class: "guessed" }, "✓ guessed")
+      done ? inTheirRoom("small", gateLabels(), h("span", { class: "guessed" }, "✓ guessed"))
         : h("div", { class: "gate-pad small" },
           gatePad((gate) => game.send({ type: "guess", player, gate }))))));
 }
@@ -241,6 +255,9 @@ function revealReason(state, cur) {
 function renderToken(game, state, cur, turnOver) {
   $("token-step").hidden = turnOver;
   if (turnOver) return;
+  // face down, the token's row follows the guess rows, drawn as one of them on the Pi's screen (kiosk.css): the
+  // rows keep their height as the guesses come in, and with four players the token's row is on that screen all along
+  $("token-step").classList.toggle("beside", faceDown());
   $("token-title").textContent = "Which symbol is on the token?";
   $("reveal-pad").replaceChildren(...gatePad((gate) => (cur.marbles.length < 3 ? game.ask(() => revealShort(cur, gate))
     : game.send({ type: "reveal", gate })), revealReason(state, cur)));
@@ -277,14 +294,10 @@ function turnedPad(send, player) {
                                                             onTap: () => send(player, { correct }) })));
 }
 
-/** What a player turned over in place of their buttons, in a box as high as those buttons (drawn unseen beneath it,
- *  wrapped as they were): an answer moves no other row, so that the next player's buttons stay under the finger and
- *  a quick tap on them counts (kit.js takes a tap on a button drawn at the last tap's spot for a double tap's). */
+/** What a player turned over in place of their buttons (inTheirRoom): no other row moves. */
 function turnedAnswer(value, token) {
-  const room = h("div", { class: "gate-pad turned room", "aria-hidden": "true" },
-    [1, 2, 3, 4, 5, 6].map((gate) => h("span", { class: "btn gate" }, gateLabel(gate))),
-    VERDICTS.map(([label, cls]) => h("span", { class: `btn gate ${cls}` }, label)));
-  return h("div", { class: "turned-answer" }, room, turnedText(value, token));
+  return inTheirRoom("turned", [...gateLabels(), ...VERDICTS.map(([label, cls]) => [label, cls])],
+    turnedText(value, token));
 }
 
 function renderTurned(game, cur, turnOver) {
