@@ -1,6 +1,7 @@
 """The Dračí hrad page in headless Chromium: shopping and a fight against the Black Knight with entered dice seen
 live on a second page, numbers set by hand, the screens it must fit, refusals with their rule tag, the final
-screen with and without a winner."""
+screen with and without a winner, the pane of where the mover stands and what happened last, alike on a kiosk and a
+phone."""
 from __future__ import annotations
 
 import re
@@ -302,7 +303,8 @@ def test_a_hero_pierced_by_the_dart_uses_the_antidote_held_at_once(open_page: Ca
     expect(page.locator("#hr-last")).to_contain_text("pierced, poisoned", timeout=WAIT_MS)
     expect(hero(page, "Ben").locator(".hr-pips")).to_have_attribute("data-lives", "9")
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")  # the choice waits; the round has not turned
-    tap_anyway(page.locator("#hr-shop [data-item='food']"))  # the dart ended the move: the page says so
+    expect(page.locator("#hr-castle")).to_be_visible()  # where Ben stands, with the dart's trap
+    tap_anyway(page.locator("#hr-dart"))  # the dart ended the move: the page says so
     expect(page.locator("#toast")).to_contain_text("use the antidote or tap Next")
     expect(page.locator("#toast .rule-tag")).to_have_text("rule H9")
     expect(page.locator("#hr-antidote-or")).to_have_text(" now, or Next: keep the antidote and stay poisoned")
@@ -452,6 +454,8 @@ def test_a_hero_alone_spends_the_torch_at_the_dark_corridor(open_page: Callable[
     # the opening spell at a locked door: the door opens, and the move goes on through it (the rulebook's key)
     post(base, session, {"type": "buy", "player": "Ada", "item": "opening_spell"})
     expect(hero(page, "Ada")).to_contain_text("Opening spell")
+    expect(page.locator("[data-pane='city']")).to_have_attribute("aria-pressed", "true")  # bought in the city
+    page.click("[data-pane='castle']")
     page.click("[data-obstacle='locked_door']")
     expect(asked).to_contain_text("Spent, the door opens: the heroes here go on through it now.")
     expect(asked.locator("[data-answer='no']")).to_have_text("Keep it: stay, go back next move")
@@ -462,20 +466,90 @@ def test_a_hero_alone_spends_the_torch_at_the_dark_corridor(open_page: Callable[
     assert opened["heroes"][0]["wait_reason"] is None
 
 
-def test_a_hero_s_move_opens_where_the_hero_was_last_shown(open_page: Callable[..., Any], base: str) -> None:
-    """Every new move opened the City, though the heroes were in the castle: the table tapped Castle before every card.
-    A move opens where its hero was last shown, the City until then."""
+def shown_pane(page: Any) -> Any:
+    """The tab pressed: the pane the page shows."""
+    return page.locator(".hr-tab[aria-pressed='true']")
+
+
+def panes(pages: tuple[Any, ...], mover: str, pane: str) -> None:
+    """Every page shows `mover`'s move on `pane`."""
+    for page in pages:
+        expect(page.locator("#turn .turn-name")).to_have_text(mover, timeout=WAIT_MS)
+        expect(shown_pane(page)).to_have_attribute("data-pane", pane, timeout=WAIT_MS)
+        expect(page.locator(f"#hr-{pane}")).to_be_visible()
+
+
+def test_a_move_opens_where_its_hero_stands_on_every_device(open_page: Callable[..., Any], base: str) -> None:
+    """A move opened where its hero was last shown on that device: a hero's first castle move opened the City, and the
+    kiosk and a phone showed different panes. The companion keeps where each hero stands, from what the table enters:
+    every device opens the mover's pane; a tab tapped to look holds until the move or the mover's place changes."""
     session = new_game(base, ["Ada", "Ben"])
-    page = open_game(open_page, base, session, 800, 480)
-    expect(page.locator("[data-pane='city']")).to_have_attribute("aria-pressed", "true")
-    page.click("[data-pane='castle']")
-    page.click("[data-treasure='10']")  # ends Ada's move
-    expect(page.locator("#turn .turn-name")).to_have_text("Ben")
-    expect(page.locator("[data-pane='city']")).to_have_attribute("aria-pressed", "true")  # Ben, still in the city
-    page.click("#hr-next")
-    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
-    expect(page.locator("[data-pane='castle']")).to_have_attribute("aria-pressed", "true")
-    expect(page.locator("#hr-castle")).to_be_visible()
+    post(base, session, {"type": "buy", "player": "Ada", "item": "darren_back"},
+         {"type": "treasure", "player": "Ada", "value": 10},  # a castle card: Ada stands in the castle
+         {"type": "end_turn", "player": "Ben"})
+    kiosk = open_game(open_page, base, session, 800, 480)
+    phone = open_game(open_page, base, session, 390, 844)
+    both = (kiosk, phone)
+    panes(both, "Ada", "castle")  # no tap on Castle, on either
+    kiosk.click("#hr-next")
+    panes(both, "Ben", "city")
+    # Ben's last roll in the city reaches an arrow square: his move ends there, and his next is into the castle
+    expect(phone.locator("#hr-enter")).to_contain_text("Arrow square")
+    phone.click("#hr-enter")
+    panes(both, "Ada", "castle")
+    # a tab tapped to look holds while the move and the mover's place stay
+    kiosk.click("[data-pane='bank']")
+    post(base, session, {"type": "override", "player": "Ben", "field": "gold", "value": 150, "reason": "t"})
+    expect(hero(kiosk, "Ben").locator(".hr-gold")).to_have_text("150 gold", timeout=WAIT_MS)
+    expect(shown_pane(kiosk)).to_have_attribute("data-pane", "bank")
+    expect(shown_pane(phone)).to_have_attribute("data-pane", "castle")
+    # Ada's Darren back carries her back to the city: every device opens it, the look is over; her move goes on
+    phone.click("[data-use='darren_back']")
+    expect(phone.locator(".hr-pick")).to_contain_text("Ada's Darren back carries the hero…")
+    phone.click(".hr-pick [data-to='city']")
+    panes(both, "Ada", "city")
+    kiosk.click("#hr-enter")
+    panes(both, "Ben", "castle")
+    tap_again(kiosk, "#hr-next")
+    panes(both, "Ada", "castle")
+    assert [h["place"] for h in state(base, session)["state"]["heroes"]] == ["castle", "castle"]
+
+
+def test_what_happened_last_is_gone_after_a_later_move_on_every_device(open_page: Callable[..., Any],
+                                                                       base: str) -> None:
+    """The line above the tabs still told of a dart after the next hero's torch had lit a dark corridor: it tells what
+    happened last, the last dart, treasure or fight, and a later move that is none of them takes it away."""
+    session = new_game(base, ["Ada", "Ben"])  # Ada plays Argilos: defence 12
+    post(base, session, {"type": "end_turn", "player": "Ada"}, {"type": "buy", "player": "Ben", "item": "torch"},
+         {"type": "end_turn", "player": "Ben"})
+    kiosk = open_game(open_page, base, session, 800, 480)
+    phone = open_game(open_page, base, session, 390, 844)
+    both = (kiosk, phone)
+    kiosk.click("[data-pane='castle']")
+    kiosk.click("#hr-dart-dice")
+    die(kiosk, 6, "The dart's attack die")
+    die(kiosk, 1, "Ada's defence die")
+    for page in both:
+        expect(page.locator("#hr-last")).to_have_text("Poisoned dart: Ada 21 vs 13: pierced, poisoned.",
+                                                      timeout=WAIT_MS)
+        expect(page.locator("#turn .turn-name")).to_have_text("Ben")
+    # Ben's move: a dark corridor, his torch spent there
+    phone.click("[data-pane='castle']")
+    phone.click("[data-obstacle='dark_corridor']")
+    phone.click("[data-answer='yes']:text-is('Spend a torch')")
+    for page in both:
+        expect(page.locator("#turn .turn-name")).to_have_text("Ada", timeout=WAIT_MS)
+        expect(page.locator("#hr-last")).to_be_hidden()
+    # a treasure is what happened last until Next
+    kiosk.click("[data-treasure='15']")
+    for page in both:
+        expect(page.locator("#hr-last")).to_have_text("Last treasure: Ada +15.", timeout=WAIT_MS)
+    phone.click("#hr-next")
+    for page in both:
+        expect(page.locator("#turn .turn-name")).to_have_text("Ada", timeout=WAIT_MS)
+        expect(page.locator("#hr-last")).to_be_hidden()
+    shown = state(base, session)["state"]
+    assert (shown["last_dart"], shown["last_treasure"], shown["last_fight"]) == (None, None, None)
 
 
 #: Each hero card's names as a person sees them: the player's name and the hero's, each inside the card (every line of

@@ -1,7 +1,9 @@
 """Random play of whole Dračí hrad games: random legal moves (with dice rolled by the command step or
 entered) and random ill-formed or illegal input, against an independent ledger of the bank and the stock.
 Invariants: gold never negative, lives within 0..max, the evaluation recounts, refusals change nothing,
-replaying the accepted events gives the same state."""
+replaying the accepted events gives the same state, every hero stands where the last event naming them put them (the
+heroes of a fight in the castle, a defeated hero where they fell), and what happened last is one thing at most, gone
+after a later move."""
 from __future__ import annotations
 
 import random
@@ -128,6 +130,48 @@ def played_on(event: dict[str, Any], before: HradState, after: HradState) -> lis
     return answered
 
 
+#: Where an event puts the heroes it names (rulebook: Journey through the City, Rules of Movement).
+PLACES = {"buy": "city", "stop": "city", "enter": "castle", "obstacle": "castle", "treasure": "castle",
+          "dart": "castle", "fight": "castle", "sceptre": "castle"}
+
+
+def placed(event: dict[str, Any], before: HradState, after: HradState) -> list[str]:
+    """Every hero stands where the last accepted event naming them put them: the city's squares, the castle's arrow
+    squares and cards, the Darren back where it carried them (the city unless said); nothing else moves a hero, so a
+    defeated hero stays where they fell. Returns the moves seen, for the tally."""
+    kind = event["type"]
+    names = event["players"] if kind == "fight" else [event.get("player"), *(event.get("group") or [])]
+    darren = kind == "use" and event["item"] == "darren_back"
+    place = (event.get("to") or "city") if darren else PLACES.get(kind)
+    for was, now in zip(before.heroes, after.heroes, strict=True):
+        if place is not None and now.player in names:
+            assert now.place == place, (event, now)
+        else:
+            assert now.place == was.place, (event, was, now)
+        if was.out:  # a defeated hero stays where they fell
+            assert now.place == was.place
+    return [f"darren back: {place}"] if darren else [f"place: {place}"] if place else []
+
+
+def last_shown(event: dict[str, Any], before: HradState, after: HradState) -> None:
+    """What happened last is one thing at most: the dart, treasure or fight that made it, until a later move that is
+    none of them; the manager's bookkeeping, a fight's own steps and the answer to what the table is asked keep it."""
+    shown = [x for x in (after.last_dart, after.last_treasure, after.last_fight) if x is not None]
+    assert len(shown) <= 1, after
+    kind = event["type"]
+    if kind == "dart":
+        assert after.last_dart is not None and shown == [after.last_dart]
+    elif kind == "treasure":
+        assert after.last_treasure is not None and shown == [after.last_treasure]
+    elif kind == "fight":
+        assert after.fight is not None and not shown
+    waits = after.antidote_choice or (after.last_fight is not None and after.last_fight.left_over > 0)
+    keeps = kind in ("override", "stock", "exchange", "remainder") or before.fight is not None or \
+        before.antidote_choice or waits
+    if kind not in ("dart", "treasure", "fight") and not keeps:
+        assert not shown, (event, shown)
+
+
 def check(state: HradState, ledger: Ledger) -> None:
     shown = GAME.view(state)
     for hero in state.heroes:
@@ -141,9 +185,11 @@ def check(state: HradState, ledger: Ledger) -> None:
         assert row["total"] == ledger.treasure[p] + ledger.gold[p] + (50 if ledger.sceptre == p else 0)
     assert shown["scores"] == {p: ledger.treasure[p] + ledger.gold[p] + (50 if ledger.sceptre == p else 0)
                                for p in state.players}
+    assert [h["place"] for h in shown["heroes"]] == [h.place for h in state.heroes]
     if state.fight is not None:
         assert 0 < state.fight.enemy_lives <= max(99, ENEMY[state.fight.enemy].lives)
         assert any(not state.heroes[s].out for s in state.fight.members)
+        assert all(state.heroes[s].place == "castle" for s in state.fight.started_by)  # a fight is in the castle
     if shown["finished"]:
         if ledger.sceptre is None:
             assert all(h.out for h in state.heroes) and shown["no_winner"] and shown["winners"] == []
@@ -156,7 +202,7 @@ def check(state: HradState, ledger: Ledger) -> None:
 
 def nudge(rng: random.Random, state: HradState) -> dict[str, Any] | None:
     """Now and then a move that leads to a question of the table: an antidote before the dart (ruling H9), a group
-    fight whose named keeper may fall (H13)."""
+    fight whose named keeper may fall (H13); and the Darren back bought and used either way (rulebook)."""
     roll = rng.random()
     fight = state.fight
     if fight is not None:
@@ -183,6 +229,10 @@ def nudge(rng: random.Random, state: HradState) -> dict[str, Any] | None:
         group = [mover.player] + [h.player for h in state.heroes if h is not mover and not h.out and not h.waiting]
         return {"type": "fight", "players": group, "enemy": rng.choice(["harpies", "geeants", "black_knight"]),
                 "remainder_to": rng.choice(group)}
+    if roll < 0.23:
+        return {"type": "buy", "player": mover.player, "item": "darren_back"}
+    if roll < 0.3 and mover.card_count("darren_back"):
+        return {"type": "use", "player": mover.player, "item": "darren_back", "to": rng.choice(["city", "castle"])}
     return None
 
 
@@ -245,6 +295,8 @@ def play_one_game(rng: random.Random, tally: Counter[str]) -> None:
             continue
         ledger.accept(payload, state, after)
         tally.update(played_on(payload, state, after))
+        tally.update(placed(payload, state, after))
+        last_shown(payload, state, after)
         state = after
         accepted.append(payload)
         tally["accepted"] += 1
@@ -268,8 +320,9 @@ def test_random_play_of_many_whole_games() -> None:
     assert tally["remainder"] > 2 and tally["obstacle: spent"] > 5, tally
     assert tally["game: sceptre found"] > 20 and tally["game: all fell"] > 5, tally
     assert tally["refused"] > 500 and tally["accepted"] > 2000, tally
+    assert tally["darren back: city"] > 5 and tally["darren back: castle"] > 5, tally
     for kind in ("buy", "fight", "initiative", "strike", "use", "treasure", "dart", "stop", "obstacle",
-                 "override", "stock", "exchange", "end_turn", "end_fight"):
+                 "override", "stock", "exchange", "end_turn", "end_fight", "enter"):
         assert tally[kind] > 5, (kind, tally)
 
 

@@ -811,10 +811,14 @@ def test_h13_play_going_on_without_a_keeper_gives_the_left_over_to_the_first_sha
     # ruling H13: the next move (or an exchange of the treasure with the left-over) without naming a keeper gives
     # it to the first hero sharing, B, as the companion did before it asked: a log kept from then folds as it did
     state = play(keeper_fell(), action)
-    fought = GAME.view(state)["last_fight"]
-    assert fought["shares"] == {"B": 13, "C": 12} and fought["left_over"] == 0
-    assert fought["remainder_to"] == "A"  # the keeper named at the fight, as then
     assert hero(state, "B")["treasure"] + hero(state, "B")["gold"] == 213 - 12 * (action["type"] == "buy")
+    assert hero(state, "C")["treasure"] == 12
+    fought = GAME.view(state)["last_fight"]
+    if action["type"] == "exchange":  # the manager's bookkeeping: the fight is still what happened last
+        assert fought["shares"] == {"B": 13, "C": 12} and fought["left_over"] == 0
+        assert fought["remainder_to"] == "A"  # the keeper named at the fight, as then
+    else:  # a later move: what happened last is that move, no more the fight
+        assert fought is None
     refused(state, {"type": "remainder", "player": "C"}, IllegalEventError, "H17" if GAME.view(state)["finished"]
             else "H13")
 
@@ -1083,7 +1087,7 @@ def test_every_example_is_accepted_in_a_scripted_game() -> None:
                  examples["strike"], {"type": "override", "field": "enemy_lives", "value": 1, "reason": "t"},
                  enemy_strike([1], [1]), heroes_strike(6, enemy_die=1))
     state = play(state, examples["exchange"], examples["dart"], end("Ben"), examples["stop"], end("Ben"),
-                 end("Ben"), examples["end_turn"], end("Ben"), examples["sceptre"])
+                 end("Ben"), examples["enter"], end("Ben"), examples["end_turn"], end("Ben"), examples["sceptre"])
     assert GAME.view(state)["finished"]
     for declared in GAME.event_types:
         assert GAME.describe(dict(declared.example))
@@ -1165,3 +1169,200 @@ def test_h1_setting_the_last_fighter_to_zero_lives_loses_the_fight() -> None:
                  {"type": "override", "player": "Ada", "field": "lives", "value": 0, "reason": "fell"})
     shown = GAME.view(state)
     assert shown["fight"] is None and shown["last_fight"]["outcome"] == "lost" and shown["turn"] == "Ben"
+
+
+# where the heroes stand (rulebook: Journey through the City, Rules of Movement) ----------------------------------
+
+
+def place(state: HradState, player: str) -> str:
+    return str(hero(state, player)["place"])
+
+
+def give(player: str, field: str, value: int) -> dict[str, Any]:
+    return {"type": "override", "player": player, "field": field, "value": value, "reason": "test"}
+
+
+def test_place_every_hero_starts_in_the_city_and_its_squares_keep_them_there() -> None:
+    # rulebook: the pieces start on the city's starting square; the shops, the tavern and the oracle are its squares
+    state = new(("Ada", "Ben", "Cleo"))
+    assert [place(state, p) for p in ("Ada", "Ben", "Cleo")] == ["city"] * 3
+    state = play(state, *buy("Ada", "sword"), end("Ada"), {"type": "stop", "player": "Ben", "square": "oracle"})
+    assert [place(state, p) for p in ("Ada", "Ben", "Cleo")] == ["city"] * 3
+
+
+@pytest.mark.parametrize("card", [
+    {"type": "treasure", "player": "Ada", "value": 20, "group": ["Ben"]},
+    {"type": "obstacle", "player": "Ada", "obstacle": "thick_fog", "group": ["Ben"]},
+    fight(["Ada", "Ben"], "skeleton", [None, None]),
+    {"type": "dart", "player": "Ada", "attack_die": 1, "defence_die": 6},
+    {"type": "sceptre", "player": "Ada"},
+], ids=["treasure", "obstacle", "fight", "dart", "sceptre"])
+def test_place_a_castle_card_puts_the_mover_and_the_group_in_the_castle(card: dict[str, Any]) -> None:
+    # rulebook: the cards lie in the castle; a group meets on one card and moves together
+    state = play(new(("Ada", "Ben", "Cleo")), card)
+    group = {"Ada", *card.get("group", ()), *card.get("players", ())}
+    assert {p: place(state, p) for p in ("Ada", "Ben", "Cleo")} == \
+        {p: "castle" if p in group else "city" for p in ("Ada", "Ben", "Cleo")}
+
+
+def test_place_the_arrow_squares_end_the_move_and_every_move_from_there_is_into_the_castle() -> None:
+    # rulebook: the last roll in the city reaches an arrow square; from there the hero enters the castle
+    state = play(new(), {"type": "enter", "player": "Ada"})
+    assert (place(state, "Ada"), place(state, "Ben")) == ("castle", "city")
+    assert GAME.view(state)["turn"] == "Ben"  # the move ends, as on any square
+    refused(state, {"type": "enter", "player": "Ada"}, IllegalEventError, "turn-order")
+    state = play(state, end("Ben"))
+    refused(state, {"type": "enter", "player": "Ada"}, IllegalEventError, "movement")  # at the castle already
+    waiting = play(new(), {"type": "stop", "player": "Ada", "square": "tavern"}, end("Ben"))
+    assert GAME.view(waiting)["turn"] == "Ben"  # Ada sits out the round: not her move
+    alone = play(new(("Ada",)), {"type": "enter", "player": "Ada"})  # a lone hero's next move: in the castle
+    assert place(alone, "Ada") == "castle" and GAME.view(alone)["round"] == 2
+
+
+def in_the_castle_with_a_darren_back() -> HradState:
+    """Ada, in the castle since her treasure card, holds a Darren back; her move."""
+    return play(new(), *buy("Ada", "darren_back"), {"type": "treasure", "player": "Ada", "value": 10}, end("Ben"))
+
+
+@pytest.mark.parametrize("to, where", [(None, "city"), ("city", "city"), ("castle", "castle")])
+def test_place_the_darren_back_carries_its_hero_back_to_the_city_or_stuck_to_a_turned_card(to: str | None,
+                                                                                          where: str) -> None:
+    # rulebook: the Darren back carries a hero back to the city to shop (the default), or one stuck to a turned
+    # card nearby; the move goes on
+    state = in_the_castle_with_a_darren_back()
+    assert place(state, "Ada") == "castle"
+    state = play(state, {"type": "use", "player": "Ada", "item": "darren_back", **({"to": to} if to else {})})
+    assert place(state, "Ada") == where and GAME.view(state)["turn"] == "Ada"
+    assert hero(state, "Ada")["cards"] == {}
+
+
+def test_place_only_the_darren_back_says_where_it_carries() -> None:
+    state = play(new(), *buy("Ada", "torch"))
+    refused(state, {"type": "use", "player": "Ada", "item": "torch", "to": "city"}, MalformedEventError, "H15")
+
+
+def test_place_a_purchase_puts_a_hero_back_in_the_city_and_never_refuses_a_move() -> None:
+    # where the rulebook is silent: a purchase for a hero the companion had in the castle says the table went back
+    # (a Darren back left untapped); a castle card says the hero stepped in (the arrow squares left untapped)
+    state = play(new(), {"type": "treasure", "player": "Ada", "value": 10}, end("Ben"), *buy("Ada", "sword"))
+    assert place(state, "Ada") == "city" and hero(state, "Ada")["equipment"] == {"sword": 1}
+    state = play(state, {"type": "dart", "player": "Ada", "attack_die": 1, "defence_die": 6})
+    assert place(state, "Ada") == "castle"
+
+
+def test_place_food_potion_skunk_and_cloak_leave_a_hero_where_they_stand() -> None:
+    # rulebook: the skunk and the cloak take the hero back to the card they came from: still the castle
+    state = play(new(), give("Ada", "skunk", 1), give("Ada", "food", 1), give("Ada", "lives", 5),
+                 {"type": "use", "player": "Ada", "item": "food"})
+    assert place(state, "Ada") == "city"
+    state = play(state, fight(["Ben"], "skeleton", [None]), give("Ben", "skunk", 1),
+                 {"type": "use", "player": "Ben", "item": "skunk", "hero_die": 6, "enemy_die": 1})
+    assert GAME.view(state)["last_fight"]["outcome"] == "escaped" and place(state, "Ben") == "castle"
+
+
+def test_place_a_defeated_hero_stays_where_they_fell() -> None:
+    # ruling H10: at 0 lives the hero is out; where the rulebook is silent, their piece stays where they fell
+    state = play(new(("Ada", "Ben", "Cleo")), fight(["Ada"], "skeleton", [None]), give("Ada", "lives", 0))
+    assert hero(state, "Ada")["out"] and place(state, "Ada") == "castle"
+    state = play(state, give("Ben", "lives", 0))  # fallen in the city (poison, or by hand)
+    assert hero(state, "Ben")["out"] and place(state, "Ben") == "city"
+    state = play(state, give("Ada", "lives", 3))  # revived by hand: where they fell
+    assert place(state, "Ada") == "castle"
+
+
+def test_place_comes_from_the_log_through_undo_and_redo(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "hrad.sqlite3")
+    try:
+        table = Table(log, rng=random.Random(3))
+        sid = table.create(GAME.id, ["Ada", "Ben"])["id"]
+        shown = table.submit(sid, {"type": "treasure", "player": "Ada", "value": 10})
+        assert [h["place"] for h in shown["state"]["heroes"]] == ["castle", "city"]
+        assert [h["place"] for h in table.undo(sid)["state"]["heroes"]] == ["city", "city"]
+        assert [h["place"] for h in table.redo(sid)["state"]["heroes"]] == ["castle", "city"]
+    finally:
+        log.close()
+
+
+# what happened last: the line above the tabs ----------------------------------------------------------------------
+
+#: Ada's dart (21 against Argilos's 12 + 1: pierced; no antidote held, the move ends), treasure or won fight; each
+#: leaves Ben's move next.
+HAPPENINGS = {
+    "dart": [{"type": "dart", "player": "Ada", "attack_die": 6, "defence_die": 1}],
+    "treasure": [{"type": "treasure", "player": "Ada", "value": 20}],
+    "fight": [fight(["Ada"], "skeleton", [None]), {"type": "override", "field": "enemy_lives", "value": 1,
+                                                   "reason": "test"}, initiative(6, 1), heroes_strike(6, enemy_die=1)],
+}
+
+
+def shown_last(state: HradState) -> list[str]:
+    """What the view tells happened last: the names of the last dart, treasure and fight that are set."""
+    return [kind for kind in HAPPENINGS if GAME.view(state)[f"last_{kind}"] is not None]
+
+
+def happened(kind: str) -> HradState:
+    """Ben, who holds a torch, food and a Darren back (4 lives of 10), moves after Ada's `kind`."""
+    state = play(new(), give("Ben", "torch", 1), give("Ben", "food", 1), give("Ben", "darren_back", 1),
+                 give("Ben", "lives", 4), *HAPPENINGS[kind])
+    assert shown_last(state) == [kind] and GAME.view(state)["turn"] == "Ben"
+    return state
+
+
+LATER_MOVES = {
+    "torch at a dark corridor": {"type": "obstacle", "player": "Ben", "obstacle": "dark_corridor", "spend": True},
+    "buy": buy("Ben", "sword")[0], "oracle": {"type": "stop", "player": "Ben", "square": "oracle"},
+    "thick fog": {"type": "obstacle", "player": "Ben", "obstacle": "thick_fog"}, "next": end("Ben"),
+    "arrow squares": {"type": "enter", "player": "Ben"}, "food": {"type": "use", "player": "Ben", "item": "food"},
+    "darren back": {"type": "use", "player": "Ben", "item": "darren_back"},
+}
+
+
+@pytest.mark.parametrize("kind", list(HAPPENINGS))
+@pytest.mark.parametrize("move", list(LATER_MOVES))
+def test_last_a_later_move_that_is_no_dart_treasure_or_fight_clears_what_happened(kind: str, move: str) -> None:
+    # at the table: a torch lit a dark corridor, and the line still told of the dart before
+    assert shown_last(play(happened(kind), LATER_MOVES[move])) == []
+
+
+@pytest.mark.parametrize("kind", list(HAPPENINGS))
+def test_last_the_managers_bookkeeping_leaves_what_happened_in_sight(kind: str) -> None:
+    state = play(happened(kind), give("Ben", "gold", 150),
+                 {"type": "stock", "item": "torch", "prices": [3], "reason": "test"},
+                 *([{"type": "exchange", "player": "Ada", "amount": 5}] if kind != "dart" else []))
+    assert shown_last(state) == [kind]
+
+
+def test_last_a_dart_a_treasure_or_a_fight_replaces_what_happened_before() -> None:
+    state = play(happened("dart"), {"type": "treasure", "player": "Ben", "value": 10})
+    assert shown_last(state) == ["treasure"]
+    state = play(state, fight(["Ada"], "skeleton", [None]), initiative(1, 6))
+    assert shown_last(state) == []  # the fight running is what the page shows
+    state = play(state, {"type": "end_fight", "reason": "test"})
+    assert shown_last(state) == ["fight"] and GAME.view(state)["last_fight"]["outcome"] == "ended"
+    assert shown_last(play(state, {"type": "dart", "player": "Ben", "attack_die": 1, "defence_die": 6})) == ["dart"]
+
+
+@pytest.mark.parametrize("answer", [{"type": "use", "player": "Ben", "item": "antidote"}, end("Ben")])
+def test_last_the_antidote_or_next_completes_the_dart_and_keeps_it(answer: dict[str, Any]) -> None:
+    # ruling H9: the darted hero's answer is the dart's move still; while it waits, a waiting hero's torch does not
+    # take the line and its antidote button away
+    state = play(new(("Ada", "Ben", "Cleo")), give("Cleo", "torch", 1), end("Ada"), end("Ben"),
+                 {"type": "obstacle", "player": "Cleo", "obstacle": "dark_corridor"}, end("Ada"),
+                 *buy("Ben", "antidote"), {"type": "dart", "player": "Ben", "attack_die": 6, "defence_die": 1})
+    assert GAME.view(state)["antidote_choice"] and hero(state, "Cleo")["wait_reason"] == "dark_corridor"
+    state = play(state, {"type": "use", "player": "Cleo", "item": "torch"})
+    assert shown_last(state) == ["dart"] and GAME.view(state)["antidote_choice"]
+    state = play(state, answer)
+    assert shown_last(state) == ["dart"] and GAME.view(state)["turn"] == "Cleo"
+    assert shown_last(play(state, end("Cleo"))) == []
+
+
+def test_last_a_fight_waiting_for_its_keeper_stays_and_naming_the_keeper_completes_it() -> None:
+    # ruling H13: the line asks who keeps the left-over; another hero's antidote meanwhile does not take it away
+    state = play(keeper_fell(), give("D", "poisoned", 1), give("D", "antidote", 1),
+                 {"type": "use", "player": "D", "item": "antidote"})
+    assert not hero(state, "D")["poisoned"]
+    assert shown_last(state) == ["fight"] and GAME.view(state)["last_fight"]["left_over"] == 1
+    state = play(state, {"type": "remainder", "player": "C"})
+    assert shown_last(state) == ["fight"] and GAME.view(state)["last_fight"]["shares"] == {"B": 12, "C": 13}
+    assert shown_last(play(state, end("B"))) == []

@@ -62,7 +62,7 @@ def start(state: HradState, event: Mapping[str, Any]) -> HradState:
                   started_by=seats, next="initiative", remainder_to=remainder_to)
     if enemy.first:  # ruling H7
         fight = replace(fight, next="simultaneous" if _bow_against_dragon(state, fight) else "enemy")
-    return replace(state, fight=fight, last_dart=None, last_treasure=None)
+    return replace(state, fight=fight)
 
 
 def _bow_against_dragon(state: HradState, fight: Fight) -> bool:
@@ -386,7 +386,7 @@ def dart(state: HradState, event: Mapping[str, Any]) -> HradState:
         hero = replace(hero, lives=max(0, hero.lives - 1), poisoned=True)
     state = state.with_hero(seat, hero)
     record = Dart(hero.player, attack_die, defence_die, attack, defence, pierced)
-    state = replace(state, last_dart=record, last_fight=None, last_treasure=None)
+    state = replace(state, last_dart=record)
     if pierced and not hero.out and hero.card_count("antidote") > 0 and may_use(hero.card, "antidote") \
             and state.rules >= 2:  # version 1 ended the move at once
         return replace(state, antidote_choice=True)

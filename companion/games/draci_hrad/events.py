@@ -62,6 +62,9 @@ EVENT_TYPES = (
     EventType("stop", "Tavern (5 gold) or Oracle (3 gold): pay, miss one round; ends the move (H14).",
               {"player": _NAME, "square": {"type": "string", "enum": ["tavern", "oracle"]}}, ("player", "square"),
               {"type": "stop", "player": "Ada", "square": "tavern"}, rule="H14"),
+    EventType("enter", "The mover's last roll in the city reaches an arrow square, the path to the castle: the move "
+              "ends, and the hero's moves are into the castle from there (rulebook: Rules of Movement).",
+              {"player": _NAME}, ("player",), {"type": "enter", "player": "Ada"}, rule="movement"),
     EventType("obstacle", "Dark corridor, thick fog or locked door for the mover (and the group on the card); "
               "ends the move; `spend`: the mover spends a torch there (dark corridor: no wait) or an opening spell "
               "(locked door: it opens for the group, who go on, the move not ended) (H14).",
@@ -73,9 +76,11 @@ EVENT_TYPES = (
               {"player": {**_NAME, "nullable": True}}, (), {"type": "end_turn", "player": "Ada"},
               rule="turn-order"),
     EventType("use", "An equipment card used and spent: food, potion (the move), torch, opening spell, antidote, "
-              "Darren back, skunk or cloak in a fight; a skunk at the initiative takes its dice (H9-H15).",
+              "Darren back (`to`: back to the city, the default, or, stuck, to a turned card in the castle), skunk or "
+              "cloak in a fight; a skunk at the initiative takes its dice (H9-H15).",
               {"player": _NAME, "item": {"type": "string", "enum": list(CARD_IDS)}, "group": _NAMES,
-               "hero_die": _OPT_DIE, "enemy_die": _OPT_DIE}, ("player", "item"),
+               "hero_die": _OPT_DIE, "enemy_die": _OPT_DIE,
+               "to": {"type": "string", "enum": ["city", "castle"], "nullable": True}}, ("player", "item"),
               {"type": "use", "player": "Ada", "item": "torch"}, rule="H15"),
     EventType("fight", "A fight begins: the heroes (the mover first, a group together), the enemy, each "
               "hero's weapon for the whole fight, and who keeps what does not share evenly of a victory's "
@@ -179,12 +184,15 @@ def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None)
         return f"{who} bought a {name}"
     if kind == "stop":
         return f"{who} at the {event.get('square')}"
+    if kind == "enter":
+        return f"{who} at the castle's arrow squares"
     if kind == "obstacle":
         return f"{who} at a {str(event.get('obstacle')).replace('_', ' ')}"
     if kind == "end_turn":
         return "the end of the move"
     if kind == "use":
-        return f"{who} used a {name}"
+        to = {"city": " back to the city", "castle": " to a turned card"}.get(event.get("to") or "")
+        return f"{who} used a {name}{to or ''}"
     if kind == "fight":
         enemy = ENEMY.get(event.get("enemy"))  # type: ignore[arg-type]
         return f"the fight against the {enemy.name if enemy else event.get('enemy')}"
@@ -271,7 +279,10 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
         usable = _usable(state, seat)
         if usable:
             user, item = rng.choice(usable)
-            return {"type": "use", "player": user, "item": item}
+            event = {"type": "use", "player": user, "item": item}
+            if item == "darren_back":  # back to the city (also by default), or stuck, to a turned card
+                event["to"] = rng.choice(["city", "castle", None])
+            return event
     if roll < 0.74 and hero.treasure:
         return {"type": "exchange", "player": who, "amount": rng.randint(1, hero.treasure)}
     if roll < 0.76:
@@ -283,6 +294,8 @@ def sample(state: HradState, rng: random.Random) -> dict[str, Any] | None:
         item = rng.choice(CARD_IDS)
         return {"type": "stock", "item": item, "prices": sorted(rng.sample(range(1, 20), rng.randint(0, 4))),
                 "reason": "random play"}
+    if roll < 0.8 and hero.place == "city":
+        return {"type": "enter", "player": who}
     return {"type": "end_turn", "player": who}
 
 

@@ -4,8 +4,10 @@ The companion is the game manager (ruling H1): it keeps the bank, sells the good
 keeps the records; a person may still set any number by hand (`override`, logged with what the rules had).
 Each player of the session plays one hero, in seat order (the `heroes` option picks which; by default the
 rulebook's order). A hero's move is what the table says happened: shopping (then `end_turn`), the tavern or
-the oracle, a castle card (obstacle, treasure, dart, enemy), food or a potion; a card's outcome, the tavern,
-the oracle, food and potions end the move by themselves.
+the oracle, the arrow squares (`enter`), a castle card (obstacle, treasure, dart, enemy), food or a potion; a card's
+outcome, the tavern, the oracle, the arrow squares, food and potions end the move by themselves. Every change takes one
+path (`apply`): the handler, then `settle`, where the heroes stand (`moved`) and what happened last
+(`last_happened`).
 """
 from __future__ import annotations
 
@@ -33,7 +35,7 @@ from .catalogue import (
     may_use,
 )
 from .checks import MAX_WAIT, able, acting, end_move, keeper_wanted, play_goes_on, seat_of, settle
-from .state import RULES, Found, Hero, HradState, Override
+from .state import RULES, Found, Hero, HradState, Override, Place
 
 MAX_GOLD = 9999
 #: What `override` may set, with its bounds (ruling H1); item ids set equipment counts.
@@ -68,7 +70,7 @@ def apply(state: HradState, event: Mapping[str, Any]) -> HradState:
     if state.finished:
         raise IllegalEventError("H17", "the game is over; undo to change it")
     try:
-        return settle(handler(state, event))
+        return _changed(state, event, handler)
     except IllegalEventError as refused:
         # rulings H9, H13: a move that waits for the table's answer is taken as play going on without it (the
         # antidote kept, the left-over to the first sharer), as at a table where the next hero simply plays
@@ -76,9 +78,75 @@ def apply(state: HradState, event: Mapping[str, Any]) -> HradState:
         if going_on is state or going_on.finished:
             raise
         try:
-            return settle(handler(going_on, event))
+            return _changed(going_on, event, handler)
         except RuleError:
             raise refused from None
+
+
+def _changed(state: HradState, event: Mapping[str, Any],
+             handler: Callable[[HradState, Mapping[str, Any]], HradState]) -> HradState:
+    """The one path of every change: the handler, the game's end and the turn passed over the defeated (`settle`),
+    where the heroes stand (`moved`) and what happened last (`last_happened`)."""
+    return last_happened(state, moved(settle(handler(state, event)), event), event)
+
+
+#: Where an event puts the heroes it names (rulebook: Journey through the City, Rules of Movement): the shops, the
+#: tavern and the oracle are squares of the city's frame; the arrow squares and the cards (an obstacle, a treasure,
+#: the dart's trap, an enemy, the sceptre) are the castle's.
+PLACE_OF: dict[str, Place] = {"buy": "city", "stop": "city", "enter": "castle", "obstacle": "castle",
+                              "treasure": "castle", "dart": "castle", "fight": "castle", "sceptre": "castle"}
+
+
+def moved(state: HradState, event: Mapping[str, Any]) -> HradState:
+    """Where the heroes stand after `event` (an accepted one), the mover and the group with them (rulebook: Moving in
+    groups). Every hero starts in the city (rulebook: the starting square). Where the rulebook is silent:
+
+    - the arrow squares count as the castle: from there every move is into it (`enter`);
+    - a purchase, the tavern or the oracle puts a hero the companion had in the castle back in the city: the table
+      went back (a Darren back left untapped, say); where a hero stands never refuses a move, so an old log folds
+      as it did;
+    - the Darren back carries its hero back to the city (``to`` left out, its use the shop needs) or, stuck, to a
+      turned card nearby (``to: castle``);
+    - the skunk and the cloak take the heroes back to the card they came from: still the castle; food, a potion, an
+      antidote, a torch or an opening spell leave a hero where they are;
+    - a defeated hero stays where they fell (ruling H10: out; nothing moves them again but a number set by hand)."""
+    kind = event.get("type")
+    if kind == "use" and event.get("item") == "darren_back":
+        place: Place | None = event.get("to") or "city"
+    else:
+        place = PLACE_OF.get(kind) if isinstance(kind, str) else None
+    if place is None:
+        return state
+    names = event.get("players") if kind == "fight" else [event.get("player"), *(event.get("group") or ())]
+    for name in names or ():
+        seat = state.seat(name)
+        if seat is not None and state.heroes[seat].place != place:
+            state = state.with_hero(seat, replace(state.heroes[seat], place=place))
+    return state
+
+
+#: The manager's bookkeeping (a number set by hand, the card stock, treasure paid in gold): nothing that happens at
+#: the table, so what happened last stays in sight.
+BOOKKEEPING = ("override", "stock", "exchange")
+#: The events that are what happened last: each replaces the others (a fight's end, `combat.finish`, tells of it).
+HAPPENINGS = ("dart", "treasure", "fight")
+
+
+def last_happened(before: HradState, after: HradState, event: Mapping[str, Any]) -> HradState:
+    """What happened last, the line above the tabs: the last dart, treasure or fight, only while nothing else happened
+    since. A dart or a treasure replaces the others; a fight clears them all until its end. What completes the one
+    shown keeps it: a fight's own steps, naming who keeps its left-over (H13), the darted hero's antidote or Next (H9);
+    so do a question still waiting for the table (the left-over's keeper, the antidote) and the manager's bookkeeping.
+    Any other event is a later move, a torch or Next as much as a purchase, and clears it. `before` is the state the
+    handler was given."""
+    kind = event.get("type")
+    done = after.last_fight
+    asked = after.antidote_choice or (done is not None and done.left_over > 0)
+    completes = before.fight is not None or kind == "remainder" or before.antidote_choice
+    if kind not in HAPPENINGS and (asked or completes or kind in BOOKKEEPING):
+        return after
+    return replace(after, last_fight=None, last_dart=after.last_dart if kind == "dart" else None,
+                   last_treasure=after.last_treasure if kind == "treasure" else None)
 
 
 def _buy(state: HradState, event: Mapping[str, Any]) -> HradState:
@@ -119,6 +187,16 @@ def _stop(state: HradState, event: Mapping[str, Any]) -> HradState:
         raise IllegalEventError("H3", f"the {square} costs {cost} gold; {hero.player}'s hero has {hero.gold}")
     hero = replace(hero, gold=hero.gold - cost, waiting=1, wait_reason=square)
     return end_move(state.with_hero(seat, hero))
+
+
+def _enter(state: HradState, event: Mapping[str, Any]) -> HradState:
+    """The last roll in the city reaches an arrow square, the path to the castle: the move ends, and every move from
+    there is into the castle (rulebook: Rules of Movement; `moved` puts the hero there)."""
+    seat = acting(state, event.get("player"))
+    hero = state.heroes[seat]
+    if hero.place == "castle":
+        raise IllegalEventError("movement", f"{hero.player}'s hero is at the castle already")
+    return end_move(state)
 
 
 def _group(state: HradState, mover: int, names: Any) -> tuple[int, ...]:
@@ -205,6 +283,8 @@ def _use(state: HradState, event: Mapping[str, Any]) -> HradState:
         raise IllegalEventError("H15", f"{hero.player}'s hero has no {name} card")
     if not may_use(hero.card, item):
         raise IllegalEventError("H2", f"{hero.player}'s hero uses no magic objects")
+    if event.get("to") is not None and item != "darren_back":
+        raise MalformedEventError("H15", "'to' says where a Darren back carries its hero; no other card takes one")
     spent = hero.with_count(item, hero.card_count(item) - 1)
     if item == "skunk":
         return combat.skunk(state, seat, event)
@@ -229,7 +309,7 @@ def _use(state: HradState, event: Mapping[str, Any]) -> HradState:
         return state
     # food, potion and the Darren back are the mover's own move
     seat = acting(state, player)
-    if item == "darren_back":
+    if item == "darren_back":  # back to the city or, stuck, to a turned card nearby: `moved` puts the hero there
         return state.with_hero(seat, spent)
     gain = 1 if item == "food" else 2
     if hero.lives >= hero.card.lives:
@@ -251,7 +331,7 @@ def _treasure(state: HradState, event: Mapping[str, Any]) -> HradState:
     state, shares = combat.share(state, seats, int(value), remainder)
     found = Found(state.heroes[seat].player, int(value), shares, int(value) % len(seats),
                   state.heroes[remainder].player)
-    return end_move(replace(state, last_treasure=found, last_fight=None, last_dart=None))
+    return end_move(replace(state, last_treasure=found))
 
 
 def _exchange(state: HradState, event: Mapping[str, Any]) -> HradState:
@@ -337,7 +417,7 @@ def _stock(state: HradState, event: Mapping[str, Any]) -> HradState:
 
 
 HANDLERS: dict[str, Callable[[HradState, Mapping[str, Any]], HradState]] = {
-    "buy": _buy, "stop": _stop, "obstacle": _obstacle, "end_turn": _end_turn, "use": _use,
+    "buy": _buy, "stop": _stop, "enter": _enter, "obstacle": _obstacle, "end_turn": _end_turn, "use": _use,
     "fight": combat.start, "initiative": combat.initiative, "strike": combat.strike, "dart": combat.dart,
     "end_fight": combat.end_fight, "remainder": _remainder,
     "treasure": _treasure, "exchange": _exchange, "sceptre": _sceptre, "override": _override, "stock": _stock,

@@ -6,9 +6,12 @@ rest: an evening of thousands of events stays cheap to fold.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from .catalogue import CARD_IDS, CHIP_IDS, HeroCard
+
+#: Where a hero stands: on the city's frame, or at the castle (its arrow squares and its cards); see `rules.moved`.
+Place = Literal["city", "castle"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,7 @@ class Hero:
     wait_reason: str | None = None  # tavern, oracle, dark_corridor, thick_fog, locked_door
     poisoned: bool = False    # ruling H9
     sceptre: bool = False     # ruling H17
+    place: Place = "city"     # set from the events by `rules.moved` alone; decides no outcome
 
     @property
     def out(self) -> bool:
@@ -145,7 +149,8 @@ RULES = 4
 ends (H9); 3: a victory's remainder whose named keeper no longer shares is asked of the table (H13); 4: the Dragon
 fights simultaneously only while a Neira or Arspel with a bow still stands in the fight, else it strikes first (H7),
 and a victory whose last heroes fell in the exchange that won it is shared by the heroes who struck in it, never by
-heroes who fell before (H13). A log recorded under an older version folds by its own (``HradState.rules``)."""
+heroes who fell before (H13). A log recorded under an older version folds by its own (``HradState.rules``). Where the
+heroes stand (``Hero.place``) and what happened last decide no outcome: they need no version."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +162,7 @@ class HradState:
     fight: Fight | None = None
     last_fight: Fight | None = None
     last_dart: Dart | None = None
-    last_treasure: Found | None = None  # the latest of last_fight, last_dart and last_treasure is the one set
+    last_treasure: Found | None = None  # what happened last: one of the three at most (see `rules.last_happened`)
     overrides: tuple[Override, ...] = ()
     finished: bool = False
     reinitiative: bool = False     # option (ruling H5)

@@ -90,7 +90,7 @@ def expects(state: HradState) -> list[str]:
         return ["remainder", *always]
     if state.antidote_choice:
         return ["end_turn", *always]
-    return ["buy", "stop", "obstacle", "treasure", "dart", "fight", "sceptre", "end_turn", *always]
+    return ["buy", "stop", "enter", "obstacle", "treasure", "dart", "fight", "sceptre", "end_turn", *always]
 
 
 def _hero(state: HradState, seat: int, hero: Hero) -> dict[str, Any]:
@@ -107,6 +107,7 @@ def _hero(state: HradState, seat: int, hero: Hero) -> dict[str, Any]:
         "treasure": hero.treasure, "score": hero.score, "sceptre": hero.sceptre,
         "waiting": hero.waiting, "wait_reason": hero.wait_reason, "poisoned": hero.poisoned,
         "out": hero.out, "turn": not state.finished and seat == state.turn,
+        "place": hero.place,  # the city or the castle: the page opens the mover's (rules.moved)
     }
 
 

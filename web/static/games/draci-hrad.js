@@ -1,10 +1,11 @@
 // Dračí hrad on the page kit: the companion is the game manager. The heroes' cards show purse, lives (pips, the
-// red threshold marked), equipment and badges; the round is the city (shops, tavern, oracle), a castle card
-// (treasure, dart, obstacle, sceptre, a card used) or a fight, step by step: the enemy and the weapon, then
-// "Roll" (the companion rolls) or the dice entered by keypad, each exchange's sum shown; or the bank (treasure paid
-// out in gold, the card stock edited). A group shares a treasure (each share and the remainder shown before and
-// after) and fights together, each hero with their own weapon; the table picks whom the enemy attacks. A number
-// the rules got wrong is set by hand (long-press a hero, or "Set a number…"), with a reason, and logged.
+// red threshold marked), equipment and badges; the round opens where the mover stands: the city (shops, tavern,
+// oracle, the arrow squares to the castle) or a castle card (treasure, dart, obstacle, sceptre, a card used), or a
+// fight, step by step: the enemy and the weapon, then "Roll" (the companion rolls) or the dice entered by keypad,
+// each exchange's sum shown; or the bank (treasure paid out in gold, the card stock edited). A group shares a
+// treasure (each share and the remainder shown before and after) and fights together, each hero with their own
+// weapon; the table picks whom the enemy attacks. A number the rules got wrong is set by hand (long-press a hero, or
+// "Set a number…"), with a reason, and logged.
 import {
   andList, button, bySeat, colourOf, confirm, dialog, h, keypad, playerStyle, plural, startGame, toast, who, whoList,
 } from "../kit.js";
@@ -29,10 +30,10 @@ const PANES = ["city", "castle", "fight", "bank"];
 const MAX_COPIES = 12; // copies of one card kind in the stock (the rules check again: H4)
 const MAX_PRICE = 99;
 
-/** Page-local choices (never events): the pane shown, the fight being set up, where each hero was last shown (the
- *  city or the castle). */
+/** Page-local choices (never events): the pane shown (a tab tapped to look, until the move or the mover's place
+ *  changes) and the fight being set up. */
 const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup: [], targets: [], keeper: null,
-                paneFor: null, where: {} };
+                paneFor: null };
 
 let game = null;
 
@@ -175,11 +176,13 @@ const fmt = (v) => (Array.isArray(v) ? v.join(", ") || "none" : String(v));
 function renderTabs(view, s) {
   const fighting = Boolean(s.fight);
   const hero = mover(s);
-  // a new move starts where its hero was last shown, the city or the castle (in the city until then); a fight shows
-  // itself
-  if (local.paneFor !== `${view.turn}|${fighting}`) {
-    local.paneFor = `${view.turn}|${fighting}`;
-    local.pane = fighting ? "fight" : local.where[view.turn] || "city";
+  // the pane of where the mover stands, the city or the castle, as the companion keeps it: the same on every device; a
+  // fight shows itself. A tab tapped to look holds until the move (a lone hero's next one too) or the mover's place
+  // changes.
+  const moment = `${s.round}|${view.turn}|${fighting}|${hero?.place}`;
+  if (local.paneFor !== moment) {
+    local.paneFor = moment;
+    local.pane = fighting ? "fight" : hero?.place || "city";
     local.enemy = null; local.weapons = {}; local.group = []; local.treasureGroup = []; local.targets = [];
     local.keeper = null;
   }
@@ -187,11 +190,7 @@ function renderTabs(view, s) {
   const tab = (pane, label, full = label) => button(label, {
     cls: "hr-tab", dataset: { pane }, "aria-pressed": String(local.pane === pane), "aria-label": full,
     reason: pane === "city" || pane === "castle" ? busy : null, rule: "H5",
-    onTap: () => {
-      local.pane = pane;
-      if (pane === "city" || pane === "castle") local.where[view.turn] = pane;
-      game.render();
-    } });
+    onTap: () => { local.pane = pane; game.render(); } });
   const [why, rule] = whyNot(s, hero);
   const spare = leftOver(s);
   const nextReason = fighting ? "The fight ends the move when it is over." : spare ? why : hero?.waiting ? null : hero ? null : why;
@@ -240,7 +239,18 @@ function renderCity(view, s) {
       cls: "hr-buy stop", dataset: { stop: square }, reason, rule,
       onTap: () => send({ type: "stop", player: hero.player, square }) }));
   }
+  cells.push(h("div", { class: "hr-square" }, "Castle"), gateButton(s, hero));
   $("hr-city").replaceChildren(h("div", { class: "hr-shop", id: "hr-shop" }, ...cells));
+}
+
+/** The arrow squares: the last roll in the city reaches the path to the castle, the move ends, and the hero's moves are
+ *  into the castle from there (the companion keeps where each hero stands). */
+function gateButton(s, hero) {
+  let [reason, rule] = hero ? whyNot(s, hero) : ["Nobody is on the move.", "turn-order"];
+  if (!reason && hero.place === "castle") [reason, rule] = [`${hero.player}'s hero is at the castle already.`, "movement"];
+  return button([h("span", { class: "hr-item" }, "Arrow square"), h("small", { class: "hr-price" }, "the castle next")], {
+    cls: "hr-buy hr-gate", id: "hr-enter", "aria-label": "Arrow square: into the castle from the next move", reason, rule,
+    onTap: () => send({ type: "enter", player: hero.player }) });
 }
 
 // ---- the bank: treasure paid out in gold, the card stock ----------------------------------------------------------
@@ -403,7 +413,7 @@ function renderCastle(view, s) {
       if (item === "opening_spell" && hero.wait_reason !== "locked_door") reason = "An opening spell opens a locked door.";
       usable.push(button(n > 1 ? `${SHORT[item]} ×${n}` : SHORT[item], {
         cls: "hr-use", dataset: { use: item }, reason, rule: reason ? "H15" : null,
-        onTap: () => send({ type: "use", player: p, item }) }));
+        onTap: () => (item === "darren_back" ? send(null, () => darrenBack(p)) : send({ type: "use", player: p, item })) }));
     }
   }
   const obstacles = Object.entries(s.obstacles).map(([id, name]) => {
@@ -424,6 +434,16 @@ function renderCastle(view, s) {
     row("Obstacle", ...obstacles),
     usable.length ? row("Use", ...usable) : null,
   ].filter(Boolean));
+}
+
+/** The Darren back's two uses (rulebook): back to the city, to shop again, or, stuck, to a turned card nearby; the
+ *  companion puts the hero there. The event, or null when cancelled. */
+async function darrenBack(player) {
+  const to = await pick(`${player}'s Darren back carries the hero…`, [
+    ["city", [h("span", {}, "Back to the city"), h("small", { class: "muted" }, " to shop again")], { dataset: { to: "city" } }],
+    ["castle", [h("span", {}, "To a turned card"), h("small", { class: "muted" }, " stuck in the castle")],
+      { dataset: { to: "castle" } }]]);
+  return to && { type: "use", player, item: "darren_back", to };
 }
 
 /** The obstacle the mover met; where the hero holds the card that passes it, the table says whether it is spent
@@ -766,7 +786,8 @@ function renderFight(view, s) {
 function renderLast(view, s) {
   const box = $("hr-last");
   const f = s.last_fight;
-  // the latest of the last fight, dart and treasure, shown whichever tab is open (a dart ends the move)
+  // what happened last, the last fight, dart or treasure (the companion keeps one, until a later move), shown
+  // whichever tab is open (a dart ends the move)
   box.hidden = (!f && !s.last_treasure && !s.last_dart) || Boolean(s.fight);
   if (box.hidden) return;
   if (s.last_dart) { box.replaceChildren(...dartText(view, s, s.last_dart)); return; }
