@@ -583,13 +583,29 @@ function why(view) {
 
 const cutShort = (el) => wordsWidth(el) > el.getBoundingClientRect().width + 0.01;
 
+/** Whether a row's hindrance buttons are narrower than their labels. */
+const squeezed = (row) => [row.querySelector(".ds-kinds"), ...row.querySelectorAll(".ds-choice")]
+  .some((el) => el && el.scrollWidth > el.clientWidth + 1);
+
 /** Under Chaos each player's name breaks between its words only (kiosk.css), in a column beside the row's buttons:
- *  where a word of it is wider than that column ("Bartholomäus" on the 800x480 screen, two players a line), the name
- *  takes the row's whole width, above its buttons. */
+ *  where a word of it is wider than that column ("Bartholomäus" on the 800x480 screen, two players a line), the column
+ *  widens to it (kiosk.css, --ds-name-room) while the buttons beside it keep their labels whole, the name on two lines
+ *  no higher than its buttons; where they would not, the name takes the row's whole width, above its buttons (a line
+ *  more). */
 function fitChaosNames() {
+  const box = document.querySelector("#ds-chaos.ds-chaos");
   const rows = [...document.querySelectorAll("#ds-chaos .ds-chaos-row")];
+  box?.style.removeProperty("--ds-name-room");
   for (const row of rows) row.classList.remove("ds-name-above");
-  const cut = rows.filter((row) => row.querySelector(".name") && cutShort(row.querySelector(".name")));
+  const cutNames = () => rows.filter((row) => row.querySelector(".name") && cutShort(row.querySelector(".name")));
+  let cut = cutNames();
+  if (!cut.length) return;
+  // the column's room: the name's widest line, and the row's own padding before it (the second of a line's)
+  const widest = Math.max(...cut.map((row) => wordsWidth(row.querySelector(".name"))
+                                              + parseFloat(getComputedStyle(row).paddingLeft)));
+  box.style.setProperty("--ds-name-room", `${Math.ceil(widest) + 1}px`);
+  if (rows.some(squeezed) || box.scrollWidth > box.clientWidth + 1) box.style.removeProperty("--ds-name-room");
+  cut = cutNames();
   for (const row of cut) row.classList.add("ds-name-above");
 }
 
