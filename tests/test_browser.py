@@ -1027,6 +1027,8 @@ def test_the_simulation_badge_leads_to_the_virtual_marbles_at_the_kiosk(browser:
         page = context.new_page()
         page.goto(f"{sim_base}/play/{session['id']}")
         page.wait_for_selector("body[data-ready='yes']")
+        # the gates' panel above the pad is drawn from the stream's first `sensors` message: the pad moves down then
+        page.wait_for_selector("#gate-status li[data-gate='6']")
         assert page.evaluate("document.getElementById('sim-pad').getBoundingClientRect().top") > 480  # out of sight
         page.click("#sim-badge")
         page.click("#sim-show-pad")
