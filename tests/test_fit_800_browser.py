@@ -99,6 +99,22 @@ def test_a_chaos_setup_of_five_players_fits_the_kiosk_screen(open_page: Callable
     in_view(page, "#ds-next")
 
 
+def chaos_in_sight(page: Any, players: list[str], where: str, more: tuple[str, ...] = ()) -> None:
+    """The Chaos set-up on the screen as it is (`fits`, no scroll): the turn, the hindrance's question and note, Next
+    turn, the cards out of the game, every trick to choose, every score and each player's three hindrances, and
+    `more`, all in sight."""
+    fits(page, where)
+    assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+    for selector in ("#turn", "#ds-hindrance", "#ds-next", "#ds-went-out-open", "#ds-chaos > p", *more):
+        in_view(page, selector)
+    for i in range(6):
+        in_view(page, f"#ds-trick .ds-choice:nth-child({i + 1})")
+    for player in players:
+        in_view(page, f"#scoreboard [data-player='{player}'] .score")
+        for kind in ("invasion", "unknown", "chaos"):
+            in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='{kind}']")
+
+
 @pytest.mark.parametrize("count", [6, 7])
 def test_a_chaos_setup_of_six_or_seven_players_fits_the_kiosk_screen(open_page: Callable[..., Any], base: str,
                                                                       count: int) -> None:
@@ -113,16 +129,7 @@ def test_a_chaos_setup_of_six_or_seven_players_fits_the_kiosk_screen(open_page: 
     expect(page.locator("#ds-trick .ds-choice")).to_have_count(6)
     where = f"the Chaos set-up of {count} players at 800x480"
     shoot(page, f"drachensachen-chaos-{count}-800x480")
-    fits(page, where)
-    assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
-    for selector in ("#turn", "#ds-hindrance", "#ds-next", "#ds-went-out-open", "#ds-chaos > p"):
-        in_view(page, selector)
-    for i in range(6):
-        in_view(page, f"#ds-trick .ds-choice:nth-child({i + 1})")
-    for player in players:
-        in_view(page, f"#scoreboard [data-player='{player}'] .score")
-        for kind in ("invasion", "unknown", "chaos"):
-            in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='{kind}']")
+    chaos_in_sight(page, players, where)
     texts = tuple(sel for sel in SETUP_TEXTS if not sel.startswith("#ds-last"))
     sizes = page.evaluate(FONT_SIZES, texts)
     wider = visit(open_page, base, game, (1024, 600))

@@ -28,7 +28,7 @@ from tests.browser import (
 )
 from tests.servers import serving
 from tests.test_drachensachen_browser import new_game as new_drachensachen
-from tests.test_fit_800_browser import BELOW, FONT_SIZES, SETUP_TEXTS
+from tests.test_fit_800_browser import BELOW, FONT_SIZES, SETUP_TEXTS, chaos_in_sight
 from tests.test_kiosk_fit_browser import BELOW_THE_FOLD, COLOURS, CUT, LANDSCAPES, deep_in_the_game, wurf
 from tests.waiting import wait_for
 
@@ -247,17 +247,7 @@ def test_five_players_chaos_set_up_with_a_long_name_fits_the_kiosk_screen(open_p
     expect(page.locator("#ds-trick .ds-choice")).to_have_count(6)
     where = f"the Chaos set-up of five, Bartholomäus at seat {seat + 1}, at 800x480"
     shoot(page, f"readable-chaos-5-long-{seat}-800x480")
-    fits(page, where)
-    assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
-    for selector in ("#turn", "#ds-last", "#ds-hindrance", "#ds-next", "#ds-went-out-open", "#ds-chaos > p",
-                     "#ds-lost-note", "#ds-chart"):
-        in_view(page, selector)
-    for i in range(6):
-        in_view(page, f"#ds-trick .ds-choice:nth-child({i + 1})")
-    for player in players:
-        in_view(page, f"#scoreboard [data-player='{player}'] .score")
-        for kind in ("invasion", "unknown", "chaos"):
-            in_view(page, f"#ds-chaos [data-player='{player}'] [data-kind='{kind}']")
+    chaos_in_sight(page, players, where, ("#ds-last", "#ds-lost-note", "#ds-chart"))
     name = page.locator(f"#ds-chaos [data-player='{BARTHOLOMAUS}'] .name")
     expect(name).to_have_text(BARTHOLOMAUS)
     assert page.evaluate(BROKEN_WORDS, "#ds-chaos .name, #turn .turn-name, #scoreboard .name") == [], where
