@@ -27,6 +27,8 @@ from tests.browser import (
     start_game,
 )
 from tests.servers import serving
+from tests.test_drachen_wurf_browser import play_until
+from tests.test_drachensachen_browser import finished_game as finished_drachensachen
 from tests.test_drachensachen_browser import new_game as new_drachensachen
 from tests.test_fit_800_browser import BELOW, FONT_SIZES, SETUP_TEXTS, chaos_in_sight
 from tests.test_kiosk_fit_browser import BELOW_THE_FOLD, COLOURS, CUT, LANDSCAPES, deep_in_the_game, wurf
@@ -71,6 +73,20 @@ def faded_or_faint(locator: Any, what: str) -> list[str]:
 def small(page: Any, selectors: tuple[str, ...], px: float = 13) -> dict[str, Any]:
     """The smallest size (px) of the text of each of `selectors` a person sees, where under `px` or not seen at all."""
     return {sel: size for sel, size in page.evaluate(FONT_SIZES, list(selectors)).items() if size is None or size < px}
+
+
+#: Each seen text of `sel` in an SVG drawing: its words, the size (px) it is drawn at on the screen (its font size in
+#: the drawing's units times the drawing's scale), and how far (px) its ink reaches past the drawing's box.
+DRAWN_TEXTS = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVisibility()).map((el) => {
+    const r = el.getBoundingClientRect(), box = el.ownerSVGElement.getBoundingClientRect();
+    return [el.textContent, parseFloat(getComputedStyle(el).fontSize) * el.ownerSVGElement.getScreenCTM().a,
+            Math.max(0, box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom)]; })"""
+
+
+def drawn_small(page: Any, sel: str, px: float = 13) -> list[str]:
+    """The texts of `sel` in an SVG drawing drawn under `px` on the screen, or reaching past the drawing."""
+    return [f"{text}: {size:.1f} px, {past:.1f} px past the drawing"
+            for text, size, past in page.evaluate(DRAWN_TEXTS, sel) if size < px or past > .5]
 
 
 # ---- Drachen Wurf ---------------------------------------------------------------------------------------------------
@@ -263,3 +279,142 @@ def test_five_players_chaos_set_up_with_a_long_name_fits_the_kiosk_screen(open_p
     elsewhere = wider.evaluate(FONT_SIZES, texts)
     smaller = {sel: (px, elsewhere[sel]) for sel, px in sizes.items() if px is None or px < elsewhere[sel]}
     assert not smaller, f"{where}: text smaller than at 1024x600, or not seen (px here, there): {smaller}"
+
+
+#: The small texts of a later round under Chaos: the last round's losses ("(12 capped at 10)"), the note above the
+#: chart, the chart's caption and the score board's names (a long one a size smaller).
+DS_SMALL_TEXTS = ("#ds-last", "#ds-last small", "#ds-lost-note", "#ds-chart figcaption", "#scoreboard .name")
+
+
+@SCREENS
+def test_drachensachen_s_losses_chart_and_long_name_are_13_px_and_the_set_up_still_fits(
+        open_page: Callable[..., Any], base: str, size: tuple[int, int]) -> None:
+    """On the Pi's screens "(12 capped at 10)" in the last round's losses was 11.3 px, the chart's caption 12 px, the
+    note above it and "Bartholomäus Drachenherz" on the score board 12.8 px, the chart's axis numbers drawn at 5.2 px:
+    each is 13 px at least (the numbers as drawn, inside the chart), and the Chaos set-up of five still fits the
+    800x480 screen without a scroll, everything in sight, as the 1024x600 one."""
+    game, players = chaos_with_a_long_name(base, 0)
+    page = open_game(open_page, base, game, *size)
+    expect(page.locator("#ds-chaos .ds-chaos-row")).to_have_count(5)
+    expect(page.locator("#ds-last small").first).to_have_text(" (12 capped at 10)")
+    expect(page.locator("#scoreboard .name.long")).to_have_text(BARTHOLOMAUS)
+    where = f"Drachensachen's Chaos set-up at {size[0]}x{size[1]}"
+    shoot(page, f"readable-ds-small-{size[0]}x{size[1]}")
+    assert small(page, DS_SMALL_TEXTS) == {}, f"{where}: text under 13 px: {small(page, DS_SMALL_TEXTS)}"
+    assert page.locator("#ds-chart .ds-tick").count() >= 3
+    assert drawn_small(page, "#ds-chart .ds-tick") == [], f"{where}: the chart's numbers"
+    assert page.evaluate(OVERLAPS, "#ds-chart .ds-tick") == [], f"{where}: the chart's numbers over each other"
+    if size == KIOSK:
+        chaos_in_sight(page, players, where, ("#ds-last", "#ds-lost-note", "#ds-chart"))
+    else:
+        fits(page, where)
+    if size == WIDE:
+        assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+        in_view(page, "#ds-chart")
+
+
+def many_rounds(base: str, rounds: int) -> dict[str, Any]:
+    """Three players, `rounds` rounds played, each losing 1 coin in each (the game goes on)."""
+    players = ["Ada", "Ben", "Cleo"]
+    game = new_drachensachen(base, players)
+    post_events(base, game, {"type": "starter", "player": "Ada"})
+    for r in range(rounds):
+        out = players[r % 3]
+        post_events(base, game, {"type": "went_out", "player": out},
+                    *({"type": "coins", "player": p, "coins": 1} for p in players if p != out))
+    return game
+
+
+@pytest.mark.parametrize("size", [KIOSK, PHONE], ids=["800x480", "phone"])
+def test_drachensachen_s_chart_numbers_are_13_px_apart_and_whole_after_many_rounds_and_at_the_end(
+        open_page: Callable[..., Any], base: str, size: tuple[int, int]) -> None:
+    """After 12 rounds the chart's numbers (the limit, 0 and the rounds, as many as have room) are drawn at 13 px at
+    least, none over another or past the chart, the last round's among them; on the final screen too (its axis
+    numbers were 12 px at 800x480)."""
+    page = open_game(open_page, base, many_rounds(base, 12), *size)
+    ticks = page.locator("#ds-chart .ds-tick")
+    expect(ticks.last).to_have_text("12")
+    where = f"Drachensachen's chart after 12 rounds at {size[0]}x{size[1]}"
+    shoot(page, f"readable-ds-chart-12-{size[0]}x{size[1]}")
+    assert ticks.all_text_contents()[:2] == ["21", "0"]
+    assert drawn_small(page, "#ds-chart .ds-tick") == [], f"{where}: the chart's numbers"
+    assert page.evaluate(OVERLAPS, "#ds-chart .ds-tick") == [], f"{where}: the chart's numbers over each other"
+    fits(page, where)
+    final = open_game(open_page, base, finished_drachensachen(base), *size)
+    expect(final.locator("#ds-final-chart .ds-tick")).to_have_count(6)  # 21, 0 and the four rounds
+    where = f"Drachensachen's final chart at {size[0]}x{size[1]}"
+    assert drawn_small(final, "#ds-final-chart .ds-tick") == [], f"{where}: the chart's numbers"
+    assert final.evaluate(OVERLAPS, "#ds-final-chart .ds-tick") == [], f"{where}: the chart's numbers over each other"
+    assert small(final, ("#ds-final-chart figcaption",)) == {}, f"{where}: its caption under 13 px"
+
+
+# ---- Dračí hrad: the last fight's sums, the castle card's small labels ---------------------------------------------
+
+@SCREENS
+def test_draci_hrad_s_fight_sums_and_castle_labels_are_13_px_and_fit(open_page: Callable[..., Any], base: str,
+                                                                     size: tuple[int, int]) -> None:
+    """The last fight's sums were 11.3 px on the Pi's screens, the castle card's labels under its buttons (the dart's
+    attack, each obstacle's wait) 11.2 px and each hero's share of a treasure 10.4 px: each is 13 px at least, and the
+    Pi's screens still show the four heroes' cards and the castle card's every row without a scroll."""
+    page = open_game(open_page, base, hero_out(base), *size)
+    expect(page.locator("#hr-last .sum")).to_contain_text(" = ")
+    where = f"Dračí hrad's last fight at {size[0]}x{size[1]}"
+    assert small(page, ("#hr-last", "#hr-last .sum")) == {}, f"{where}: its sums under 13 px"
+    page.click("[data-pane='castle']")
+    page.locator("#hr-castle [data-share]").first.click()
+    expect(page.locator("#hr-castle .hr-treasure-btn small").first).to_contain_text("each")
+    expect(page.locator("#hr-castle .hr-obstacle small")).to_have_count(3)
+    where = f"Dračí hrad's castle card, a treasure shared, at {size[0]}x{size[1]}"
+    shoot(page, f"readable-hrad-castle-{size[0]}x{size[1]}")
+    texts = ("#hr-last .sum", "#hr-castle small", "#hr-castle .hr-row-label")
+    assert small(page, texts) == {}, f"{where}: text under 13 px: {small(page, texts)}"
+    assert page.evaluate(CUT, "#hr-castle .btn, #hr-castle small") == [], f"{where}: labels cut short"
+    fits(page, where)
+    if size == PHONE:
+        return
+    assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+    below = page.evaluate(BELOW_THE_FOLD, ".hr-hero")
+    assert below == [0, 0, 0, 0], f"{where}: hero cards below the screen's bottom edge by {below} px"
+    for control in ("#hr-last", "#hr-next", "#hr-dart", "#hr-sceptre", "[data-obstacle='thick_fog']",
+                    "#hr-castle .hr-row:last-child"):
+        in_view(page, control)
+
+
+# ---- Drachen Wurf: a base's side numbers, the steal mark, the middle's and the dice's notes -------------------------
+
+#: Each player's base whose sides' numbers stand on more than one line.
+SIDES_ON_LINES = """() => [...document.querySelectorAll('#table .wurf-player .base')].filter((b) => b.checkVisibility())
+    .filter((b) => new Set([...b.querySelectorAll('.sideno')].map((n) => Math.round(n.getBoundingClientRect().top)))
+        .size > 1).map((b) => b.closest('.wurf-player').dataset.player)"""
+
+#: The steal marks reaching past their tile (px).
+MARK_PAST_TILE = """() => [...document.querySelectorAll('#table .wtile .steal-mark')].map((m) => {
+    const r = m.getBoundingClientRect(), t = m.closest('.wtile').getBoundingClientRect();
+    return Math.max(0, t.left - r.left, r.right - t.right, t.top - r.top, r.bottom - t.bottom); })
+    .filter((px) => px > .5)"""
+
+WURF_SMALL_TEXTS = ("#table .sideno", "#table .steal-mark", "#middle-note", "#won-note")
+
+
+@SCREENS
+def test_drachen_wurf_s_side_numbers_steal_mark_and_notes_are_13_px_and_fit(open_page: Callable[..., Any], base: str,
+                                                                            app: Flask, size: tuple[int, int]) -> None:
+    """A base's side numbers and the mark on a tile that can be stolen were 12 px on the Pi's screens, the middle's
+    and the dice's notes 12.7 px: each is 13 px at least; every base's sides still stand on one line, each mark inside
+    its tile, and neither of the Pi's screens scrolls."""
+    game = start_game(base, "drachen-wurf", ["Ada", "Ben", "Cleo"])
+    play_until(app, game, lambda s: s["phase"] == "dice" and s["max_k"] == 6 and s["round"] >= 4
+               and any(s["stealable"]["6"]), seed=4)
+    page = open_game(open_page, base, game, *size)
+    expect(page.locator("#table .wtile.steal .steal-mark").first).to_be_visible()
+    expect(page.locator("#won-note")).to_contain_text("dice")
+    expect(page.locator("#middle-note")).to_contain_text("face down")
+    where = f"Drachen Wurf's dice at {size[0]}x{size[1]}"
+    shoot(page, f"readable-wurf-dice-{size[0]}x{size[1]}")
+    assert small(page, WURF_SMALL_TEXTS) == {}, f"{where}: text under 13 px: {small(page, WURF_SMALL_TEXTS)}"
+    assert page.evaluate(SIDES_ON_LINES) == [], f"{where}: a base's sides on two lines"
+    assert page.evaluate(MARK_PAST_TILE) == [], f"{where}: a steal mark past its tile"
+    fits(page, where)
+    if size != PHONE:
+        assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
+        in_view(page, "#table .wtile.steal")

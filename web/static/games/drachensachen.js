@@ -517,6 +517,11 @@ function markSpots(ends, middle) {
   });
 }
 
+/** The axis numbers' size in the chart's units (kiosk.css .ds-tick, the largest it sets): 13 px where the chart is
+ *  narrowest, beside the score board on the Pi's screens (124 px wide, at .52 of its units). The chart's edges leave
+ *  them room, two digits whole. */
+const TICK = 26;
+
 /** Each player's running loss per round as lines, each ending in its player's shape, with the end line (21)
  *  dashed. The shapes are drawn over every line, each clear of the others. */
 function chart(view, s) {
@@ -524,18 +529,23 @@ function chart(view, s) {
   const values = view.players.flatMap((p) => s.running[p] || []);
   const top = Math.max(s.limit + 3, ...values);
   const bottom = Math.min(0, ...values);
-  const W = 240; const H = 130; const L = 22; const R = 10; const T = 10; const B = 16; // room for a shape at the ends
+  // room for a shape at the ends, for the limit's number left of the lines and the rounds' under them
+  const W = 240; const H = 130; const L = Math.ceil(1.3 * TICK) + 4; const R = Math.ceil(.65 * TICK) + 1; const T = 10;
+  const B = TICK + 9;
   const x = (i) => L + (rounds ? (i / rounds) * (W - L - R) : 0);
   const y = (v) => T + ((top - v) / (top - bottom)) * (H - T - B);
   const grid = [
     svg("line", { x1: L, x2: W - R, y1: y(0), y2: y(0), class: "ds-axis" }),
     svg("line", { x1: L, x2: W - R, y1: y(s.limit), y2: y(s.limit), class: "ds-limit" }),
-    svg("text", { x: L - 3, y: y(s.limit) + 4, class: "ds-tick", "text-anchor": "end" }, String(s.limit)),
-    svg("text", { x: L - 3, y: y(0) + 4, class: "ds-tick", "text-anchor": "end" }, "0"),
+    svg("text", { x: L - 3, y: y(s.limit) + .36 * TICK, class: "ds-tick", "text-anchor": "end" }, String(s.limit)),
+    svg("text", { x: L - 3, y: y(0) + .36 * TICK, class: "ds-tick", "text-anchor": "end" }, "0"),
   ];
+  // every round's number where one digit each has room, else every step-th (two digits apart) and the last
+  const step = Math.ceil((1.4 * TICK * rounds) / (W - L - R));
   for (let i = 1; i <= rounds; i++) {
-    if (rounds <= 8 || i % Math.ceil(rounds / 8) === 0 || i === rounds) {
-      grid.push(svg("text", { x: x(i), y: H - 3, class: "ds-tick", "text-anchor": "middle" }, String(i)));
+    if (rounds <= Math.floor((W - L - R) / (.8 * TICK)) || (i % step === 0 && rounds - i >= step) || i === rounds) {
+      grid.push(svg("text", { x: x(i), y: H - Math.ceil(.25 * TICK), class: "ds-tick", "text-anchor": "middle" },
+                    String(i)));
     }
   }
   const title = (p) => svg("title", {}, `${p}: ${(s.running[p] || []).join(", ") || "no round yet"}`);
