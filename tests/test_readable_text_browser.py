@@ -418,3 +418,24 @@ def test_drachen_wurf_s_side_numbers_steal_mark_and_notes_are_13_px_and_fit(open
     if size != PHONE:
         assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
         in_view(page, "#table .wtile.steal")
+
+
+# ---- every game ------------------------------------------------------------------------------------------------------
+
+@SCREENS
+@pytest.mark.parametrize(("game", "players", "names"), [
+    ("diego-drachenzahn", ["Ada", BARTHOLOMAUS, "Cleo", "Dan"], ("#scoreboard .name.long",)),
+    ("drachen-wurf", ["Ada", BARTHOLOMAUS, "Cleo"], ("#scoreboard .name.long",)),
+    ("draci-hrad", ["Ada", BARTHOLOMAUS, "Cleo", "Dan"], (".hr-hero-head .name.long",))],
+    ids=["diego", "wurf", "hrad"])
+def test_a_long_name_on_every_game_s_score_board_is_13_px_and_fits(open_page: Callable[..., Any], base: str,
+                                                                   game: str, players: list[str],
+                                                                   names: tuple[str, ...],
+                                                                   size: tuple[int, int]) -> None:
+    """A long name is drawn a size smaller on the score board (and beside a hero, and in a guess row): 12.8 px in
+    Diego, Drachen Wurf and Dračí hrad where Drachensachen's was 13 px already. 13 px at least, every page still as
+    it was: nothing sideways, the header whole."""
+    page = open_game(open_page, base, start_game(base, game, players), *size)
+    expect(page.locator(".name.long").first).to_be_attached()
+    assert small(page, names) == {}
+    fits(page, f"{game} with {BARTHOLOMAUS} at {size[0]}x{size[1]}")
