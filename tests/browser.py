@@ -237,6 +237,19 @@ def in_view(page: Any, selector: str) -> None:
     assert 0 <= top and bottom <= height and 0 <= left and right <= width, f"{selector} is off the screen: {box}"
 
 
+def centre(page: Any, selector: str) -> list[float]:
+    """Where the middle of `selector` is drawn now, [x, y] on the screen."""
+    box = page.locator(selector).bounding_box()
+    assert box is not None, f"{selector} is not drawn"
+    return [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+
+
+def player_at(page: Any, rows: str, spot: list[float]) -> str | None:
+    """The player (`data-player`) whose button in `rows` is at `spot`, or None where no player's button is."""
+    return page.evaluate("""([x, y, rows]) => document.elementFromPoint(x, y)?.closest(`${rows} button`)
+        ?.closest('[data-player]')?.dataset.player ?? null""", [*spot, rows])
+
+
 def keypad(page: Any, number: int, label: str = "") -> None:
     """Type `number` on the kit's keypad asking for `label` (several keypads may follow one another)."""
     from playwright.sync_api import expect

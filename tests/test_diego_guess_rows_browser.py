@@ -7,13 +7,13 @@ question is a row under the guesses on the Pi's screens, so that four players' r
 """
 from __future__ import annotations
 
-import time
 from typing import Any, Callable
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, PHONE, call, fits, in_view, open_game, post_events, start_game
+from tests.browser import KIOSK, PHONE, call, centre, fits, in_view, open_game, player_at, post_events, start_game
+from tests.test_double_tap_browser import still_page
 
 DIEGO = "diego-drachenzahn"
 PLAYERS = ["Jan", "Anna", "Bartholomäus Drachenherz", "Oma Ruth"]  # Jan rolls; the others guess clockwise
@@ -29,16 +29,6 @@ TOPS = """() => Object.fromEntries([
 
 #: How far the page scrolls down at most.
 SCROLL = "document.documentElement.scrollHeight - window.innerHeight"
-
-#: The toasts the page shows from now on, as [kind, text] in `window.shownToasts`.
-RECORD_TOASTS = """() => { window.shownToasts = [];
-    new MutationObserver(() => { const t = document.getElementById('toast');
-        if (!t.hidden) window.shownToasts.push([t.dataset.kind, t.textContent]); })
-        .observe(document.getElementById('toast'), {attributes: true, childList: true, subtree: true}); }"""
-
-#: The player whose guess button is at a spot ([x, y]), or null where none is.
-PLAYER_AT = """([x, y]) => document.elementFromPoint(x, y)?.closest('#guesses button')?.closest('[data-player]')
-    ?.dataset.player ?? null"""
 
 
 def face_down_game(base: str, marbles: int) -> dict[str, Any]:
@@ -82,22 +72,14 @@ def test_quick_guesses_tapped_one_after_another_all_count(open_page: Callable[..
     button was drawn before anyone guessed: each tap is its player's guess, none is taken for a double tap's second
     half. The page's clock stands still once the page is live, so "right after" holds however slow the machine."""
     session = face_down_game(base, 3)
-    page = open_page(*size)
-    page.clock.install()
-    page.goto(f"{base}/play/{session['id']}")
-    page.wait_for_selector("body[data-ready='yes']")
-    page.wait_for_selector("#live:text-is('live')")
-    page.clock.pause_at(time.time() + 3600)
-    page.evaluate(RECORD_TOASTS)
+    page = still_page(open_page, base, session, size)
     page.locator(f"#guesses [data-player='{GUESSERS[-1]}']").scroll_into_view_if_needed()
     guesses = dict(zip(GUESSERS, (2, 5, 2)))
-    spots = {}
-    for player, gate in guesses.items():  # where each player's button is drawn before anyone guesses
-        box = page.locator(f"#guesses [data-player='{player}'] [data-gate='{gate}']").bounding_box()
-        assert box is not None
-        spots[player] = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+    # where each player's button is drawn before anyone guesses
+    spots = {player: centre(page, f"#guesses [data-player='{player}'] [data-gate='{gate}']")
+             for player, gate in guesses.items()}
     for player in guesses:
-        under = page.evaluate(PLAYER_AT, spots[player])
+        under = player_at(page, "#guesses", spots[player])
         assert under == player, f"{player}'s button moved: where it was drawn is {under or 'no one'}'s"
         page.touchscreen.tap(*spots[player])  # right after the guess before was drawn
         expect(page.locator(f"#guesses [data-player='{player}'] .guessed")).to_be_visible()

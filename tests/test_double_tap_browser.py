@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, call, open_game, post_events, start_game
+from tests.browser import WAIT_MS, call, centre, open_game, player_at, post_events, start_game
 from tests.test_drachen_wurf_browser import play_until
 
 RECORD_TOASTS = """() => { window.shownToasts = [];
@@ -137,10 +137,6 @@ def test_a_double_tap_on_end_turn_flips_no_tile_of_the_next_player(open_page: Ca
         in [list(toast) for toast in shown], shown
 
 
-#: The player whose row holds the button at a spot ([x, y]), or null where no player's button is.
-PLAYER_AT = """([x, y]) => document.elementFromPoint(x, y)?.closest('#turned button')?.closest('[data-player]')
-    ?.dataset.player ?? null"""
-
 
 @pytest.mark.parametrize("size", [(800, 480), (1024, 600), (390, 844)], ids=["kiosk", "1024x600", "phone"])
 def test_who_turned_over_what_counts_each_quick_answer(open_page: Callable[..., Any], base: str,
@@ -158,13 +154,10 @@ def test_who_turned_over_what_counts_each_quick_answer(open_page: Callable[..., 
     page.locator("#turned [data-player='Oma Ruth']").scroll_into_view_if_needed()
     answers = {"Anna": "[data-gate='6']", "Bartholomäus Drachenherz": "[data-gate='6']",
                "Oma Ruth": "[data-correct='false']"}
-    spots = {}
-    for player, answer in answers.items():  # where each button is drawn before anyone answers
-        box = page.locator(f"#turned [data-player='{player}'] {answer}").bounding_box()
-        assert box is not None
-        spots[player] = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+    # where each button is drawn before anyone answers
+    spots = {player: centre(page, f"#turned [data-player='{player}'] {answer}") for player, answer in answers.items()}
     for player in answers:
-        under = page.evaluate(PLAYER_AT, spots[player])
+        under = player_at(page, "#turned", spots[player])
         assert under == player, f"{player}'s button moved: where it was drawn is {under or 'no one'}'s"
         page.mouse.click(*spots[player])  # right after the answer before was drawn
         if player != players[-1]:
