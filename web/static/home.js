@@ -87,6 +87,7 @@ function refresh() {
   startBtn.textContent = !game ? "Choose a game" : `Start ${game.name}`;
   explain(startBtn, !game ? "Choose a game first."
     : ok ? null : `${game.name}: seat ${game.min_players} to ${game.max_players} players.`);
+  followBelow();
 }
 
 /** Seat `name`, or unseat a seated player; the caller redraws. */
@@ -356,7 +357,51 @@ for (const btn of document.querySelectorAll("#game-choice [data-game]")) {
   btn.addEventListener("click", async () => { await ready; chooseGame(btn.dataset.game); });
 }
 
+// ---- what lies below, on the way to Start ---------------------------------------------------------------------
+// Start comes after the options, so that a family sees each of them before it. While Start lies below the screen, the
+// bar at the screen's foot says how many options lie below (under the bar or past it), and a tap on it brings the first
+// of the form's parts not yet seen whole to the top of the screen: the heroes by seat, the hero cards' note, then Start.
+
+const belowBar = $("below-bar");
+const belowBtn = $("more-below");
+/** How soon after a tap on the bar a tap on Start is taken for that double tap's second half: Start may come to lie
+ *  where the bar was, under the finger (kit.js's DOUBLE_TAP_MS). */
+const SECOND_HALF_MS = 600;
+let belowTappedAt = -Infinity;
+
+let belowWords = "";
+
+function followBelow() {
+  const below = Boolean(game) && startBtn.getBoundingClientRect().bottom > innerHeight + 0.5;
+  if (belowBar.hidden === below) belowBar.hidden = !below; // written only when it changes: this runs as the page scrolls
+  if (!below) return;
+  const foot = belowBar.getBoundingClientRect().top;
+  const count = [...$("options").children].filter((el) => el.getBoundingClientRect().bottom > foot + 0.5).length;
+  const words = count ? `${count} option${count > 1 ? "s" : ""} below, then Start` : "Start is below";
+  if (words !== belowWords) belowBtn.replaceChildren(h("span", { "aria-hidden": "true" }, "↓"), words);
+  belowWords = words;
+}
+
+wire(belowBtn, () => {
+  belowTappedAt = performance.now();
+  const top = document.querySelector("header.bar")?.getBoundingClientRect().bottom ?? 0;
+  const foot = belowBar.getBoundingClientRect().top;
+  const parts = [...$("new-game").querySelectorAll(":scope > :not(#options, #below-bar), #options > *")];
+  const cut = parts.find((el) => el.getBoundingClientRect().bottom > foot + 0.5);
+  // a part taller than the screen, its top already at the top: the screen's worth below it
+  if (!cut || cut.getBoundingClientRect().top <= top + 8) scrollBy(0, foot - top - 24);
+  else cut.scrollIntoView({ block: cut.contains(startBtn) ? "nearest" : "start" });
+  followBelow();
+});
+addEventListener("scroll", followBelow, { passive: true });
+addEventListener("resize", followBelow);
+new ResizeObserver(followBelow).observe(document.body); // the form or the games above it grown or shrunk
+
 wire(startBtn, async () => {
+  if (performance.now() < belowTappedAt + SECOND_HALF_MS) {
+    toast("Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it.");
+    return;
+  }
   explain(startBtn, "Starting…");
   // colours chosen here, or given by seat, are remembered with the names before the game starts
   await Promise.all(seats.filter((s) => s.colour !== remembered(s.name)).map((s) => rememberColour(s.name, s.colour)));
