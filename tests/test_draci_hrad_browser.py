@@ -115,8 +115,8 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     keypad(page, 1)
     page.click(".hr-pick [data-why='Corrected at the table']")
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 1/20", timeout=WAIT_MS)
-    expect(other.locator("#hr-overrides li").first).to_contain_text("Fight: enemy lives 15 → 1")
-    expect(other.locator("#hr-overrides li").first).to_contain_text("Corrected at the table")
+    expect(other.locator("#hr-overrides li").first).to_have_text(
+        "The enemy's lives set from 15 to 1 by hand: corrected at the table")
     expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 1/20")
     page.click("#hr-dice")
     die(page, 6, "Ada's attack die")
@@ -174,7 +174,7 @@ def test_a_long_press_on_a_hero_sets_a_number_by_hand(open_page: Callable[..., A
     keypad(page, 150)
     page.click(".hr-pick [data-why='Entered wrong']")
     expect(card.locator(".hr-gold")).to_have_text("150 gold")
-    expect(page.locator("#hr-overrides li").first).to_contain_text("gold 200 → 150")
+    expect(page.locator("#hr-overrides li").first).to_have_text("Ben's gold set from 200 to 150 by hand: entered wrong")
     log = state(base, session)["state"]["overrides"]
     assert log[-1]["player"] == "Ben" and log[-1]["reason"] == "Entered wrong"
 

@@ -103,7 +103,8 @@ def test_the_card_stock_is_edited_by_tap_and_keypad_with_a_reason(open_page: Cal
     page.click(".hr-pick [data-why='A second box']")
     expect(other.locator("[data-item='torch'] .hr-price")).to_have_text("4 gold · 3 left", timeout=WAIT_MS)
     assert state(base, session)["state"]["shop"][2]["items"][1]["stock"] == [4, 6, 8]
-    expect(other.locator("#hr-overrides li").first).to_have_text("Bank: Torch stock 2, 4, 6 → 4, 6, 8 · A second box")
+    expect(other.locator("#hr-overrides li").first).to_have_text(
+        "Torch cards for sale set from 2, 4, 6 gold to 4, 6, 8 gold by hand: a second box")
     # twelve copies are the most the rules keep: the page says so with the rule
     post(base, session, {"type": "stock", "item": "skunk", "prices": list(range(1, 13)), "reason": "t"})
     page.click("[data-stock='skunk']")

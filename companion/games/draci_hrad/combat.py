@@ -206,8 +206,10 @@ def _enemy_attack(state: HradState, fight: Fight, event: Mapping[str, Any]
         raise MalformedEventError("H8", "only the Rust Worm ruins iron items")
     strikes: list[Strike] = []
     weapons = list(fight.weapons)
+    lost = list(fight.lost or (0,) * len(fight.started_by))
     for number, roll, guard, seat in zip(numbers, rolls, guards, targets, strict=True):
         hero = state.heroes[seat]
+        lives = hero.lives
         weapon = weapons[fight.started_by.index(seat)]
         armour, shield = armour_of(hero), shield_of(hero, weapon)
         attack = ((enemy.name, number), ("die", roll))
@@ -222,10 +224,11 @@ def _enemy_attack(state: HradState, fight: Fight, event: Mapping[str, Any]
                 if ruined == weapon and hero.chip(ruined) == 0:
                     weapons[fight.started_by.index(seat)] = None
         hero = replace(hero, lives=max(0, hero.lives - damage))
+        lost[fight.started_by.index(seat)] += lives - hero.lives
         state = state.with_hero(seat, hero)
         strikes.append(Strike("enemy", attack, defence, total_a, total_d, damage, hero.player, ruined))
     defended = fight.defended + tuple(s for s in dict.fromkeys(targets) if s not in fight.defended)
-    return strikes, state, replace(fight, weapons=tuple(weapons), defended=defended)
+    return strikes, state, replace(fight, weapons=tuple(weapons), defended=defended, lost=tuple(lost))
 
 
 def strike(state: HradState, event: Mapping[str, Any]) -> HradState:
@@ -276,12 +279,13 @@ def _following(state: HradState, fight: Fight, kind: str) -> str:
 
 def end_fight(state: HradState, event: Mapping[str, Any]) -> HradState:
     """Ruling H1: the manager ends a fight the rules cannot (e.g. no hero can attack and none is hurt): the
-    enemy's card turns face down, nothing is paid; logged with the reason like an override."""
+    enemy's card turns face down, nothing is paid; logged with the reason like an override, under the name of the
+    hero whose fight it was (the mover), so that the log can say whose fight ended."""
     fight = running(state)
     reason = event.get("reason")
     if not isinstance(reason, str):
         raise MalformedEventError("H1", "ending a fight by hand says why ('reason')")
-    log = Override(None, "fight", fight.enemy, "ended", reason, state.round)
+    log = Override(state.heroes[fight.started_by[0]].player, "fight", fight.enemy, "ended", reason, state.round)
     return finish(replace(state, overrides=state.overrides + (log,)), fight, "ended")
 
 

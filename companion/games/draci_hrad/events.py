@@ -175,6 +175,11 @@ def prepare(state: HradState, event: Mapping[str, Any], rng: random.Random) -> d
     return out
 
 
+#: A number set by hand as Undo names it (ruling H1), where its field's name is not a player's word already.
+OVERRIDE_WORDS = {"max_lives": "lives at most", "red": "red lives", "waiting": "rounds to wait",
+                  "enemy_lives": "the enemy's lives"}
+
+
 def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
     """A short description for people, e.g. when an event is undone."""
     kind, who = event.get("type"), event.get("player")
@@ -213,7 +218,14 @@ def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None)
     if kind == "sceptre":
         return f"{who} found the royal sceptre"
     if kind == "override":
-        return f"{event.get('field')} set to {event.get('value')}" + (f" for {who}" if who else "")
+        if event.get("field") == "poisoned":  # a yes or a no, never 1 or 0
+            return f"{who} {'poisoned' if event.get('value') else 'cured of poison'} by hand"
+        field = str(event.get("field"))
+        words = OVERRIDE_WORDS.get(field) or (f"{CHIP[field].name.lower()} count" if field in CHIP else
+                                              f"{CARD[field].name.lower()} count" if field in CARD else
+                                              field.replace("_", " "))
+        owner = f"{who}'s " if who else ""
+        return f"{owner}{words} set to {event.get('value')} by hand"
     if kind == "stock":
         return f"the {name} stock edited"
     return str(kind)

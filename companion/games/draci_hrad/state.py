@@ -101,6 +101,7 @@ class Fight:
     shares: tuple[tuple[str, int], ...] = ()  # treasure paid on victory (ruling H13)
     remainder_to: int | None = None    # who keeps a share's indivisible remainder (ruling H13); None: the mover
     left_over: int = 0                 # a remainder waiting for a keeper: the one named fell or left (ruling H13)
+    lost: tuple[int, ...] = ()         # the lives each hero (as in started_by) lost to the enemy's attacks in it
 
     @property
     def keeper(self) -> int:

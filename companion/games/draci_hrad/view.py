@@ -143,13 +143,15 @@ def _fight(state: HradState, fight: Fight) -> dict[str, Any]:
     enemy = ENEMY[fight.enemy]
     over = fight.outcome is not None
     members = []
-    for seat in fight.started_by:
+    for index, seat in enumerate(fight.started_by):
         hero, weapon = state.heroes[seat], fight.weapon_of(seat)
         in_fight = seat in fight.members and not hero.out
         members.append({
             "player": hero.player, "weapon": weapon, "weapon_attack": CHIP[weapon].attack if weapon else 0,
             "attack": hero.card.attack, "defence": hero.card.defence, "armour": armour_of(hero),
             "shield": shield_of(hero, weapon), "lives": hero.lives, "in_fight": in_fight,
+            # the lives the enemy's attacks took from the hero over the whole fight, every exchange counted
+            "lives_lost": fight.lost[index] if fight.lost else 0,
             "can_attack": in_fight and hero.can_attack,
             "may_cloak": not over and in_fight and hero.card_count("cloak") > 0 and hero.card.magic
             and cloak_time(fight, seat),

@@ -38,12 +38,13 @@ const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup
 let game = null;
 
 /** Send an event. One that ended the mover's move otherwise than by Next (a stop, an obstacle, a treasure, the
- *  dart, a fight) says so: a Next tapped after it, to finish that move, would end the next hero's move unseen. */
-async function send(event, ask = null) {
+ *  dart, a fight) says so: a Next tapped after it, to finish that move, would end the next hero's move unseen.
+ *  `counts`: each tap of it counts, however quick (kit.js: otherwise a double tap counts once). */
+async function send(event, ask = null, { counts = false } = {}) {
   const mover = game.view.state?.turn;
   let type = event?.type;
   const result = await (ask ? game.ask(async () => { const asked = await ask(); type = asked?.type; return asked; })
-    : game.send(event));
+    : game.send(event, { counts }));
   const next = result?.ok ? result.data.state?.turn : null;
   if (mover && next && next !== mover && type !== "end_turn") toast(`That ended ${mover}'s move: ${next} moves now.`);
   return result;
@@ -160,16 +161,85 @@ function renderHeroes(view, s) {
   log.hidden = s.overrides.length === 0;
   if (log.hidden) return;
   const shown = [...s.overrides].reverse().slice(0, 4);
-  log.replaceChildren(h("h3", {}, "Set by hand ", h("small", {}, `${s.overrides.length}`)),
-    h("ul", { id: "hr-overrides" }, ...shown.map((o) => {
-      const stock = o.field.startsWith("stock:") && o.field.slice(6); // a card's stock, edited in the bank (H4)
-      return h("li", {}, o.player ? who(view, o.player) : stock ? "Bank:" : "Fight:",
-        ` ${stock ? `${SHORT[stock] || stock} stock` : o.field.replace(/_/g, " ")} ${fmt(o.was)} → ${fmt(o.now)}`,
-        o.reason ? h("small", {}, ` · ${o.reason}`) : null);
-    })));
+  log.replaceChildren(h("h3", {}, "Set by hand ", h("span", { class: "hr-log-n" }, `${s.overrides.length}`)),
+    h("ul", { id: "hr-overrides" }, ...shown.map((o) => h("li", { dataset: { field: o.field } },
+      ...overrideText(view, s, o)))));
 }
 
-const fmt = (v) => (Array.isArray(v) ? v.join(", ") || "none" : String(v));
+/** The ways the heroes' cards close up, each a class on the game's grid (kiosk.css) that the next one keeps, the least
+ *  first: the cards closer together; closer lines, the pips on one line beside the lives' number, the badges and the
+ *  equipment on one line; the equipment on the mover's card only. */
+const CLOSE_UP = ["hr-cards-snug", "hr-cards-close", "hr-cards-bare"];
+
+/** Six heroes with their equipment on the 800x480 screen: the cards reached 109 px below the screen's foot (the page
+ *  588 px high), the sixth one's purse and lives wholly out of sight. Where the cards stand beside the round and would reach below the
+ *  screen's foot, they close up, the least that brings the last one's foot onto the screen (the log of numbers set
+ *  by hand gives way to them: fitToScreen); a phone's page, one column, scrolls all the same, its cards whole. */
+function fitHeroes() {
+  const grid = $("play");
+  const list = $("hr-heroes");
+  const aside = list.closest(".scores");
+  grid.classList.remove(...CLOSE_UP);
+  if (!list.checkVisibility() || aside.getBoundingClientRect().right > $("round").getBoundingClientRect().left) return;
+  const px = (el, property) => parseFloat(getComputedStyle(el)[property]) || 0;
+  // the lowest a card's foot may reach: the screen's, less the room under the cards' panel and inside it
+  const foot = document.documentElement.clientHeight - px(grid.parentElement, "paddingBottom")
+    - px(aside, "paddingBottom") - px(aside, "borderBottomWidth");
+  const over = () => list.getBoundingClientRect().bottom + scrollY > foot + 0.5;
+  for (let n = 1; n <= CLOSE_UP.length && over(); n++) grid.classList.add(CLOSE_UP[n - 1]);
+}
+
+/** The whole log of numbers set by hand, newest first, each with its round (the menu's "Numbers set by hand…"). */
+function showLog() {
+  const view = game.view;
+  const s = view.state;
+  if (!s) return;
+  dialog((close) => [
+    h("p", { class: "big" }, "Numbers set by hand"),
+    s.overrides.length ? h("ul", { class: "hr-log-all", id: "hr-log-all" }, ...[...s.overrides].reverse().map((o) =>
+      h("li", { dataset: { field: o.field } }, ...overrideText(view, s, o), h("span", { class: "muted" }, ` · round ${o.round}`))))
+      : h("p", { class: "muted" }, "Nothing yet: a number set by hand (hold a hero's card) is logged here."),
+    h("div", { class: "row" }, button("Close", { cls: "ghost", onTap: () => close(null) })),
+  ], { cls: "hr-pick" });
+}
+
+/** What a number set by hand is called in the log ("Ben's gold set from 200 to 150 by hand"). */
+const SET_WORDS = {
+  gold: "gold", treasure: "treasure", lives: "lives", max_lives: "lives at most", red: "red lives",
+  attack: "attack number", defence: "defence number", waiting: "rounds to wait",
+  sword: "swords", two_hand_sword: "two-hand swords", axe: "axes", bow: "bows", hammer: "hammers", shield: "shields",
+  leather: "leather armours", chain_mail: "chain mails", food: "food cards", torch: "torches",
+  darren_back: "Darren back cards", skunk: "skunks", antidote: "antidotes", potion: "potions",
+  opening_spell: "opening spells", cloak: "cloaks",
+};
+const END_REASONS = ["Nobody can hurt anybody", "Corrected at the table", "Started by mistake"];
+
+/** A reason the page offers, in the middle of a sentence ("started by mistake"); one typed elsewhere as it came. */
+function reasonWords(reason) {
+  if (!reason) return "";
+  const own = [...REASONS, ...STOCK_REASONS, ...END_REASONS].includes(reason);
+  return `: ${own ? reason[0].toLowerCase() + reason.slice(1) : reason}`;
+}
+
+/** A line of the log of numbers set by hand (ruling H1), as a sentence a player reads: "Ben's fight with the Spider
+ *  ended by hand: started by mistake", "Ben's gold set from 200 to 150 by hand: entered wrong". */
+function overrideText(view, s, o) {
+  const why = reasonWords(o.reason);
+  const change = `set from ${o.was} to ${o.now} by hand${why}`;
+  if (o.field === "fight") {
+    const enemy = s.enemies.find((e) => e.id === o.was)?.name || "enemy";
+    return [...(o.player ? [who(view, o.player), "'s fight"] : ["A fight"]), ` with the ${enemy} ended by hand${why}`];
+  }
+  if (o.field.startsWith("stock:")) { // a card's stock, edited in the bank (H4)
+    const item = o.field.slice(6);
+    const prices = (list) => (list.length ? `${list.join(", ")} gold` : "none");
+    return [`${SHORT[item] || item} cards for sale set from ${prices(o.was)} to ${prices(o.now)} by hand${why}`];
+  }
+  if (o.field === "enemy_lives") return [`The enemy's lives ${change}`];
+  const name = o.player ? who(view, o.player) : "A hero";
+  if (o.field === "poisoned") return [name, `${o.now ? " poisoned" : " cured of poison"} by hand${why}`];
+  return [name, `'s ${SET_WORDS[o.field] || o.field.replace(/_/g, " ")} ${change}`];
+}
 
 // ---- the tabs and Next -----------------------------------------------------------------------------------------
 
@@ -227,7 +297,7 @@ function renderCity(view, s) {
       cells.push(button([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
         h("small", { class: "hr-price" }, item.price == null ? "sold out" : `${item.price} gold${left}`)], {
         cls: `hr-buy hr-${item.kind}`, dataset: { item: item.item }, "aria-label": `Buy ${item.name}`, reason, rule,
-        onTap: () => send({ type: "buy", player: hero.player, item: item.item }) }));
+        onTap: () => buy(hero, item) }));
     }
   }
   cells.push(h("div", { class: "hr-square" }, "Rest"));
@@ -241,6 +311,18 @@ function renderCity(view, s) {
   }
   cells.push(h("div", { class: "hr-square" }, "Castle"), gateButton(s, hero));
   $("hr-city").replaceChildren(h("div", { class: "hr-shop", id: "hr-shop" }, ...cells));
+}
+
+/** A purchase: at a shop a second tap is a second purchase (the next card dearer, ruling H4), so every tap counts,
+ *  however quick; each is said at once, with how many the hero holds now and the gold left, so that a slip is seen
+ *  and taken back with one tap on Undo. */
+async function buy(hero, item) {
+  const result = await send({ type: "buy", player: hero.player, item: item.item }, null, { counts: true });
+  const after = result?.ok ? heroOf(result.data.state, hero.player) : null;
+  if (!after) return;
+  const held = after.equipment[item.item] || after.cards[item.item] || 0;
+  toast(`${hero.player} bought ${SHORT[item.item]}${held > 1 ? ` (${held} now)` : ""}: ${after.gold} gold left. `
+    + "↶ Undo takes it back.");
 }
 
 /** The arrow squares: the last roll in the city reaches the path to the castle, the move ends, and the hero's moves are
@@ -521,9 +603,10 @@ function weaponRow(view, s, player, head) {
 function renderFightSetup(view, s) {
   const hero = mover(s);
   const [why, rule] = whyNot(s, hero);
+  // an enemy's numbers at 13 px on two lines (three for the Dragon's), each number beside its label
   const enemies = s.enemies.map((e) => button([h("span", { class: "hr-item" }, e.name),
-    h("small", {}, `att ${e.attacks.join("/")} · def ${e.defence} · ♥${e.lives}`),
-    h("small", {}, e.treasure ? `treasure ${e.treasure}` : "no treasure")], {
+    h("small", {}, `att\u00a0${e.attacks.join("/")}\u00a0· def\u00a0${e.defence}\u00a0· ♥${e.lives}\u00a0· `
+      + (e.treasure ? `treasure\u00a0${e.treasure}` : "no\u00a0treasure"))], {
     cls: "hr-enemy", dataset: { enemy: e.id }, "aria-pressed": String(local.enemy === e.id),
     onTap: () => { local.enemy = e.id; game.render(); } }));
   const others = standingOthers(s, hero);
@@ -723,7 +806,7 @@ async function endFight() {
   const reason = await dialog((close) => [
     h("p", { class: "big" }, "End this fight by hand?"),
     h("p", { class: "muted" }, "The card turns face down and nothing is paid (logged like a number set by hand)."),
-    h("div", { class: "row" }, ...["Nobody can hurt anybody", "Corrected at the table", "Started by mistake"].map((r) =>
+    h("div", { class: "row" }, ...END_REASONS.map((r) =>
       button(r, { dataset: { why: r }, onTap: () => close(r) }))),
     h("div", { class: "row" }, button("Keep fighting", { cls: "ghost", onTap: () => close(null) })),
   ]);
@@ -783,7 +866,7 @@ function renderFight(view, s) {
   $("hr-fight").replaceChildren(...(s.fight ? renderFightRunning(view, s) : renderFightSetup(view, s)).filter(Boolean));
 }
 
-function renderLast(view, s) {
+function renderLast(view, s, detail = "parts") {
   const box = $("hr-last");
   const f = s.last_fight;
   // what happened last, the last fight, dart or treasure (the companion keeps one, until a later move), shown
@@ -794,7 +877,7 @@ function renderLast(view, s) {
   if (!f) { box.replaceChildren(...treasureText(view, s.last_treasure).flat()); return; }
   const heroes = f.members.map((m) => m.player);
   const paid = bySeat(view, f.shares);
-  const last = f.exchanges.at(-1)?.strikes.at(-1);
+  const sums = fightSums(f, detail);
   // a victory is the heroes still standing; who fell in it or left with the cloak is said apart
   const won = f.outcome === "won" && f.standing?.length ? f.standing : heroes;
   const gone = heroes.filter((p) => !won.includes(p))
@@ -802,8 +885,71 @@ function renderLast(view, s) {
   box.replaceChildren(h("strong", {}, "Last fight: "), ...whoList(view, won), ` ${OUTCOME[f.outcome] || f.outcome} the ${f.name}`,
     ...(gone.length ? [" (", ...gone, ")"] : []),
     ...(paid.length ? [": ", ...paid.flatMap(([p, n], i) => [i ? ", " : "", who(view, p), ` +${n} treasure`])] : []),
-    ...(last && !f.left_over ? [h("small", { class: "sum" }, ` · ${last.sum}`)] : []), ".",
+    ...(sums && !f.left_over ? [h("small", { class: "sum" }, ` · ${sums}`)] : []), ".",
     ...(f.left_over ? keeperQuestion(view, f) : []));
+}
+
+/** The last exchange of a fight in words: every attack of it with its sums (the Harpies strike twice, the Dragon up to
+ *  three times, ruling H6; both sides at once in a simultaneous exchange), the damage in all to a hero struck more
+ *  than once, and, where the fight took more than that exchange, the lives each hero lost in the whole fight: the
+ *  line agrees with the lives gone from the heroes' cards. A sum leaves out its parts of 0 (no armour, no shield),
+ *  so that the line takes no more room on the screen than it must. */
+function fightSums(f, detail = "parts") {
+  const x = f.exchanges.at(-1);
+  if (!x) return "";
+  const said = [];
+  // who struck whom, before each side's sums; a hero fighting alone, in an exchange one side struck, the line's start
+  // says it already ("Ben escaped from the Harpies")
+  const alone = f.members.length === 1;
+  let by = alone && x.kind !== "simultaneous" ? "" : null;
+  const damage = new Map(); // each hero the enemy struck: the damage in all, and how many attacks
+  for (const st of x.strikes) {
+    const side = by === "" ? "" : st.side === "enemy" ? `${f.name} → ${st.target}` : `${attackersOf(f, st)} → ${f.name}`;
+    said.push(`${side === by ? "" : `${side}: `}${sumOf(st, detail)}${st.ruined ? ` (${SHORT[st.ruined]} ruined)` : ""}`);
+    by = side;
+    if (st.side === "enemy") {
+      const [n, hits] = damage.get(st.target) || [0, 0];
+      damage.set(st.target, [n + st.damage, hits + 1]);
+    }
+  }
+  const inAll = [...damage].filter(([, [, hits]]) => hits > 1)
+    .map(([p, [n]]) => `${n} damage ${alone ? "" : `to ${p} `}in all`);
+  const lost = f.members.filter((m) => m.lives_lost);
+  const whole = f.exchange_count > 1 || lost.some((m) => m.lives_lost !== damage.get(m.player)?.[0]);
+  const fight = (whole || detail === "lost") && lost.length ? [`${f.exchange_count > 1 ? "in the whole fight " : ""}${
+    lost.map((m, i) => `${m.player}${i ? "" : " lost"} ${plural(m.lives_lost, "life", "lives")}`).join(", ")}`] : [];
+  if (detail === "lost") return fight.join("");
+  return [`${f.exchange_count > 1 ? "the last exchange: " : ""}${said.join("; ")}`, ...inAll, ...fight].join(" · ");
+}
+
+/** One attack's sum in words, its parts of 0 left out: "15 + 2 = 17 vs 11 + 4 = 15: 2 damage"; where the screen has
+ *  no room for that (`detail`, fitToScreen), its totals ("17 vs 15: 2 damage"), or its damage alone (where even that
+ *  has none, the fight's line tells only the lives each hero lost in it). */
+function sumOf(st, detail = "parts") {
+  const parts = (list) => list.filter((part, i) => part.value || i === 0).map((part) => part.value).join(" + ");
+  if (detail === "damage") return `${st.damage} damage`;
+  if (detail === "totals") return `${st.attack_total} vs ${st.defence_total}: ${st.damage} damage`;
+  return `${parts(st.attack)} = ${st.attack_total} vs ${parts(st.defence)} = ${st.defence_total}: ${st.damage} damage`;
+}
+
+/** The page fitted to a screen where the heroes' cards stand beside the round (the Pi's 800x480 one): the log of
+ *  numbers set by hand shows its newest lines that fit beside the cards (none, deep in a game of four: the whole log
+ *  is in the menu, "Numbers set by hand…"), and the last fight's line tells as much of each attack's sum as fits above
+ *  the round (all its parts, its totals, its damage, or only the lives lost), never taking the page below the
+ *  screen's foot where less would not. A phone's page, one column, scrolls all the same. */
+function fitToScreen(view, s) {
+  const aside = $("hr-heroes").closest(".scores");
+  const round = $("round");
+  if (!aside || aside.getBoundingClientRect().right > round.getBoundingClientRect().left) return;
+  const below = () => document.documentElement.scrollHeight - innerHeight;
+  const longer = (a, b) => a.getBoundingClientRect().bottom >= b.getBoundingClientRect().bottom;
+  const lines = [...document.querySelectorAll("#hr-overrides > li")];
+  while (lines.length && below() > 0 && longer(aside, round)) lines.pop().remove();
+  if (!lines.length) $("hr-log").hidden = true;
+  for (const detail of ["totals", "damage", "lost"]) {
+    if ($("hr-last").hidden || below() <= 0 || !longer(round, aside)) break;
+    renderLast(view, s, detail);
+  }
 }
 
 /** Ruling H13: the hero named to keep what the treasure leaves over no longer shares it: the table names another. */
@@ -824,12 +970,23 @@ function fieldsOf(s, hero) {
   const count = (id) => hero.equipment[id] || hero.cards[id] || 0;
   return [
     ["gold", "Gold", hero.gold, 0, 9999], ["treasure", "Treasure", hero.treasure, 0, 9999],
-    ["lives", "Lives", hero.lives, 0, hero.max_lives], ["max_lives", "Most lives", hero.max_lives, 1, 40],
-    ["red", "Red threshold", hero.red, 0, hero.max_lives - 1], ["attack", "Attack", hero.attack, 0, 30],
-    ["defence", "Defence", hero.defence, 0, 30], ["waiting", "Rounds waiting", hero.waiting, 0, 9],
-    ["poisoned", "Poisoned (1/0)", hero.poisoned ? 1 : 0, 0, 1],
+    ["lives", "Lives", hero.lives, 0, hero.max_lives], ["max_lives", "Lives at most", hero.max_lives, 1, 40],
+    ["red", "Red lives", hero.red, 0, hero.max_lives - 1], ["attack", "Attack", hero.attack, 0, 30],
+    ["defence", "Defence", hero.defence, 0, 30], ["waiting", "Rounds to wait", hero.waiting, 0, 9],
+    ["poisoned", "Poisoned", hero.poisoned ? 1 : 0, 0, 1],
     ...items.map((id) => [id, SHORT[id], count(id), 0, 9]),
   ];
+}
+
+/** A field's value as the field list shows it: poisoned or not is a yes or a no. */
+const shownValue = (field, value) => (field === "poisoned" ? (value ? "yes" : "no") : String(value));
+
+/** Poisoned or not, by a yes or a no (ruling H9): 1 or 0 for the override, or null when cancelled. */
+async function askPoisoned(player, now) {
+  const answer = await pick(`${player}: poisoned?`, [
+    ["yes", `Yes, poisoned${now ? " (as now)" : ""}`, { dataset: { poisoned: "yes" } }],
+    ["no", `No, not poisoned${now ? "" : " (as now)"}`, { dataset: { poisoned: "no" } }]]);
+  return answer == null ? null : Number(answer === "yes");
 }
 
 function pick(title, choices, cancel = "Cancel") {
@@ -864,17 +1021,19 @@ async function setNumber(player = null) {
     const hero = heroOf(s, target);
     const fields = fieldsOf(s, hero);
     field = await pick([who(view, target), ": which number?"], fields.map(([id, name, now]) =>
-      [id, [h("span", {}, name), h("small", { class: "muted" }, ` ${now}`)], { dataset: { field: id } }]));
+      [id, [h("span", {}, name), h("small", { class: "muted" }, ` ${shownValue(id, now)}`)], { dataset: { field: id } }]));
     if (!field) return;
     const found = fields.find((f) => f[0] === field);
     [label, value, min, max] = [`${target}: ${found[1]}`, found[2], found[3], found[4]];
   }
   let number = value;
   let reason = null;
-  while (!reason) { // Back at "Why?" returns to the keypad with the number typed
-    number = await keypad(label, { value: number, min, max });
+  while (!reason) { // Back at "Why?" returns to the keypad with the number typed (or to the yes or no)
+    number = field === "poisoned" ? await askPoisoned(target, value) : await keypad(label, { value: number, min, max });
     if (number == null) return;
-    reason = await why(`${label}: ${value} → ${number}. Why?`, REASONS);
+    const change = field === "poisoned" ? `${target}: ${number ? "poisoned" : "not poisoned"}`
+      : `${label}: ${value} → ${number}`;
+    reason = await why(`${change}. Why?`, REASONS);
   }
   const event = { type: "override", field, value: number, reason };
   if (target !== "@enemy") event.player = target;
@@ -896,6 +1055,7 @@ function render(view, g) {
   document.body.dataset.phase = s.phase;
   document.body.dataset.game = view.game;
   renderHeroes(view, s);
+  fitHeroes();
   if (s.finished) { queueMicrotask(() => noWinner(view)); return; } // the kit's final screen
   renderTabs(view, s);
   renderLast(view, s);
@@ -903,6 +1063,7 @@ function render(view, g) {
   if (local.pane === "castle") renderCastle(view, s);
   if (local.pane === "fight") renderFight(view, s);
   if (local.pane === "bank") renderBank(view, s);
+  fitToScreen(view, s);
 }
 
 /** How the game was won, on the final screen (H17); a game every hero fell in says so by its winners' line. */
@@ -913,4 +1074,6 @@ function howWon(view) {
 }
 
 game = startGame({ render, phrase, why: howWon });
+addEventListener("resize", () => render(game.view, game)); // a phone turned: fitted to the screen as it is now
 $("hr-set").addEventListener("click", () => { $("menu").hidden = true; game.ask(setNumber); });
+$("hr-log-open").addEventListener("click", () => { $("menu").hidden = true; showLog(); });
