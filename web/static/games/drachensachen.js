@@ -597,26 +597,57 @@ const cutShort = (el) => wordsWidth(el) > el.getBoundingClientRect().width + 0.0
 const squeezed = (row) => [row.querySelector(".ds-kinds"), ...row.querySelectorAll(".ds-choice")]
   .some((el) => el && el.scrollWidth > el.clientWidth + 1);
 
-/** Under Chaos each player's name breaks between its words only (kiosk.css), in a column beside the row's buttons:
- *  where a word of it is wider than that column ("Bartholomäus" on the 800x480 screen, two players a line), the column
- *  widens to it (kiosk.css, --ds-name-room) while the buttons beside it keep their labels whole, the name on two lines
- *  no higher than its buttons; where they would not, the name takes the row's whole width, above its buttons (a line
- *  more). */
+/** The width (px) of a name's widest word as the screen lays it out: a word ends at a space, or after a hyphen of the
+ *  name's own, where its line may break. */
+function widestWord(el) {
+  const text = el.firstChild;
+  let widest = 0;
+  for (const word of text.textContent.matchAll(/[^ -]+-?/g)) {
+    const range = document.createRange();
+    range.setStart(text, word.index);
+    range.setEnd(text, word.index + word[0].length);
+    widest = Math.max(widest, range.getBoundingClientRect().width);
+  }
+  return widest;
+}
+
+/** Under Chaos each player's name breaks between its words only (kiosk.css), in a column beside the row's buttons (two
+ *  columns of them on the Pi's screens, two players a line): where a word of a name is wider than its column
+ *  ("Bartholomäus" on the 800x480 screen), each column of names is as wide as its widest word (kiosk.css,
+ *  --ds-name-room-1 and -2: a long name on two lines or three, no higher than its buttons) while the buttons beside
+ *  them keep their labels whole; where they would not, the names of one column keep their room (the narrower's first)
+ *  and a name with a word wider than its column takes the row's whole width, above its buttons (a line more); where
+ *  the buttons still would not, every such name does. So two long names, one in each column ("Bartholomäus
+ *  Drachenherz" beside "Zdeňka Nováková-Dvořákov"), stand beside their buttons, or one of them does. */
 function fitChaosNames() {
   const box = document.querySelector("#ds-chaos.ds-chaos");
   const rows = [...document.querySelectorAll("#ds-chaos .ds-chaos-row")];
-  box?.style.removeProperty("--ds-name-room");
-  for (const row of rows) row.classList.remove("ds-name-above");
+  const ROOMS = ["--ds-name-room-1", "--ds-name-room-2"];
   const cutNames = () => rows.filter((row) => row.querySelector(".name") && cutShort(row.querySelector(".name")));
-  let cut = cutNames();
-  if (!cut.length) return;
-  // the column's room: the name's widest line, and the row's own padding before it (the second of a line's)
-  const widest = Math.max(...cut.map((row) => wordsWidth(row.querySelector(".name"))
-                                              + parseFloat(getComputedStyle(row).paddingLeft)));
-  box.style.setProperty("--ds-name-room", `${Math.ceil(widest) + 1}px`);
-  if (rows.some(squeezed) || box.scrollWidth > box.clientWidth + 1) box.style.removeProperty("--ds-name-room");
-  cut = cutNames();
-  for (const row of cut) row.classList.add("ds-name-above");
+  /** The names laid out in columns of `rooms` (px; none: the column's own width), a name still cut short above its
+   *  buttons: whether every row's buttons then keep their labels whole. */
+  const lay = (rooms) => {
+    ROOMS.forEach((room, i) => (rooms[i] ? box.style.setProperty(room, `${rooms[i]}px`)
+      : box.style.removeProperty(room)));
+    for (const row of rows) row.classList.remove("ds-name-above");
+    for (const row of cutNames()) row.classList.add("ds-name-above");
+    return !rows.some(squeezed) && box.scrollWidth <= box.clientWidth + 1;
+  };
+  if (!box) return;
+  lay([]);
+  if (!rows.some((row) => row.classList.contains("ds-name-above"))) return; // every name whole in its column
+  // each column's room: its names' widest word, and the row's own padding before it (the second of a line's)
+  const columns = new Map();
+  for (const row of rows) {
+    const at = Math.round(row.getBoundingClientRect().left);
+    const room = widestWord(row.querySelector(".name")) + parseFloat(getComputedStyle(row).paddingLeft);
+    columns.set(at, Math.max(columns.get(at) ?? 0, Math.ceil(room) + 1));
+  }
+  const rooms = [...columns].sort(([a], [b]) => a - b).map(([, room]) => room).slice(0, ROOMS.length);
+  const narrower = rooms.indexOf(Math.min(...rooms));
+  const tries = [rooms, rooms.map((room, i) => (i === narrower ? room : null)),
+    rooms.map((room, i) => (i === narrower ? null : room))];
+  if (!tries.some(lay)) lay([]);
 }
 
 /** A Defender for each player who skips names them on its button, breaking between words only (kiosk.css): where a
@@ -629,26 +660,61 @@ function fitDefenders() {
   if ([...box.querySelectorAll(".ds-defender .who")].some(cutShort)) box.classList.add("ds-one-a-line");
 }
 
+/** How far (px) the page reaches below the screen's foot (none when it fits). */
+const below = () => document.documentElement.scrollHeight - document.documentElement.clientHeight;
+
 /** The set-up's hint once it is entered ("The round is set up: a tracker tap starts play.") where the screen has room
  *  for it: on the 800x480 screen long names, and every player's card under Chaos, may leave none, and the trackers
  *  come first (Next turn, lit, says that play can start). A page that scrolls all the same (a phone) keeps it. */
 function fitSetupHint() {
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (!hint) return;
-  const page = document.documentElement;
-  const below = () => page.scrollHeight - page.clientHeight;
   hint.hidden = false;
   if (below() <= 0) return;
   hint.hidden = true;
   if (below() > 0) hint.hidden = false; // the page scrolls without it too
 }
 
-/** The round drawn, its names and the set-up's hint fitted to the screen as it is. */
-function fitToScreen() {
+/** The round's names fitted to the room the round has. */
+function fitRound() {
   fitChaosNames();
   fitDefenders();
   fitTurnName();
-  fitSetupHint(); // last: it takes the room the names leave
+}
+
+/** The ways the page makes room on a small screen, each a class on the game's grid (kiosk.css): the score board closed
+ *  up (its scores a size smaller, each long name under its key and score), the chart under it giving way to it, and
+ *  the last round's losses giving way to the set-up. */
+const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way"];
+
+/** Long names on the 800x480 screen: on the score board each took the whole width of its row, its key on a line above
+ *  it and its score on a line under it, so that with seven players, or two long names under Chaos, the board reached
+ *  below the screen's foot (by 37 and 51 px), and under Chaos the round beside it too. Where the page reaches below
+ *  the screen, the first of these ways that fits it is taken, the least first: the board closed up (where it stands
+ *  beside the round), the last round's losses giving way to the set-up, both, the chart giving way too; where none
+ *  fits (a phone, whose page scrolls all the same), none. */
+function fitRoom() {
+  const grid = $("play");
+  const take = (ways) => { grid.classList.remove(...ROOM); grid.classList.add(...ways); return below(); };
+  take([]);
+  fitRound();
+  if (below() <= 0) return;
+  const board = grid.querySelector(".scores").getBoundingClientRect().right <= $("round").getBoundingClientRect().left;
+  const last = $("ds-last").checkVisibility();
+  const tries = [board && ["ds-board-close"], last && ["ds-last-gives-way"],
+    board && last && ["ds-board-close", "ds-last-gives-way"], board && ["ds-board-close", "ds-chart-gives-way"],
+    board && last && ROOM].filter(Boolean);
+  const fitting = tries.find((ways) => take(ways) <= 0) || [];
+  take(fitting);
+  if (fitting.length) fitRound(); // in the room the page has now
+}
+
+/** The round drawn, its names and the set-up's hint fitted to the screen as it is. */
+function fitToScreen() {
+  const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
+  if (hint) hint.hidden = true; // the hint last: it takes the room the rest leaves
+  fitRoom();
+  fitSetupHint();
 }
 addEventListener("resize", fitToScreen); // a phone turned, a window made narrower
 
