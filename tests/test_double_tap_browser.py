@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import WAIT_MS, call, centre, open_game, player_at, post_events, start_game
+from tests.browser import PHONE, WAIT_MS, call, centre, open_game, player_at, post_events, start_game
 from tests.test_drachen_wurf_browser import play_until
 
 RECORD_TOASTS = """() => { window.shownToasts = [];
@@ -112,7 +112,8 @@ def test_a_double_tap_on_end_turn_flips_no_tile_of_the_next_player(open_page: Ca
     session = start_game(base, "drachen-wurf", ["Ada", "Ben"])
     play_until(app, session, lambda s: s["phase"] == "dice" and s["expects"] == ["end"], seed=3)
     before = logged(base, session)
-    page = still_page(open_page, base, session)
+    # a phone, where the next player's grid comes in under the round (a 7-inch screen draws it beside the round)
+    page = still_page(open_page, base, session, PHONE)
     mover = page.locator("#turn .turn-name").inner_text()
     box = page.locator("#end-turn").bounding_box()
     assert box is not None

@@ -341,12 +341,14 @@ SIDEWAYS = """() => { const box = document.querySelector('.breakdown-box');
 
 
 #: Each player's name in the results table's header with the lines it takes and the most it may take: one more than
-#: the places it may break (a hyphen of its own, and the soft hyphen kit.js puts in a long part), never inside a part.
+#: the places it may break (a space, a hyphen of its own), never inside a word. A name standing on end (a narrow
+#: table, kiosk.css) has its lines side by side.
 HEADER_LINES = """() => [...document.querySelectorAll('#breakdown thead th:not(:first-child)')].map((th) => {
-    const range = document.createRange();
-    range.selectNodeContents(th);
-    const lines = Math.round(range.getBoundingClientRect().height / parseFloat(getComputedStyle(th).lineHeight));
-    return [th.textContent.replaceAll('\u00ad', ''), lines, th.textContent.split(/[-\u00ad]/).length]; })"""
+    const name = th.firstElementChild ?? th, range = document.createRange();
+    range.selectNodeContents(name.firstChild);
+    const upright = getComputedStyle(name).writingMode.startsWith('horizontal');
+    const lines = new Set([...range.getClientRects()].map((r) => Math.round(upright ? r.top : r.left))).size;
+    return [th.textContent, lines, th.textContent.split(/[ -]/).length]; })"""
 
 
 @pytest.mark.parametrize("game_id, players, seed", [("diego-drachenzahn", NAMES[:4], 2), (WURF, NAMES[:2], 2),

@@ -1,5 +1,8 @@
 // Home page: pick a game, seat the players by tap (each with a colour), set the options, start.
-import { PALETTE, SYMBOLS, api, button, confirm, dialog, explain, h, icon, keyboard, keypad, pickColour, toast, whenUntouched, wire } from "./kit.js";
+import {
+  DOUBLE_TAP_MS, NOT_COUNTED, PALETTE, SYMBOLS, api, button, confirm, dialog, explain, h, icon, keyboard, keypad,
+  pickColour, toast, whenUntouched, wire,
+} from "./kit.js";
 
 let games = JSON.parse(document.getElementById("games-data").textContent);
 let players = JSON.parse(document.getElementById("players-data").textContent);
@@ -364,9 +367,6 @@ for (const btn of document.querySelectorAll("#game-choice [data-game]")) {
 
 const belowBar = $("below-bar");
 const belowBtn = $("more-below");
-/** How soon after a tap on the bar a tap on Start is taken for that double tap's second half: Start may come to lie
- *  where the bar was, under the finger (kit.js's DOUBLE_TAP_MS). */
-const SECOND_HALF_MS = 600;
 let belowTappedAt = -Infinity;
 
 let belowWords = "";
@@ -398,8 +398,8 @@ addEventListener("resize", followBelow);
 new ResizeObserver(followBelow).observe(document.body); // the form or the games above it grown or shrunk
 
 wire(startBtn, async () => {
-  if (performance.now() < belowTappedAt + SECOND_HALF_MS) {
-    toast("Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it.");
+  if (performance.now() < belowTappedAt + DOUBLE_TAP_MS) { // Start come to lie where the bar was, under the finger
+    toast(NOT_COUNTED);
     return;
   }
   explain(startBtn, "Starting…");

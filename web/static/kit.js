@@ -95,27 +95,86 @@ export function wordsWidth(el) {
 /** The smallest size (px) a long name takes in the turn line before it is cut short with an ellipsis. */
 const NAME_MIN_PX = 20;
 
+/** The smallest size (px) of a long name's words on lines of their own, where a line is too narrow for one of them at
+ *  the name's own size: read across the table (kiosk.css: text is 13 px at least). */
+const WORD_MIN_PX = 13;
+
+/** The size (px) of the widest word of `el`'s text as the screen lays it out now: across the line, or along it where the
+ *  text stands on end (`upright` false: its height). A word ends at a space, or after a hyphen of the text's own, where
+ *  its line may break. */
+export function widestWord(el, { upright = true } = {}) {
+  let widest = 0;
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    for (const word of text.textContent.matchAll(/[^ -]+-?/g)) {
+      const range = document.createRange();
+      range.setStart(text, word.index);
+      range.setEnd(text, word.index + word[0].length);
+      const box = range.getBoundingClientRect();
+      widest = Math.max(widest, upright ? box.width : box.height);
+    }
+  }
+  return widest;
+}
+
 /** The name whose turn it is on one line (kiosk.css: never wrapped): a size smaller for a long name where it would
  *  not fit ("Zdeňka Nováková-Dvořákov" on the 800x480 screen), down to NAME_MIN_PX, so that the game below stays on
  *  a small screen; where even that is too wide (a narrow column), the name at its own size, on lines broken between
- *  its words. Set on the turn line itself, never on the name: the live region's words stay as they were, announced
- *  once, and say the whole name. */
+ *  its words only, and a size smaller again where its widest word would not fit a line ("Bartholomäus" in Drachen
+ *  Wurf's column), down to WORD_MIN_PX. Set on the turn line itself, never on the name: the live region's words stay
+ *  as they were, announced once, and say the whole name. Run on every drawing of a game's page, once the round and
+ *  the final screen are drawn: a round shown again (an undo from the final screen) is fitted as it is shown. */
 export function fitTurnName() {
   const turn = document.getElementById("turn");
   const name = turn?.querySelector(".turn-name");
-  turn?.classList.remove("name-fitted", "name-wraps");
+  turn?.classList.remove("name-fitted", "name-wraps", "name-breaks");
   if (!name || !name.clientWidth) return;
   const room = turn.getBoundingClientRect().width - 1; // the line's, a pixel to spare
   let size = parseFloat(getComputedStyle(name).fontSize);
+  const own = size;
   for (let tries = 0; tries < 8 && wordsWidth(name) > room && size > NAME_MIN_PX; tries++) {
     const scaled = Math.floor((10 * size * room) / wordsWidth(name)) / 10; // the width goes with the size
     size = Math.max(NAME_MIN_PX, Math.min(size - 0.5, scaled));
     turn.style.setProperty("--name-size", `${size}px`);
     turn.classList.add("name-fitted");
   }
-  if (wordsWidth(name) > room) turn.classList.replace("name-fitted", "name-wraps");
+  if (wordsWidth(name) <= room) return;
+  // on lines of its own size, broken between its words only: each word whole on its line
+  turn.classList.remove("name-fitted");
+  turn.classList.add("name-wraps");
+  size = own;
+  for (let tries = 0; tries < 8 && widestWord(name) > room && size > WORD_MIN_PX; tries++) {
+    const scaled = Math.floor((10 * size * room) / widestWord(name)) / 10;
+    size = Math.max(WORD_MIN_PX, Math.min(size - 0.5, scaled));
+    turn.style.setProperty("--name-size", `${size}px`);
+    turn.classList.add("name-fitted");
+  }
+  // a single word wider than the line even so (a column narrower than any screen's): broken where it must
+  if (widestWord(name) > room) turn.classList.add("name-breaks");
 }
 addEventListener("resize", fitTurnName); // a phone turned, a window made narrower
+
+/** How far (px) the page reaches below the screen's foot (none when it fits). */
+export const pastTheFoot = () => document.documentElement.scrollHeight - document.documentElement.clientHeight;
+
+/** A page closed up to the screen: of `ways` (each a list of classes on `el`, the game's grid, that kiosk.css closes up
+ *  by), the first with which the page reaches no further than the screen's foot is taken; where none does, the one that
+ *  comes nearest (`closest`), else none. `each` runs once a way is taken (what fits the room it leaves: the turn's
+ *  name). The caller takes its classes off first and tries only where the page reaches below the foot. Returns the
+ *  classes taken. */
+export function closeUp(el, ways, { each = null, closest = false } = {}) {
+  const all = [...new Set(ways.flat())];
+  const take = (way) => { el.classList.remove(...all); el.classList.add(...way); each?.(); return pastTheFoot(); };
+  let best = { way: [], past: Infinity };
+  for (const way of ways) {
+    const past = take(way);
+    if (past <= 0) return way;
+    if (past < best.past) best = { way, past };
+  }
+  const taken = closest ? best.way : [];
+  take(taken);
+  return taken;
+}
 
 /** Set the text of `el` (a live region, or a part of one) only when it says something else: a screen reader
  *  announces a live region's text each time it is set, the same words again too. Returns whether it changed. */
@@ -824,17 +883,6 @@ function announceScores(view) {
   if (changed.length) setText($("score-news"), changed.map((p) => `${p} ${now[p]}`).join(", "));
 }
 
-/** A name that may wrap mid-word with a hyphen, where a narrow column needs it (the results table on a phone):
- * a soft hyphen in the middle of each long word, shown only if the line breaks there. */
-function breakable(name) {
-  return name.split(" ").map((word) => word.split("-").map((part) => {  // "Anna-Lena" breaks at its own hyphen
-    const letters = [...part];
-    if (letters.length < 7) return part;
-    const middle = Math.ceil(letters.length / 2);
-    return letters.slice(0, middle).join("") + "\u00ad" + letters.slice(middle).join("");
-  }).join("-")).join(" ");
-}
-
 /** The final screen: the winners and why (`page.why(view)`, a sentence: how this game is won), the totals best
  *  first (the fewest first where the fewest win: the state's `lower_wins`), and the round table. */
 function renderFinal(view, game, page) {
@@ -860,8 +908,8 @@ function renderFinal(view, game, page) {
   table.parentElement.hidden = rows.length === 0;
   table.replaceChildren(
     h("thead", {}, h("tr", {}, h("th", { scope: "col" }, view.breakdown_heading),
-      ...view.players.map((p) => h("th", { scope: "col", style: playerStyle(view, p) }, breakable(p))))),
-    h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, breakable(r.label || `Round ${r.round}`)),
+      ...view.players.map((p) => h("th", { scope: "col", style: playerStyle(view, p) }, h("span", { class: "pname" }, p))))),
+    h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row" }, r.label || `Round ${r.round}`),
       ...view.players.map((p) => h("td", {}, r.points?.[p] ?? 0))))),
     h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, "Total"),
       ...view.players.map((p) => h("td", {}, view.scores[p] ?? 0)))));
@@ -870,21 +918,64 @@ function renderFinal(view, game, page) {
   game.finalShown = true;
 }
 
-/** The results table takes its narrow form (`tight`, kiosk.css) where its columns do not fit its box side by side;
- *  its box learns the height of its header row (`--head`), taller where the names wrap, and the screen's height
- *  below its top (`--room`), so that its Total row is on the screen. */
+/** The final screen fitted to the screen as it is. The results table takes its narrow form (`tight`, kiosk.css) where
+ *  its columns do not fit its box side by side: the players' names stand on end over their columns, as tall as the
+ *  longest word among them (`--name-room`, up to 120 px: a single word longer still is drawn smaller rather than cut),
+ *  each broken between its words only. Its box learns the height of its rows (`--row`, where a round's label takes two
+ *  lines), of its header row (`--head`), of its Total row (`--foot`) and the screen's height below its top (`--room`),
+ *  so that its Total row is on the screen. Beside the table the final screen closes up (`close`: the winners a size
+ *  smaller, the totals closer) where the totals would reach below the screen's foot, or the table would show fewer
+ *  than two rounds whole (six or seven players, two long-named winners on the 800x480 screen). */
 function fitBreakdown(table) {
-  table.classList.remove("tight");
-  const box = table.parentElement;
-  table.classList.toggle("tight", box.scrollWidth > box.clientWidth + 0.5);
-  box.style.setProperty("--head", `${table.tHead.getBoundingClientRect().height}px`);
-  const margin = 12;  // px under the box, to the screen's edge
-  box.style.setProperty("--room", `${innerHeight - (box.getBoundingClientRect().top + scrollY) - margin}px`);
+  const box = table.parentElement, totals = $("totals"), final = $("final");
+  const margin = 8;  // px under the box, to the screen's edge (main's padding, kiosk.css)
+  const names = [...table.querySelectorAll("thead .pname")];
+  const rows = [...table.tBodies[0].rows];
+  const lay = () => {
+    table.classList.remove("tight");
+    table.style.removeProperty("--name-room");
+    for (const name of names) name.style.removeProperty("font-size");
+    table.classList.toggle("tight", box.scrollWidth > box.clientWidth + 0.5);
+    if (table.classList.contains("tight") && names.length) {
+      const lengths = names.map((name) => widestWord(name, { upright: false })); // standing on end
+      const room = Math.min(120, Math.ceil(Math.max(...lengths)) + 1);
+      table.style.setProperty("--name-room", `${room}px`);
+      names.forEach((name, i) => {
+        if (lengths[i] <= room) return;
+        const size = parseFloat(getComputedStyle(name).fontSize);
+        name.style.fontSize = `${Math.floor((10 * size * room) / lengths[i]) / 10}px`;
+      });
+    }
+    // every round's row as high as the highest (kiosk.css: whole rows scroll by), a label on two lines whole
+    box.style.removeProperty("--row");
+    const set = rows[0]?.getBoundingClientRect().height ?? 0;
+    box.style.setProperty("--row", "auto");
+    const natural = Math.max(0, ...rows.map((row) => row.getBoundingClientRect().height));
+    if (natural > set + 0.5) box.style.setProperty("--row", `${Math.ceil(natural)}px`);
+    else box.style.removeProperty("--row");
+    box.style.setProperty("--head", `${table.tHead.getBoundingClientRect().height}px`);
+    box.style.setProperty("--foot", `${table.tFoot.getBoundingClientRect().height}px`);
+    box.style.setProperty("--room", `${innerHeight - (box.getBoundingClientRect().top + scrollY) - margin}px`);
+  };
+  final.classList.remove("close");
+  lay();
+  if (box.getBoundingClientRect().left < totals.getBoundingClientRect().right) return; // one column: the page scrolls
+  const row = rows[0]?.getBoundingClientRect().height || 1;
+  const rest = box.clientHeight - table.tHead.getBoundingClientRect().height - table.tFoot.getBoundingClientRect().height;
+  // the rounds shown whole: where more wait below, "more below" stands over one of them
+  const shown = box.scrollHeight > box.clientHeight + 1 ? Math.floor((rest + 0.5) / row) - 1 : rows.length;
+  if (totals.getBoundingClientRect().bottom + scrollY > innerHeight - margin || shown < Math.min(rows.length, 2)) {
+    final.classList.add("close");
+    lay();
+  }
 }
 
 /** How soon after a tap's answer was shown the same tap again is taken for a double tap's second half: sooner
  *  than anyone reads a changed screen and decides to tap again. */
-const DOUBLE_TAP_MS = 600;
+export const DOUBLE_TAP_MS = 600;
+
+/** Said where a tap is taken for the second half of the tap before: a button just come under the finger. */
+export const NOT_COUNTED = "Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it.";
 
 /**
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
@@ -921,7 +1012,7 @@ export function startGame(page) {
     if (again || (finger && secondHalf(finger, tapBefore))) {
       last.taps = taps; // a third tap is the same double tap's
       // a button just drawn under the finger: said, so that a quick tap meant for it is tapped again
-      if (!again) toast("Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it.");
+      if (!again) toast(NOT_COUNTED);
       return Promise.resolve({ ok: false, status: 0, data: null, doubled: true });
     }
     const tap = { key, at: Infinity, taps };
@@ -1009,7 +1100,8 @@ export function startGame(page) {
     if (notice) $("readonly-text").textContent = notice.join("");
     $("play").inert = Boolean(readOnly);
     const abandon = $("abandon");
-    if (abandon) abandon.hidden = Boolean(readOnly);
+    // a finished game keeps its result: nothing to abandon (its last step can still be undone)
+    if (abandon) abandon.hidden = Boolean(readOnly || view.finished);
     renderScoreBoard(view, page);
     const turn = $("turn");
     const active = view.turn ?? view.state?.active ?? null;
@@ -1019,8 +1111,8 @@ export function startGame(page) {
     }
     keepAwake(document.body.dataset.status === "running");
     page.render(view, game);
-    fitTurnName(); // in the room the page's drawing left the line
     renderFinal(view, game, page);
+    fitTurnName(); // in the room the page's drawing left the line, the round shown again after an undo too
   }
 
   wire($("undo"), () => game.step("undo"));

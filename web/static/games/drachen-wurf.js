@@ -2,7 +2,9 @@
 // time: the tiles that came up (a 6x6 grid, tap = flip), the W8 removal with 2 players, securing the base tile by
 // tile into hoard rows (the legal rows light up with what each would score), what the dice won (the tile, then
 // the number of matching dice; an egg may have doubled a die), the egg move and the end of the turn.
-import { button, colourOf, explain, h, icon, plural, setText, startGame, who, wire } from "../kit.js";
+import {
+  button, closeUp, colourOf, explain, fitTurnName, h, icon, pastTheFoot, plural, setText, startGame, who, wire,
+} from "../kit.js";
 
 const SPRITE = "/static/games/drachen-wurf.svg";
 const SIDES = [2, 3, 4, 5, 6];
@@ -163,6 +165,7 @@ function hint(s, active) {
 function renderFlip(s) {
   const step = $("flip-step");
   step.hidden = s.phase !== "flip";
+  $("flip-middle").hidden = step.hidden;
   if (step.hidden) return;
   const places = s.tiles;
   const cells = [h("span", { class: "corner" })];
@@ -235,13 +238,13 @@ function rowRefusal(t, row, number) {
 }
 
 /** A button per hoard row and one for a new row: legal ones light up with the score they give. */
-function rowButtons(t, rows, choices, send, whyNot = null) {
+function rowButtons(t, rows, choices, send, whyNot = null, withTiles = true) {
   const best = Math.max(...choices.map((c) => c.gain));
   const by = new Map(choices.map((c) => [c.row, c]));
   const gainText = (c) => `${c.gain >= 0 ? "+" : ""}${c.gain} → ${c.score}`;
   const buttons = rows.map((row, i) => {
     const c = by.get(i + 1);
-    return button([h("span", { class: "rowno" }, `Row ${i + 1}`), rowTiles(row),
+    return button([h("span", { class: "rowno" }, `Row ${i + 1}`), withTiles ? rowTiles(row) : null,
                    h("span", { class: "gain" }, c ? gainText(c) : "—")], {
       cls: `rowtarget${c && c.gain === best ? " best" : ""}`, dataset: { row: i + 1 },
       reason: c ? null : (whyNot?.(i + 1) || rowRefusal(t, row, i + 1)),
@@ -290,12 +293,13 @@ function renderSecure(s, active) {
       reason: movable.includes(t) ? null : [`The ${tileName(t)} has no other row to go to.`, "W6"] })))));
   if (chosen == null) { $("row-targets").replaceChildren(); return; }
   const from = rows.findIndex((row) => row.includes(chosen)) + 1;
+  // each row's number and what it would score, its tiles shown numbered right above
   $("row-targets").replaceChildren(...rowButtons(chosen, rows, s.moves[String(chosen)], (row) => {
     const t = chosen;
     chosen = null;
     moving = false;
     game.send({ type: "move", ...fields(t), row });
-  }, (row) => (row === from ? `The ${tileName(chosen)} is in row ${row} already.` : null)));
+  }, (row) => (row === from ? `The ${tileName(chosen)} is in row ${row} already.` : null), false));
 }
 
 // ---- what the dice won: the tile, an egg, the number of matching dice --------------------------------------
@@ -404,8 +408,11 @@ function renderTable(s) {
     const hoard = s.hoards[p];
     return h("div", { class: `wurf-player${p === active ? " active" : ""}`, dataset: { player: p },
                       style: { "--c": colourOf(view, p) } },
+      // the points as a sum (a screen reader hears it on every screen); a 7-inch screen shows the eggs and the total
       h("div", { class: "phead" }, who(view, p, "who"),
-        h("span", { class: "pscore" }, `rows ${parts.rows} + eggs ${parts.eggs} = `, h("b", {}, s.scores[p]))),
+        h("span", { class: "pscore" }, h("span", { class: "pparts" }, `rows ${parts.rows} + eggs ${parts.eggs} = `),
+          h("span", { class: "peggs", "aria-hidden": "true" }, symbol("egg", "wsym egg"), String(s.eggs[p])),
+          h("b", {}, s.scores[p]))),
       h("div", { class: "base", "aria-label": `${p}'s base` }, ...SIDES.map((k) =>
         h("div", { class: `side${(base[k] || []).length ? " full" : ""}`, dataset: { side: k } },
           h("span", { class: "sideno" }, k), ...(base[k] || []).map((t) => baseTile(s, p, active, t, k))))),
@@ -450,6 +457,30 @@ function renderLegend(s) {
       ...s.landscape_names.map((name, l) => h("span", { class: "lg" }, landSymbol(l), name))));
 }
 
+// ---- the 7-inch screens: the whole turn and table on the screen -----------------------------------------------
+
+/** The ways the page makes room on a tablet's or the Pi's screen, each a class on the game's grid (kiosk.css): the
+ *  round wider and the table narrower, or wider still; the tiles on the table and in the rows to choose a size
+ *  smaller; the hint under the turn read out only (the phrase, the step's title and its buttons say what to do); the
+ *  rows' points in the hoards given up (each player's total stays). */
+const ROOM = ["wurf-wide", "wurf-wider", "wurf-small", "wurf-no-hint", "wurf-no-points"];
+
+/** The ways tried, the least first: each way of giving up something tried with the round as it is, then wider, then
+ *  wider still. */
+const TRIES = [[], ["wurf-small"], ["wurf-small", "wurf-no-hint"], ["wurf-small", "wurf-no-hint", "wurf-no-points"]]
+  .flatMap((ways) => [ways, [...ways, "wurf-wide"], [...ways, "wurf-wider"]]);
+
+/** Late in a game of five or six, a long name whose turn it is, a hoard of many rows, the egg's move: where the page
+ *  would reach below the screen's foot, the first of the TRIES that fits it is taken; where none does, the one that
+ *  comes nearest. A phone's page scrolls all the same, and keeps everything. */
+function fitRoom() {
+  const grid = $("play");
+  grid.classList.remove(...ROOM);
+  if (grid.hidden || !matchMedia("(min-width: 761px)").matches || pastTheFoot() <= 0) return;
+  closeUp(grid, TRIES, { each: fitTurnName, closest: true }); // the turn's name in the room its line has now
+}
+addEventListener("resize", fitRoom); // a window made narrower, a tablet turned
+
 function render(v, g) {
   view = v;
   const s = v.state;
@@ -472,6 +503,7 @@ function render(v, g) {
   renderSecure(s, active);
   renderDice(s, active);
   renderTable(s);
+  queueMicrotask(fitRoom); // once the kit has drawn the rest: the play area shown again after an undo from the end
   void g;
 }
 

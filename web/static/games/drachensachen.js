@@ -4,7 +4,7 @@
 // coins and a hindrance card's numbers. Scores are coins lost: the fewest wins (view.lower_wins).
 import {
   andList, backCancels, button, colourOf, dialog, h, keypad, plural, sentence, startGame, toast, who, whoList,
-  fitTurnName, wordsWidth,
+  closeUp, fitTurnName, pastTheFoot, widestWord, wordsWidth,
 } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
@@ -597,20 +597,6 @@ const cutShort = (el) => wordsWidth(el) > el.getBoundingClientRect().width + 0.0
 const squeezed = (row) => [row.querySelector(".ds-kinds"), ...row.querySelectorAll(".ds-choice")]
   .some((el) => el && el.scrollWidth > el.clientWidth + 1);
 
-/** The width (px) of a name's widest word as the screen lays it out: a word ends at a space, or after a hyphen of the
- *  name's own, where its line may break. */
-function widestWord(el) {
-  const text = el.firstChild;
-  let widest = 0;
-  for (const word of text.textContent.matchAll(/[^ -]+-?/g)) {
-    const range = document.createRange();
-    range.setStart(text, word.index);
-    range.setEnd(text, word.index + word[0].length);
-    widest = Math.max(widest, range.getBoundingClientRect().width);
-  }
-  return widest;
-}
-
 /** Under Chaos each player's name breaks between its words only (kiosk.css), in a column beside the row's buttons (two
  *  columns of them on the Pi's screens, two players a line): where a word of a name is wider than its column
  *  ("Bartholomäus" on the 800x480 screen), each column of names is as wide as its widest word (kiosk.css,
@@ -660,9 +646,6 @@ function fitDefenders() {
   if ([...box.querySelectorAll(".ds-defender .who")].some(cutShort)) box.classList.add("ds-one-a-line");
 }
 
-/** How far (px) the page reaches below the screen's foot (none when it fits). */
-const below = () => document.documentElement.scrollHeight - document.documentElement.clientHeight;
-
 /** The set-up's hint once it is entered ("The round is set up: a tracker tap starts play.") where the screen has room
  *  for it: on the 800x480 screen long names, and every player's card under Chaos, may leave none, and the trackers
  *  come first (Next turn, lit, says that play can start). A page that scrolls all the same (a phone) keeps it. */
@@ -670,9 +653,9 @@ function fitSetupHint() {
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (!hint) return;
   hint.hidden = false;
-  if (below() <= 0) return;
+  if (pastTheFoot() <= 0) return;
   hint.hidden = true;
-  if (below() > 0) hint.hidden = false; // the page scrolls without it too
+  if (pastTheFoot() > 0) hint.hidden = false; // the page scrolls without it too
 }
 
 /** The round's names fitted to the room the round has. */
@@ -695,18 +678,15 @@ const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way"];
  *  fits (a phone, whose page scrolls all the same), none. */
 function fitRoom() {
   const grid = $("play");
-  const take = (ways) => { grid.classList.remove(...ROOM); grid.classList.add(...ways); return below(); };
-  take([]);
+  grid.classList.remove(...ROOM);
   fitRound();
-  if (below() <= 0) return;
+  if (pastTheFoot() <= 0) return;
   const board = grid.querySelector(".scores").getBoundingClientRect().right <= $("round").getBoundingClientRect().left;
   const last = $("ds-last").checkVisibility();
   const tries = [board && ["ds-board-close"], last && ["ds-last-gives-way"],
     board && last && ["ds-board-close", "ds-last-gives-way"], board && ["ds-board-close", "ds-chart-gives-way"],
     board && last && ROOM].filter(Boolean);
-  const fitting = tries.find((ways) => take(ways) <= 0) || [];
-  take(fitting);
-  if (fitting.length) fitRound(); // in the room the page has now
+  if (closeUp(grid, tries).length) fitRound(); // in the room the page has now
 }
 
 /** The round drawn, its names and the set-up's hint fitted to the screen as it is. */

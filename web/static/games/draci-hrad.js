@@ -7,7 +7,8 @@
 // weapon; the table picks whom the enemy attacks. A number the rules got wrong is set by hand (long-press a hero, or
 // "Set a number…"), with a reason, and logged.
 import {
-  andList, button, bySeat, colourOf, confirm, dialog, h, keypad, playerStyle, plural, startGame, toast, who, whoList,
+  andList, button, bySeat, colourOf, confirm, dialog, h, keypad, pastTheFoot, playerStyle, plural, startGame, toast, who,
+  whoList,
 } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
@@ -941,13 +942,12 @@ function fitToScreen(view, s) {
   const aside = $("hr-heroes").closest(".scores");
   const round = $("round");
   if (!aside || aside.getBoundingClientRect().right > round.getBoundingClientRect().left) return;
-  const below = () => document.documentElement.scrollHeight - innerHeight;
   const longer = (a, b) => a.getBoundingClientRect().bottom >= b.getBoundingClientRect().bottom;
   const lines = [...document.querySelectorAll("#hr-overrides > li")];
-  while (lines.length && below() > 0 && longer(aside, round)) lines.pop().remove();
+  while (lines.length && pastTheFoot() > 0 && longer(aside, round)) lines.pop().remove();
   if (!lines.length) $("hr-log").hidden = true;
   for (const detail of ["totals", "damage", "lost"]) {
-    if ($("hr-last").hidden || below() <= 0 || !longer(round, aside)) break;
+    if ($("hr-last").hidden || pastTheFoot() <= 0 || !longer(round, aside)) break;
     renderLast(view, s, detail);
   }
 }
