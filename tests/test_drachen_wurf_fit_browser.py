@@ -90,14 +90,16 @@ def steal_in_sight(pages: dict[tuple[int, int], Any], where: str) -> None:
         expect(page.locator("#won-note")).not_to_contain_text("how many dice?")
 
 
-@pytest.mark.parametrize("players, seed", [(2, 1), (3, 2), (4, 2), (5, 2), (6, 1)])
+# two (the round and the table half and half), four (two a line, the case that scrolled) and six players (the most);
+# three and five, 40 s more of the suite, read as these did when measured
+@pytest.mark.parametrize("players, seed", [(2, 1), (4, 2), (6, 1)])
 def test_every_base_hoard_and_button_stays_on_the_screen_through_a_whole_game(open_page: Callable[..., Any],
                                                                               base: str, app: Flask, players: int,
                                                                               seed: int) -> None:
     """At 800x480 the page scrolled from the first roll of four players (by 23 px, the later players' bases and hoards
     below the screen, steal targets among them), by 156 px late in a game of three, and the 6-dice step's End turn
-    stood at y 468..516. Through a whole game of two to six players, at every step, every base, hoard and button is
-    on the screen without a scroll at 800x480 and at 1024x600, with the egg's move and a tile picked to steal too; a
+    stood at y 468..516. Through a whole game of two, four and six players, at every step, every base, hoard and button
+    is on the screen without a scroll at 800x480 and at 1024x600, with the egg's move and a tile picked to steal too; a
     390x844 phone's page scrolls, with nothing cut; no name is broken inside a word."""
     game = start_game(base, WURF, PLAYERS[:players])
     pages = follow(open_page, base, game)
