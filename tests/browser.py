@@ -281,6 +281,8 @@ def without_seq(page: Any) -> None:
 
 NAMES = ["Sun", "Moon", "Star", "Crown", "Key", "Flame"]  # a table's names for gates 1..6 (ruling D2)
 KIOSK, PHONE = (800, 480), (390, 844)  # the Pi's touchscreen, a phone
+WIDE = (1024, 600)  # the Pi's other 7-inch screen
+SCREENS = pytest.mark.parametrize("size", [KIOSK, WIDE, PHONE], ids=["800x480", "1024x600", "phone"])
 
 
 def current_round(base: str, session: dict[str, Any]) -> dict[str, Any]:

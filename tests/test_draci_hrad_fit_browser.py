@@ -14,6 +14,8 @@ from tests.browser import (
     BROKEN_WORDS,
     KIOSK,
     PHONE,
+    SCREENS,
+    WIDE,
     fits,
     in_view,
     open_game,
@@ -23,9 +25,6 @@ from tests.browser import (
 )
 from tests.test_draci_hrad_browser import CITY_CONTROLS, GAME, hero
 from tests.test_fit_800_browser import BELOW
-
-WIDE = (1024, 600)  # the Pi's other 7-inch screen
-SCREENS = pytest.mark.parametrize("size", [KIOSK, WIDE, PHONE], ids=["800x480", "1024x600", "phone"])
 
 BART = "Bartholomäus Drachenherz"
 

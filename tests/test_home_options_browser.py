@@ -11,12 +11,11 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, PHONE, fits, shoot, tap_again
+from tests.browser import KIOSK, PHONE, WIDE, fits, shoot, tap_again
 from tests.servers import call
 from tests.test_browser import DIEGO
 from tests.test_fit_800_browser import FONT_SIZES
 
-WIDE = (1024, 600)  # the Pi's other 7-inch screen
 SCREENS = [KIOSK, WIDE, PHONE]
 GAMES = [DIEGO, "drachensachen", "drachen-wurf", "draci-hrad"]
 

@@ -17,6 +17,8 @@ from tests.browser import (
     KIOSK,
     NAMES,
     PHONE,
+    SCREENS,
+    WIDE,
     current_round,
     fits,
     in_view,
@@ -33,9 +35,6 @@ from tests.test_drachensachen_browser import new_game as new_drachensachen
 from tests.test_fit_800_browser import BELOW, FONT_SIZES, SETUP_TEXTS, chaos_in_sight
 from tests.test_kiosk_fit_browser import BELOW_THE_FOLD, COLOURS, CUT, LANDSCAPES, deep_in_the_game, wurf
 from tests.waiting import wait_for
-
-WIDE = (1024, 600)  # the Pi's other 7-inch screen
-SCREENS = pytest.mark.parametrize("size", [KIOSK, WIDE, PHONE], ids=["800x480", "1024x600", "phone"])
 
 #: How much of an element's ink is seen: the product of its and its ancestors' opacity (1: nothing faded). CONTRAST
 #: reads the colours only, so a faded text passes it: the two together say what a person sees.
