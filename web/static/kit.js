@@ -130,27 +130,23 @@ export function fitTurnName() {
   turn?.classList.remove("name-fitted", "name-wraps", "name-breaks");
   if (!name || !name.clientWidth) return;
   const room = turn.getBoundingClientRect().width - 1; // the line's, a pixel to spare
-  let size = parseFloat(getComputedStyle(name).fontSize);
-  const own = size;
-  for (let tries = 0; tries < 8 && wordsWidth(name) > room && size > NAME_MIN_PX; tries++) {
-    const scaled = Math.floor((10 * size * room) / wordsWidth(name)) / 10; // the width goes with the size
-    size = Math.max(NAME_MIN_PX, Math.min(size - 0.5, scaled));
-    turn.style.setProperty("--name-size", `${size}px`);
-    turn.classList.add("name-fitted");
-  }
-  if (wordsWidth(name) <= room) return;
-  // on lines of its own size, broken between its words only: each word whole on its line
+  const own = parseFloat(getComputedStyle(name).fontSize);
+  /** The name a size smaller until `measure` of it fits the line, down to `least`; true when it fits. */
+  const shrink = (measure, least) => {
+    for (let size = own, tries = 0; tries < 8 && measure(name) > room && size > least; tries++) {
+      const scaled = Math.floor((10 * size * room) / measure(name)) / 10; // the width goes with the size
+      size = Math.max(least, Math.min(size - 0.5, scaled));
+      turn.style.setProperty("--name-size", `${size}px`);
+      turn.classList.add("name-fitted");
+    }
+    return measure(name) <= room;
+  };
+  if (shrink(wordsWidth, NAME_MIN_PX)) return;
+  // on lines of its own size, broken between its words only: each word whole on its line, a size smaller where one
+  // is wider than the line; a single word wider than the line even so (a column narrower than any screen's) is broken
   turn.classList.remove("name-fitted");
   turn.classList.add("name-wraps");
-  size = own;
-  for (let tries = 0; tries < 8 && widestWord(name) > room && size > WORD_MIN_PX; tries++) {
-    const scaled = Math.floor((10 * size * room) / widestWord(name)) / 10;
-    size = Math.max(WORD_MIN_PX, Math.min(size - 0.5, scaled));
-    turn.style.setProperty("--name-size", `${size}px`);
-    turn.classList.add("name-fitted");
-  }
-  // a single word wider than the line even so (a column narrower than any screen's): broken where it must
-  if (widestWord(name) > room) turn.classList.add("name-breaks");
+  if (!shrink(widestWord, WORD_MIN_PX)) turn.classList.add("name-breaks");
 }
 addEventListener("resize", fitTurnName); // a phone turned, a window made narrower
 
@@ -160,16 +156,16 @@ export const pastTheFoot = () => document.documentElement.scrollHeight - documen
 /** A page closed up to the screen: of `ways` (each a list of classes on `el`, the game's grid, that kiosk.css closes up
  *  by), the first with which the page reaches no further than the screen's foot is taken; where none does, the one that
  *  comes nearest (`closest`), else none. `each` runs once a way is taken (what fits the room it leaves: the turn's
- *  name). The caller takes its classes off first and tries only where the page reaches below the foot. Returns the
+ *  name); `past` says how far the page reaches past where it must end (px; the screen's foot by default). The caller takes its classes off first and tries only where the page reaches below the foot. Returns the
  *  classes taken. */
-export function closeUp(el, ways, { each = null, closest = false } = {}) {
+export function closeUp(el, ways, { each = null, closest = false, past = pastTheFoot } = {}) {
   const all = [...new Set(ways.flat())];
-  const take = (way) => { el.classList.remove(...all); el.classList.add(...way); each?.(); return pastTheFoot(); };
+  const take = (way) => { el.classList.remove(...all); el.classList.add(...way); each?.(); return past(); };
   let best = { way: [], past: Infinity };
   for (const way of ways) {
-    const past = take(way);
-    if (past <= 0) return way;
-    if (past < best.past) best = { way, past };
+    const reach = take(way);
+    if (reach <= 0) return way;
+    if (reach < best.past) best = { way, past: reach };
   }
   const taken = closest ? best.way : [];
   take(taken);

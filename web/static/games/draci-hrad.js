@@ -7,8 +7,8 @@
 // weapon; the table picks whom the enemy attacks. A number the rules got wrong is set by hand (long-press a hero, or
 // "Set a number…"), with a reason, and logged.
 import {
-  andList, button, bySeat, colourOf, confirm, dialog, h, keypad, pastTheFoot, playerStyle, plural, startGame, toast, who,
-  whoList,
+  andList, button, bySeat, closeUp, colourOf, confirm, dialog, h, keypad, pastTheFoot, playerStyle, plural, startGame,
+  toast, who, whoList,
 } from "../kit.js";
 
 const $ = (id) => document.getElementById(id);
@@ -186,8 +186,8 @@ function fitHeroes() {
   // the lowest a card's foot may reach: the screen's, less the room under the cards' panel and inside it
   const foot = document.documentElement.clientHeight - px(grid.parentElement, "paddingBottom")
     - px(aside, "paddingBottom") - px(aside, "borderBottomWidth");
-  const over = () => list.getBoundingClientRect().bottom + scrollY > foot + 0.5;
-  for (let n = 1; n <= CLOSE_UP.length && over(); n++) grid.classList.add(CLOSE_UP[n - 1]);
+  const past = () => list.getBoundingClientRect().bottom + scrollY - foot - 0.5;
+  if (past() > 0) closeUp(grid, CLOSE_UP.map((_, n) => CLOSE_UP.slice(0, n + 1)), { past, closest: true });
 }
 
 /** The whole log of numbers set by hand, newest first, each with its round (the menu's "Numbers set by hand…"). */
