@@ -333,17 +333,16 @@ def test_every_screen_fits(open_page: Callable[..., Any], base: str, app: Flask,
             for control in controls:
                 in_view(page, control)  # the turn's controls without scrolling on the Pi's screen; the 36 tiles on a
                 # phone held sideways
-    # the final screen says how the game was won (W7), and draws each hoard row by row, with its score
+    # the final screen says how the game was won (W7), and draws each hoard row by row beside its player's total
     expect(page.locator("#final-why")).to_contain_text("Every tile is in a hoard, which ends the game. Each hoard row "
                                                        "scores its length squared, each egg left 1")
     state = session(base, over)["state"]
-    hoards = page.locator("#final-hoards .final-hoard")
+    hoards = page.locator("#totals .final-hoard")
     expect(hoards).to_have_count(3)
     for player in players:
         rows = state["hoards"][player]["rows"]
-        drawn = page.locator(f"#final-hoards [data-player='{player}'] .hrow")
+        drawn = page.locator(f"#totals [data-player='{player}'] .final-hoard .hrow")
         expect(drawn).to_have_count(len(rows))
         assert [drawn.nth(i).locator(".wtile").count() for i in range(len(rows))] == [len(r) for r in rows]
-        expect(page.locator(f"#final-hoards [data-player='{player}'] .pscore b")).to_have_text(
-            str(state["scores"][player]))
+        expect(page.locator(f"#totals [data-player='{player}'] .score")).to_have_text(str(state["scores"][player]))
     expect(page.locator("#winners")).to_contain_text(state["winners"][0])

@@ -116,7 +116,7 @@ def test_buy_and_fight_the_black_knight_with_entered_dice_seen_live(open_page: C
     page.click(".hr-pick [data-why='Corrected at the table']")
     expect(other.locator("#hr-enemy-lives")).to_have_text("♥ 1/20", timeout=WAIT_MS)
     expect(other.locator("#hr-overrides li").first).to_have_text(
-        "The enemy's lives set from 15 to 1 by hand: corrected at the table")
+        "The Black Knight's lives set from 15 to 1 by hand: corrected at the table")
     expect(page.locator("#hr-enemy-lives")).to_have_text("♥ 1/20")
     page.click("#hr-dice")
     die(page, 6, "Ada's attack die")

@@ -170,7 +170,8 @@ def test_h1_enemy_lives_set_by_hand_in_a_fight() -> None:
                  {"type": "override", "field": "enemy_lives", "value": 3, "reason": "miscounted"})
     assert GAME.view(state)["fight"]["enemy_lives"] == 3
     assert GAME.view(state)["overrides"][-1] == {"player": None, "field": "enemy_lives", "was": 12, "now": 3,
-                                                 "reason": "miscounted", "round": 1}
+                                                 "reason": "miscounted", "round": 1, "enemy": "skeleton",
+                                                 "heroes": [], "words": "the Skeleton's lives"}
 
 
 # H2 ---------------------------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def test_h1_a_fight_ended_by_hand_is_logged_under_the_name_of_the_hero_whose_fig
     state = play(new(), fight(["Ada"], "spider", [None]), {"type": "end_fight", "reason": "Started by mistake"})
     entry = GAME.view(state)["overrides"][-1]
     assert entry == {"player": "Ada", "field": "fight", "was": "spider", "now": "ended", "reason": "Started by mistake",
-                     "round": 1}
+                     "round": 1, "enemy": "spider", "heroes": ["Ada"], "words": None}
 
 
 def test_h1_undoing_a_number_set_by_hand_says_it_in_words() -> None:
@@ -65,6 +65,6 @@ def test_h1_undoing_a_number_set_by_hand_says_it_in_words() -> None:
     assert GAME.describe({"type": "override", "player": "Ben", "field": "max_lives", "value": 16, "reason": "x"}) \
         == "Ben's lives at most set to 16 by hand"
     assert GAME.describe({"type": "override", "player": "Ben", "field": "torch", "value": 2, "reason": "x"}) \
-        == "Ben's torch count set to 2 by hand"
+        == "Ben's torches set to 2 by hand"
     assert GAME.describe({"type": "override", "field": "enemy_lives", "value": 3, "reason": "x"}) \
         == "the enemy's lives set to 3 by hand"

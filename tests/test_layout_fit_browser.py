@@ -231,14 +231,16 @@ UNDER_THE_HEADER = """(sel) => { const el = document.querySelector(sel);
 
 @pytest.mark.parametrize("size, page_of, control", [
     (PHONE, "wurf", "#egg-toggle"),
-    ((601, 600), "wurf", "#table .side .btn"),  # the 800x480 screen has the whole dice step on it: no scroll
+    # the tablets and the 800x480 screen have the whole dice step on them, without a scroll: a tile of the middle on a
+    # phone (one of the table lies too near the page's foot to scroll up under the header)
+    (PHONE, "wurf", "#middle .btn"),
     (PHONE, "home", "#hero-cards-link"),
     (KIOSK, "home", "#new-game [data-game]"),
-], ids=["phone-egg", "tablet-601-steal", "phone-home", "kiosk-home"])
+], ids=["phone-egg", "phone-tile", "phone-home", "kiosk-home"])
 def test_a_focused_control_comes_out_from_under_the_header(open_page: Callable[..., Any], base: str, app: Flask,
                                                            size: tuple[int, int], page_of: str, control: str) -> None:
-    """A control focused (as by the Tab key) while half under the sticky header comes out below it: a tile of
-    another player's base in the dice, the egg, the home page's links and games."""
+    """A control focused (as by the Tab key) while half under the sticky header comes out below it: a tile of the
+    middle in the dice, the egg, the home page's links and games."""
     if page_of == "wurf":
         page = visit(open_page, base, dice_screen(app, base, 4), size)
     else:

@@ -898,7 +898,8 @@ function renderFinal(view, game, page) {
   const ranked = [...view.players].sort((a, b) => best * ((view.scores[b] ?? 0) - (view.scores[a] ?? 0)));
   $("totals").replaceChildren(...ranked.map((p) =>
     h("li", { dataset: { player: p }, style: { "--c": colourOf(view, p) } },
-      page.mark?.(view, p) ?? null, h("span", { class: "name" }, p), h("span", { class: "score" }, view.scores[p] ?? 0))));
+      page.mark?.(view, p) ?? null, h("span", { class: "name" }, p), h("span", { class: "score" }, view.scores[p] ?? 0),
+      page.standing?.(view, p) ?? null)));
   const rows = view.breakdown || [];
   const table = $("breakdown");
   table.parentElement.hidden = rows.length === 0;
@@ -942,12 +943,13 @@ function fitBreakdown(table) {
         name.style.fontSize = `${Math.floor((10 * size * room) / lengths[i]) / 10}px`;
       });
     }
-    // every round's row as high as the highest (kiosk.css: whole rows scroll by), a label on two lines whole
+    // every round's row as high as the highest (kiosk.css: whole rows scroll by), a label on two lines whole: the
+    // first row's too (every label on two lines, in a narrow table), where the rows' height is their labels' own
     box.style.removeProperty("--row");
     const set = rows[0]?.getBoundingClientRect().height ?? 0;
     box.style.setProperty("--row", "auto");
     const natural = Math.max(0, ...rows.map((row) => row.getBoundingClientRect().height));
-    if (natural > set + 0.5) box.style.setProperty("--row", `${Math.ceil(natural)}px`);
+    if (natural > set - 0.5) box.style.setProperty("--row", `${Math.ceil(natural)}px`);
     else box.style.removeProperty("--row");
     box.style.setProperty("--head", `${table.tHead.getBoundingClientRect().height}px`);
     box.style.setProperty("--foot", `${table.tFoot.getBoundingClientRect().height}px`);
@@ -977,8 +979,10 @@ export const NOT_COUNTED = "Not counted: it came with the tap before, as if a do
  * Run a game page. `page.render(view, game)` draws the game's own part; `page.phrase(view)` says what the
  * player whose turn it is does ("rolls the marbles"); optional `page.why(view)` says on the final screen how the
  * game was won ("The fewest coins lost win"); optional `page.mark(view, player)` a key shown before each name on
- * the score board and the final totals (renderScoreBoard); optional `sensors`, `marble`, `camera` handlers
- * receive the live sensor messages. Returns the game: { view, send(event), ask(dialog), step(kind), render }.
+ * the score board and the final totals (renderScoreBoard); optional `page.standing(view, player)` what the final
+ * totals show with each player's total, beside it (Drachen Wurf: the player's hoard); optional `sensors`, `marble`,
+ * `camera` handlers receive the live sensor messages. Returns the game: { view, send(event), ask(dialog), step(kind),
+ * render }.
  */
 export function startGame(page) {
   // This page's taps go one after another, each against the game as the one before left it: quick taps all count,

@@ -280,12 +280,14 @@ def _following(state: HradState, fight: Fight, kind: str) -> str:
 def end_fight(state: HradState, event: Mapping[str, Any]) -> HradState:
     """Ruling H1: the manager ends a fight the rules cannot (e.g. no hero can attack and none is hurt): the
     enemy's card turns face down, nothing is paid; logged with the reason like an override, under the name of the
-    hero whose fight it was (the mover), so that the log can say whose fight ended."""
+    hero whose fight it was (the mover), with every hero who entered it, so that the log can say whose fight ended
+    (a group's, the group's)."""
     fight = running(state)
     reason = event.get("reason")
     if not isinstance(reason, str):
         raise MalformedEventError("H1", "ending a fight by hand says why ('reason')")
-    log = Override(state.heroes[fight.started_by[0]].player, "fight", fight.enemy, "ended", reason, state.round)
+    heroes = tuple(state.heroes[seat].player for seat in fight.started_by)
+    log = Override(heroes[0], "fight", fight.enemy, "ended", reason, state.round, enemy=fight.enemy, heroes=heroes)
     return finish(replace(state, overrides=state.overrides + (log,)), fight, "ended")
 
 

@@ -125,10 +125,14 @@ EVENT_TYPES = (
               ("player", "amount"), {"type": "exchange", "player": "Ada", "amount": 10}, rule="H13"),
     EventType("sceptre", "The mover finds the royal sceptre: +50 and the game is over (H17).",
               {"player": _NAME}, ("player",), {"type": "sceptre", "player": "Ada"}, rule="H17"),
-    EventType("override", "A person sets a number by hand, with the reason; logged with what the rules had (H1).",
+    EventType("override", "A person sets a number by hand, with the reason; logged with what the rules had (H1). "
+              "`enemy`: with the enemy's lives (enemy_lives), the running fight's enemy; left out, the companion "
+              "fills it in, so that Undo names it.",
               {"player": {**_NAME, "nullable": True}, "field": {"type": "string", "enum": list(OVERRIDE_FIELDS)},
                "value": {"type": "integer", "minimum": 0, "maximum": MAX_GOLD},
-               "reason": {"type": "string", "maxLength": 80}}, ("field", "value", "reason"),
+               "reason": {"type": "string", "maxLength": 80},
+               "enemy": {"type": "string", "enum": [e.id for e in ENEMIES], "nullable": True}},
+              ("field", "value", "reason"),
               {"type": "override", "player": "Ada", "field": "gold", "value": 150, "reason": "paid a friend"},
               rule="H1"),
     EventType("stock", "The manager edits a card's stock: the prices left (H4).",
@@ -172,12 +176,30 @@ def prepare(state: HradState, event: Mapping[str, Any], rng: random.Random) -> d
                 needed["enemy_dice"]
             rolls("enemy_dice", count)
             rolls("defence_dice", count)
+    elif kind == "override" and out.get("field") == "enemy_lives" and fight is not None and out.get("enemy") is None:
+        out["enemy"] = fight.enemy  # kept with the event: Undo names the enemy whose lives were set
     return out
 
 
-#: A number set by hand as Undo names it (ruling H1), where its field's name is not a player's word already.
-OVERRIDE_WORDS = {"max_lives": "lives at most", "red": "red lives", "waiting": "rounds to wait",
-                  "enemy_lives": "the enemy's lives"}
+#: What a hero's number set by hand is called (ruling H1), in Undo's words and in the log of numbers set by hand (the
+#: view sends each entry's words: the page says the same).
+OVERRIDE_WORDS = {
+    "gold": "gold", "treasure": "treasure", "lives": "lives", "max_lives": "lives at most", "red": "red lives",
+    "attack": "attack number", "defence": "defence number", "waiting": "rounds to wait",
+    "sword": "swords", "two_hand_sword": "two-hand swords", "axe": "axes", "bow": "bows", "hammer": "hammers",
+    "shield": "shields", "leather": "leather armours", "chain_mail": "chain mails", "food": "food cards",
+    "torch": "torches", "darren_back": "Darren back cards", "skunk": "skunks", "antidote": "antidotes",
+    "potion": "potions", "opening_spell": "opening spells", "cloak": "cloaks",
+}
+
+
+def override_words(field: str, enemy: str | None = None) -> str:
+    """A number set by hand as people call it: "lives at most", "torches", or an enemy's lives by the enemy's name
+    ("the Spider's lives"); an event recorded before the enemy was kept with it says "the enemy's lives"."""
+    if field == "enemy_lives":
+        found = ENEMY.get(enemy) if enemy else None
+        return f"the {found.possessive} lives" if found else "the enemy's lives"
+    return OVERRIDE_WORDS.get(field) or field.replace("_", " ")
 
 
 def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> str:
@@ -220,11 +242,8 @@ def describe(event: Mapping[str, Any], options: Mapping[str, Any] | None = None)
     if kind == "override":
         if event.get("field") == "poisoned":  # a yes or a no, never 1 or 0
             return f"{who} {'poisoned' if event.get('value') else 'cured of poison'} by hand"
-        field = str(event.get("field"))
-        words = OVERRIDE_WORDS.get(field) or (f"{CHIP[field].name.lower()} count" if field in CHIP else
-                                              f"{CARD[field].name.lower()} count" if field in CARD else
-                                              field.replace("_", " "))
         owner = f"{who}'s " if who else ""
+        words = override_words(str(event.get("field")), event.get("enemy"))
         return f"{owner}{words} set to {event.get('value')} by hand"
     if kind == "stock":
         return f"the {name} stock edited"
@@ -379,4 +398,4 @@ def _sample_fight(state: HradState, rng: random.Random) -> dict[str, Any]:
     return event
 
 
-__all__ = ["OPTIONS", "EVENT_TYPES", "prepare", "describe", "sample"]
+__all__ = ["OPTIONS", "EVENT_TYPES", "OVERRIDE_WORDS", "prepare", "describe", "override_words", "sample"]

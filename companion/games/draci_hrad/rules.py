@@ -363,12 +363,18 @@ def _override(state: HradState, event: Mapping[str, Any]) -> HradState:
         raise MalformedEventError("H1", f"{field} must be a whole number from {low} to {high}")
     if not isinstance(reason, str):
         raise MalformedEventError("H1", "an override says why ('reason')")
+    enemy = event.get("enemy")  # the fight's enemy, with its lives (the command step names it, for Undo's words)
+    if enemy is not None and field != "enemy_lives":
+        raise MalformedEventError("H1", "'enemy' goes only with the enemy's lives (enemy_lives)")
     if field == "enemy_lives":
         if state.fight is None:
             raise IllegalEventError("H1", "no fight is running")
-        was = state.fight.enemy_lives
-        state = replace(state, fight=replace(state.fight, enemy_lives=value))
-        return _logged(state, None, field, was, value, reason)
+        if enemy is not None and enemy != state.fight.enemy:
+            raise IllegalEventError("H1", f"the fight is against the {ENEMY[state.fight.enemy].name}, "
+                                          f"not the {ENEMY[enemy].name if enemy in ENEMY else enemy}")
+        fought = state.fight
+        state = replace(state, fight=replace(fought, enemy_lives=value))
+        return _logged(state, None, field, fought.enemy_lives, value, reason, enemy=fought.enemy)
     seat = seat_of(state, event.get("player"))
     hero = state.heroes[seat]
     card = hero.card
@@ -398,8 +404,10 @@ def _override(state: HradState, event: Mapping[str, Any]) -> HradState:
     return state
 
 
-def _logged(state: HradState, player: str | None, field: str, was: Any, now: Any, reason: str) -> HradState:
-    return replace(state, overrides=state.overrides + (Override(player, field, was, now, reason, state.round),))
+def _logged(state: HradState, player: str | None, field: str, was: Any, now: Any, reason: str,
+            enemy: str | None = None) -> HradState:
+    return replace(state, overrides=state.overrides + (Override(player, field, was, now, reason, state.round,
+                                                                enemy=enemy),))
 
 
 def _stock(state: HradState, event: Mapping[str, Any]) -> HradState:

@@ -143,6 +143,10 @@ class Override:
     now: Any
     reason: str
     round: int
+    #: the enemy of the fight it belongs to (its lives set, or the fight ended by hand), so that the log names it
+    enemy: str | None = None
+    #: a fight ended by hand: every hero who entered it, the mover first (a group's fight is logged as the group's)
+    heroes: tuple[str, ...] = ()
 
 
 RULES = 4

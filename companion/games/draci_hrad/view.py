@@ -26,6 +26,7 @@ from .catalogue import (
     may_use,
 )
 from .combat import armour_of, cloak_time, dice_needed, shield_of, standing, who_strikes
+from .events import override_words
 from .state import Exchange, Fight, Found, Hero, HradState
 
 
@@ -70,7 +71,11 @@ def view(state: HradState) -> dict[str, Any]:
         "last_dart": vars(state.last_dart).copy() if state.last_dart else None,
         "antidote_choice": state.antidote_choice,  # ruling H9: the darted mover uses the antidote or taps Next
         "last_treasure": _found(state.last_treasure) if state.last_treasure else None,
-        "overrides": [vars(o).copy() for o in state.overrides],
+        # the log of numbers set by hand, each with what its number is called ("lives at most", "the Spider's lives"):
+        # the page says it as Undo does; a fight ended by hand names its enemy and every hero who entered it
+        "overrides": [{**vars(o), "heroes": list(o.heroes),
+                       "words": None if o.field in ("fight", "poisoned") or o.field.startswith("stock:")
+                       else override_words(o.field, o.enemy)} for o in state.overrides],
         "options": {"reinitiative": state.reinitiative, "one_die_per_charge": state.one_die_per_charge,
                     "locked_door_rounds": state.door_rounds},
         "evaluation": _evaluation(state) if state.finished else None,

@@ -430,24 +430,28 @@ function renderEggs(v, s) {
     h("span", {}, `${plural(s.pile, "tile")} face down`));
 }
 
-// ---- the final screen: each hoard row by row -------------------------------------------------------------
+// ---- the final screen: each hoard row by row, beside its player's total -----------------------------------------
 
-function renderFinalHoards(v, s) {
-  let box = $("final-hoards");
-  if (!box) {
-    box = h("div", { class: "final-hoards", id: "final-hoards" });
-    $("final").append(box);
-  }
-  box.hidden = !v.finished;
-  if (!v.finished) return;
-  box.replaceChildren(h("h3", {}, "The hoards"), ...s.players.map((p) => {
-    const hoard = s.hoards[p];
-    return h("div", { class: "final-hoard", dataset: { player: p }, style: { "--c": colourOf(v, p) } },
-      h("div", { class: "phead" }, who(v, p), h("span", { class: "pscore" },
-        `${hoard.row_scores.join(" + ") || 0}${s.eggs[p] ? ` + ${plural(s.eggs[p], "egg")}` : ""} = `, h("b", {}, s.scores[p]))),
-      h("div", { class: "rows" }, ...hoard.rows.map((row, i) => h("div", { class: "hrow", dataset: { row: i + 1 } },
-        rowTiles(row), h("span", { class: "rs" }, `${row.length}² = ${hoard.row_scores[i]}`)))));
-  }));
+/** A player's hoard on the final screen, with their total (kit.js `standing`): each row's tiles and what it scores
+ *  (its length squared), and the eggs left, which the total adds. */
+function standing(v, p) {
+  const s = v.state;
+  const hoard = s?.hoards?.[p];
+  if (!hoard) return null;
+  return h("div", { class: "final-hoard", dataset: { player: p }, role: "group", "aria-label": `${p}'s hoard` },
+    ...hoard.rows.map((row, i) => h("span", { class: "hrow", dataset: { row: i + 1 } }, rowTiles(row),
+      h("span", { class: "rs" }, h("span", { class: "sq" }, `${row.length}²\u2009`), `=\u2009${hoard.row_scores[i]}`))),
+    s.eggs[p] ? h("span", { class: "eggs" }, `+ ${plural(s.eggs[p], "egg")}`) : null);
+}
+
+/** The final screen on the Pi's screens: six players' hoards, each beside its player's total, reached below the
+ *  screen's foot (by up to 24 px), their rows on two lines. There each row's score gives way to the room (a row of n
+ *  tiles scores n², the total stands beside it, and a screen reader still says each); a phone's page scrolls. */
+function fitFinal() {
+  const final = $("final");
+  final.classList.remove("wurf-final-close");
+  if (final.hidden || !matchMedia("(min-width: 701px)").matches || pastTheFoot() <= 0) return;
+  final.classList.add("wurf-final-close");
 }
 
 function renderLegend(s) {
@@ -462,8 +466,9 @@ function renderLegend(s) {
 /** The ways the page makes room on a tablet's or the Pi's screen, each a class on the game's grid (kiosk.css): the
  *  round wider and the table narrower, or wider still; the tiles on the table and in the rows to choose a size
  *  smaller; the hint under the turn read out only (the phrase, the step's title and its buttons say what to do); the
- *  rows' points in the hoards given up (each player's total stays). */
-const ROOM = ["wurf-wide", "wurf-wider", "wurf-small", "wurf-no-hint", "wurf-no-points"];
+ *  rows' points in the hoards given up (each player's total stays); on a small tablet (601 to 760 px wide) the line of
+ *  scores under the round read out only (each player's eggs and total are on the table). */
+const ROOM = ["wurf-wide", "wurf-wider", "wurf-small", "wurf-no-hint", "wurf-no-points", "wurf-no-scores"];
 
 /** The ways tried, the least first: each way of giving up something tried with the round as it is, then wider, then
  *  wider still. */
@@ -472,12 +477,14 @@ const TRIES = [[], ["wurf-small"], ["wurf-small", "wurf-no-hint"], ["wurf-small"
 
 /** Late in a game of five or six, a long name whose turn it is, a hoard of many rows, the egg's move: where the page
  *  would reach below the screen's foot, the first of the TRIES that fits it is taken; where none does, the one that
- *  comes nearest. A phone's page scrolls all the same, and keeps everything. */
+ *  comes nearest. On a small tablet the line of scores gives way first, in every one of them. A phone's page scrolls
+ *  all the same, and keeps everything. */
 function fitRoom() {
   const grid = $("play");
   grid.classList.remove(...ROOM);
-  if (grid.hidden || !matchMedia("(min-width: 761px)").matches || pastTheFoot() <= 0) return;
-  closeUp(grid, TRIES, { each: fitTurnName, closest: true }); // the turn's name in the room its line has now
+  if (grid.hidden || !matchMedia("(min-width: 601px)").matches || pastTheFoot() <= 0) return;
+  const tries = matchMedia("(max-width: 760px)").matches ? TRIES.map((way) => ["wurf-no-scores", ...way]) : TRIES;
+  closeUp(grid, tries, { each: fitTurnName, closest: true }); // the turn's name in the room its line has now
 }
 addEventListener("resize", fitRoom); // a window made narrower, a tablet turned
 
@@ -486,12 +493,11 @@ function render(v, g) {
   const s = v.state;
   if (!s) return; // set aside: the notice says why
   refreshLook();
-  renderFinalHoards(v, s);
   renderEggs(v, s);
   renderLegend(s);
   const cur = s.current;
   $("play").dataset.phase = s.phase;
-  if (!cur) return; // the final screen shows
+  if (!cur) { queueMicrotask(fitFinal); return; } // the final screen shows, once the kit has drawn it
   const turnKey = `${cur.number}`;
   if (turnKey !== turnSeen) { turnSeen = turnKey; pick = null; eggOn = false; moving = false; chosen = null; }
   if (s.phase !== "dice") moving = false;
@@ -515,7 +521,8 @@ function why(view) {
     + `scores its length squared, each egg left 1, and the most points win.${tied}`;
 }
 
-const game = startGame({ render, phrase, why });
+const game = startGame({ render, phrase, why, standing });
+addEventListener("resize", fitFinal); // after the kit's own fitting of the final screen
 
 wire($("egg-toggle"), () => { eggOn = !eggOn; game.render(); });
 wire($("move-button"), () => {

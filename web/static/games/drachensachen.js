@@ -581,6 +581,15 @@ function renderCharts(view, s) {
   }
 }
 
+/** The final chart's axis numbers at 13 px at least, however small the chart is drawn (beside the totals and the
+ *  table on the Pi's screens): a size larger in the chart's units, up to TICK, where the chart is drawn smaller. */
+function fitFinalChart() {
+  const drawing = document.querySelector("#ds-final-chart svg");
+  if (!drawing?.checkVisibility()) return;
+  const scale = drawing.getBoundingClientRect().width / drawing.viewBox.baseVal.width;
+  drawing.style.setProperty("--ds-tick", `${Math.min(TICK, Math.max(11, Math.ceil(13.5 / scale)))}px`);
+}
+
 /** How the game was won, on the final screen: the fewest coins lost, once someone lost the limit or more (S4). */
 function why(view) {
   const s = view.state;
@@ -667,15 +676,20 @@ function fitRound() {
 
 /** The ways the page makes room on a small screen, each a class on the game's grid (kiosk.css): the score board closed
  *  up (its scores a size smaller, each long name under its key and score), the chart under it giving way to it, and
- *  the last round's losses giving way to the set-up. */
-const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way"];
+ *  the last round's losses giving way to the set-up; for five long names or more among six or seven players, the
+ *  board tighter still (its names' lines and its scores closer) and, under Chaos, the players' rows too (each long
+ *  name in plain letters rather than bold, the hindrances' labels at 13 px, the round's sides narrower), so that each
+ *  name stays beside its three hindrances. */
+const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way", "ds-board-tight", "ds-chaos-tight"];
 
 /** Long names on the 800x480 screen: on the score board each took the whole width of its row, its key on a line above
  *  it and its score on a line under it, so that with seven players, or two long names under Chaos, the board reached
- *  below the screen's foot (by 37 and 51 px), and under Chaos the round beside it too. Where the page reaches below
- *  the screen, the first of these ways that fits it is taken, the least first: the board closed up (where it stands
- *  beside the round), the last round's losses giving way to the set-up, both, the chart giving way too; where none
- *  fits (a phone, whose page scrolls all the same), none. */
+ *  below the screen's foot (by 37 and 51 px), and under Chaos the round beside it too; five long names or more among
+ *  six or seven players under Chaos, each above its hindrances, left the page 86 to 300 px too long. Where the page
+ *  reaches below the screen, the first of these ways that fits it is taken, the least first: the board closed up
+ *  (where it stands beside the round), the last round's losses giving way to the set-up, both, the chart giving way
+ *  too, the board tighter, the players' rows under Chaos too; each with the names fitted anew in the room it leaves.
+ *  Where none fits (a phone, whose page scrolls all the same), none. */
 function fitRoom() {
   const grid = $("play");
   grid.classList.remove(...ROOM);
@@ -683,10 +697,13 @@ function fitRoom() {
   if (pastTheFoot() <= 0) return;
   const board = grid.querySelector(".scores").getBoundingClientRect().right <= $("round").getBoundingClientRect().left;
   const last = $("ds-last").checkVisibility();
+  const chaos = Boolean(document.querySelector("#ds-chaos .ds-chaos-row"));
+  const most = ["ds-board-close", "ds-chart-gives-way", ...(last ? ["ds-last-gives-way"] : [])];
   const tries = [board && ["ds-board-close"], last && ["ds-last-gives-way"],
     board && last && ["ds-board-close", "ds-last-gives-way"], board && ["ds-board-close", "ds-chart-gives-way"],
-    board && last && ROOM].filter(Boolean);
-  if (closeUp(grid, tries).length) fitRound(); // in the room the page has now
+    board && last && most, board && [...most, "ds-board-tight"],
+    board && chaos && [...most, "ds-board-tight", "ds-chaos-tight"]].filter(Boolean);
+  closeUp(grid, tries, { each: fitRound }); // the names fitted in the room each way leaves
 }
 
 /** The round drawn, its names and the set-up's hint fitted to the screen as it is. */
@@ -713,7 +730,7 @@ function render(view, g) {
   document.body.dataset.game = view.game;
   renderCharts(view, s);
   renderTricks(view, s);
-  if (s.phase === "finished") return; // the kit's final screen
+  if (s.phase === "finished") { queueMicrotask(fitFinalChart); return; } // once the kit has drawn its final screen
   renderSetup(view, s);
   renderTrackers(view, s);
   renderScoring(view, s);
@@ -723,3 +740,4 @@ function render(view, g) {
 }
 
 game = startGame({ render, phrase, why, mark });
+addEventListener("resize", fitFinalChart); // after the kit's own fitting of the final screen

@@ -118,10 +118,15 @@ function heroCard(view, s, hero) {
   if (hero.out) badges.push(h("span", { class: "hr-badge out" }, "out"));
   else if (!hero.can_attack) badges.push(h("span", { class: "hr-badge red" }, "no attack"));
   if (hero.sceptre) badges.push(h("span", { class: "hr-badge sceptre" }, "sceptre"));
-  const kit = [
-    ...Object.entries(hero.equipment).map(([id, n]) => (n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
-    ...Object.entries(hero.cards).map(([id, n]) => h("span", { class: "hr-kit-card" }, n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id])),
-  ];
+  // the equipment, then the cards: each thing whole on its line ("Darren back", "Food ×2"), the lines broken between
+  // them only, and never before a comma
+  const goods = [...Object.entries(hero.equipment).map(([id, n]) => [id, n, false]),
+    ...Object.entries(hero.cards).map(([id, n]) => [id, n, true])];
+  const kit = goods.map(([id, n, card], i) => {
+    const label = n > 1 ? `${SHORT[id]} ×${n}` : SHORT[id];
+    return h("span", { class: "hr-kit-item" }, card ? h("span", { class: "hr-kit-card" }, label) : label,
+      i < goods.length - 1 ? "," : "");
+  });
   const card = h("article", {
     class: `hr-hero${hero.turn ? " active" : ""}${hero.out ? " out" : ""}`, dataset: { player: hero.player },
     style: playerStyle(view, hero.player), title: "Hold to set a number by hand",
@@ -141,7 +146,7 @@ function heroCard(view, s, hero) {
   // the badges, then the equipment, on shared lines
   badges.length || kit.length ? h("div", { class: "hr-notes" },
     badges.length ? h("span", { class: "hr-badges" }, ...badges) : null,
-    kit.length ? h("span", { class: "hr-kit" }, ...kit.flatMap((k, i) => [i ? ", " : "", k])) : null) : null);
+    kit.length ? h("span", { class: "hr-kit" }, ...kit.flatMap((k, i) => [i ? " " : "", k])) : null) : null);
   longPress(card, () => game.ask(() => setNumber(hero.player)));
   return card;
 }
@@ -169,8 +174,9 @@ function renderHeroes(view, s) {
 
 /** The ways the heroes' cards close up, each a class on the game's grid (kiosk.css) that the next one keeps, the least
  *  first: the cards closer together; closer lines, the pips on one line beside the lives' number, the badges and the
- *  equipment on one line; the equipment on the mover's card only. */
-const CLOSE_UP = ["hr-cards-snug", "hr-cards-close", "hr-cards-bare"];
+ *  equipment sharing their lines; the purse on its line, then the badges, the equipment and the lives in one flow;
+ *  the equipment on the mover's card only. Every way but the last shows each hero's equipment whole. */
+const CLOSE_UP = ["hr-cards-snug", "hr-cards-close", "hr-cards-flow", "hr-cards-bare"];
 
 /** Six heroes with their equipment on the 800x480 screen: the cards reached 109 px below the screen's foot (the page
  *  588 px high), the sixth one's purse and lives wholly out of sight. Where the cards stand beside the round and would reach below the
@@ -204,15 +210,6 @@ function showLog() {
   ], { cls: "hr-pick" });
 }
 
-/** What a number set by hand is called in the log ("Ben's gold set from 200 to 150 by hand"). */
-const SET_WORDS = {
-  gold: "gold", treasure: "treasure", lives: "lives", max_lives: "lives at most", red: "red lives",
-  attack: "attack number", defence: "defence number", waiting: "rounds to wait",
-  sword: "swords", two_hand_sword: "two-hand swords", axe: "axes", bow: "bows", hammer: "hammers", shield: "shields",
-  leather: "leather armours", chain_mail: "chain mails", food: "food cards", torch: "torches",
-  darren_back: "Darren back cards", skunk: "skunks", antidote: "antidotes", potion: "potions",
-  opening_spell: "opening spells", cloak: "cloaks",
-};
 const END_REASONS = ["Nobody can hurt anybody", "Corrected at the table", "Started by mistake"];
 
 /** A reason the page offers, in the middle of a sentence ("started by mistake"); one typed elsewhere as it came. */
@@ -223,23 +220,31 @@ function reasonWords(reason) {
 }
 
 /** A line of the log of numbers set by hand (ruling H1), as a sentence a player reads: "Ben's fight with the Spider
- *  ended by hand: started by mistake", "Ben's gold set from 200 to 150 by hand: entered wrong". */
+ *  ended by hand: started by mistake", "The fight with the Dragon (Ben, Clara) ended by hand", "The Spider's lives set
+ *  from 25 to 3 by hand", "Ben's gold set from 200 to 150 by hand: entered wrong". What a number is called comes with
+ *  the entry (`words`), as Undo says it. */
 function overrideText(view, s, o) {
   const why = reasonWords(o.reason);
   const change = `set from ${o.was} to ${o.now} by hand${why}`;
   if (o.field === "fight") {
-    const enemy = s.enemies.find((e) => e.id === o.was)?.name || "enemy";
-    return [...(o.player ? [who(view, o.player), "'s fight"] : ["A fight"]), ` with the ${enemy} ended by hand${why}`];
+    const enemy = s.enemies.find((e) => e.id === (o.enemy || o.was))?.name || "enemy";
+    const heroes = o.heroes?.length ? o.heroes : o.player ? [o.player] : [];
+    if (heroes.length > 1) { // a group's fight, the group's
+      return [`The fight with the ${enemy} (`, ...heroes.flatMap((p, i) => [i ? ", " : "", who(view, p)]),
+        `) ended by hand${why}`];
+    }
+    return [...(heroes.length ? [who(view, heroes[0]), "'s fight"] : ["A fight"]),
+      ` with the ${enemy} ended by hand${why}`];
   }
   if (o.field.startsWith("stock:")) { // a card's stock, edited in the bank (H4)
     const item = o.field.slice(6);
     const prices = (list) => (list.length ? `${list.join(", ")} gold` : "none");
     return [`${SHORT[item] || item} cards for sale set from ${prices(o.was)} to ${prices(o.now)} by hand${why}`];
   }
-  if (o.field === "enemy_lives") return [`The enemy's lives ${change}`];
-  const name = o.player ? who(view, o.player) : "A hero";
-  if (o.field === "poisoned") return [name, `${o.now ? " poisoned" : " cured of poison"} by hand${why}`];
-  return [name, `'s ${SET_WORDS[o.field] || o.field.replace(/_/g, " ")} ${change}`];
+  const words = o.words || o.field.replace(/_/g, " ");
+  if (!o.player) return [`${words[0].toUpperCase()}${words.slice(1)} ${change}`]; // an enemy's lives
+  if (o.field === "poisoned") return [who(view, o.player), `${o.now ? " poisoned" : " cured of poison"} by hand${why}`];
+  return [who(view, o.player), `'s ${words} ${change}`];
 }
 
 // ---- the tabs and Next -----------------------------------------------------------------------------------------
@@ -613,8 +618,10 @@ function renderFightSetup(view, s) {
   const others = standingOthers(s, hero);
   local.group = local.group.filter((n) => others.some((x) => x.player === n));
   const fighters = hero ? [hero.player, ...local.group] : [];
-  // a line for each hero standing: the mover's weapons; each other hero's button to fight too ("+ Ben"), then, in the
-  // fight, their weapons beside it (a tap on the name takes them out again)
+  // a line for the mover's weapons and one for each hero who fights too, their name's button beside their weapons (a
+  // tap on it takes them out again), two lines side by side where they fit; the buttons of the other heroes standing,
+  // to fight too ("+ Ben"), together in the last place: four heroes at 800x480, each on a line of their own, took the
+  // start below the screen's foot
   const join = (x) => {
     const joined = local.group.includes(x.player);
     return button([joined ? "" : "+ ", who(view, x.player)], {
@@ -625,11 +632,12 @@ function renderFightSetup(view, s) {
         game.render();
       } });
   };
+  const waiting = others.filter((x) => !local.group.includes(x.player));
   const lines = hero ? [
     weaponRow(view, s, hero.player,
       h("span", { class: "hr-row-label" }, others.length ? who(view, hero.player) : "Weapon")),
-    ...others.map((x) => (local.group.includes(x.player) ? weaponRow(view, s, x.player, join(x))
-      : h("div", { class: "hr-row hr-weapons" }, join(x)))),
+    ...others.filter((x) => local.group.includes(x.player)).map((x) => weaponRow(view, s, x.player, join(x))),
+    waiting.length ? h("div", { class: "hr-row hr-joins", id: "hr-joins" }, ...waiting.map(join)) : null,
   ] : [];
   // a victory's treasure shared by the group (ruling H13): what is left over goes to the hero the table names
   const keeper = fighters.includes(local.keeper) ? local.keeper : hero?.player;
