@@ -123,8 +123,13 @@ def chaos_of(base: str, players: list[str]) -> dict[str, Any]:
     return game
 
 
+#: Seven names of 24 letters, each of two or three words.
+LONG = [BARTHOLOMAUS, KONSTANTINOS, WILHELMINA, ZDENKA, "Maximilian von Greifberg", "Alexandrina Feuerschwanz",
+        "Genoveva Anna Sturmwinde"]
+
 #: Chaos set-ups with long names: in the same column of hindrances or one in each, the Chaos card's holder (second)
-#: or the starter (third) among them, of five, six and seven players.
+#: or the starter (third) among them, of five, six and seven players; and six or seven players, five of them long or
+#: all.
 LONG_NAMED = {
     "five, two long in one column": [BARTHOLOMAUS, "Ada", ZDENKA, "Ben", "Cleo"],
     "five, two long side by side, one holding Chaos": [BARTHOLOMAUS, ZDENKA, "Ada", "Ben", "Cleo"],
@@ -132,16 +137,21 @@ LONG_NAMED = {
     "six, the holder and the starter long": ["Ada", KONSTANTINOS, WILHELMINA, "Ben", "Cleo", "Dan"],
     "seven, the holder and the starter long": ["Ada", BARTHOLOMAUS, ZDENKA, "Ben", "Cleo", "Dan", "Eva"],
     "seven, the starter and one beside long": ["Ada", "Ben", KONSTANTINOS, WILHELMINA, "Cleo", "Dan", "Eva"],
+    "six, all long": LONG[:6],
+    "seven, five long": [LONG[0], "Ada", *LONG[1:4], "Ben", LONG[4]],
+    "seven, all long": LONG,
 }
 
 
 @pytest.mark.parametrize("case", LONG_NAMED)
 def test_a_chaos_set_up_with_long_names_fits_the_kiosk_screen(open_page: Callable[..., Any], base: str,
                                                              case: str) -> None:
-    """The Chaos set-up with two long names or three: at 800x480 the page scrolled by 44 to 97 px. It fits without a
-    scroll, with every trick to choose, each player's three hindrances, Next turn, the trouble pile's note and every
-    score in sight, every name whole; once the trick is revealed from the screen it still fits. 1024x600 fits too, and
-    a phone never scrolls sideways."""
+    """The Chaos set-up with two long names or three: at 800x480 the page scrolled by 44 to 97 px; with six long names,
+    five among seven players or seven, by 218, 211 and 315 px (each long name above its three hindrances, and on the
+    score board its key on a line above it and its score on a line under it). It fits without a scroll, with every
+    trick to choose, each player's three hindrances, Next turn, the trouble pile's note and every score in sight, every
+    name whole and broken between its words only, its text 13 px at least; once the trick is revealed from the screen
+    it still fits. 1024x600 fits too, and a phone never scrolls sideways."""
     players = LONG_NAMED[case]
     game = chaos_of(base, players)
     page = visit(open_page, base, game, KIOSK)
