@@ -146,6 +146,8 @@ def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any],
 
 #: What a page says when its tap was refused as stale (kit.js ``plainError``): another device changed the game first.
 NOT_COUNTED = "Not counted: someone changed the game a moment ago. This screen shows it now: tap again if still needed."
+#: What a page says of a tap it took for a double tap's second half (kit.js ``NOT_COUNTED``).
+DOUBLED = "Not counted: it came with the tap before, as if a double tap. Tap it again if you meant it."
 
 
 def tap_again(page: Any, selector: str) -> None:

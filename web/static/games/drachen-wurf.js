@@ -277,9 +277,11 @@ function renderSecure(s, active) {
     $("secure-tiles").replaceChildren(...pending.map((t) => tile(t, {
       cls: t === chosen ? "picked" : "", note: s.phase === "bonus" ? "6" : `${sideOf(t)}`,
       onTap: () => { chosen = t; game.render(); } })));
-    const choices = chosen == null ? [] : s.placements[String(chosen)];
-    $("row-targets").replaceChildren(...(chosen == null ? [] : rowButtons(chosen, rows, choices,
-      (row) => { const t = chosen; chosen = null; game.send({ type: "secure", ...fields(t), row }); })));
+    // the tile a row's button secures is the one chosen when it was drawn: once it is in the hoard the next one is
+    // chosen as the page is drawn again (a tap the kit does not count, as a double tap's second half, changes nothing)
+    const t = chosen;
+    $("row-targets").replaceChildren(...(t == null ? [] : rowButtons(t, rows, s.placements[String(t)],
+      (row) => game.send({ type: "secure", ...fields(t), row }))));
     return;
   }
   const movable = Object.keys(s.moves).map(Number);
@@ -294,12 +296,11 @@ function renderSecure(s, active) {
   if (chosen == null) { $("row-targets").replaceChildren(); return; }
   const from = rows.findIndex((row) => row.includes(chosen)) + 1;
   // each row's number and what it would score, its tiles shown numbered right above
-  $("row-targets").replaceChildren(...rowButtons(chosen, rows, s.moves[String(chosen)], (row) => {
-    const t = chosen;
-    chosen = null;
-    moving = false;
-    game.send({ type: "move", ...fields(t), row });
-  }, (row) => (row === from ? `The ${tileName(chosen)} is in row ${row} already.` : null), false));
+  // the move ends the turn, which leaves the egg move (a tap not counted leaves it as it was)
+  const t = chosen;
+  $("row-targets").replaceChildren(...rowButtons(t, rows, s.moves[String(t)],
+    (row) => game.send({ type: "move", ...fields(t), row }),
+    (row) => (row === from ? `The ${tileName(t)} is in row ${row} already.` : null), false));
 }
 
 // ---- what the dice won: the tile, an egg, the number of matching dice --------------------------------------
