@@ -502,8 +502,8 @@ def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[
          {"type": "went_out", "player": "Ben"}, {"type": "coins", "player": "Ada", "coins": 0, "eights": 2},
          {"type": "coins", "player": "Cleo", "coins": 0, "eights": 0})
     page = open_game(open_page, base, session, 390, 844)
-    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("0 coins, 2 8s → gets 2 back")
-    expect(page.locator("#ds-coins [data-player='Cleo']")).to_contain_text("0 coins, 0 8s → loses nothing")
+    expect(page.locator("#ds-coins [data-player='Ada']")).to_contain_text("0 coins, 2 eights → gets 2 back")
+    expect(page.locator("#ds-coins [data-player='Cleo']")).to_contain_text("0 coins, 0 eights → loses nothing")
     post(base, session, {"type": "coins", "player": "Dan", "coins": 5, "eights": 1})
     last = page.locator("#ds-last")
     expect(last).to_contain_text("Ada gets 2 back (for the 8s), Cleo loses nothing, Dan loses 4 (5, less 1 for the "

@@ -422,7 +422,7 @@ function renderScoring(view, s) {
     h("div", { class: "ds-coin-rows", id: "ds-coins" }, ...view.players.filter((p) => p !== s.finisher).map((p) => {
       const coins = s.coins[p];
       const done = coins != null;
-      const eights = feathers ? `, ${plural(s.eights[p] || 0, "8")}` : "";
+      const eights = feathers ? `, ${plural(s.eights[p] || 0, "eight")}` : ""; // "2 eights", not "2 8s"
       return h("div", { class: `ds-coin-row${done ? " done" : ""}`, dataset: { player: p } },
         who(view, p, "who name"),
         done ? h("span", { class: "ds-entered" }, `${plural(coins, "coin")}${eights}`,
@@ -579,15 +579,23 @@ function renderCharts(view, s) {
     final.replaceChildren(chart(view, s),
       h("figcaption", {}, `Coins lost after each round · ${s.limit} ended the game · the fewest wins`));
   }
+  fitTicks();
 }
 
-/** The final chart's axis numbers at 13 px at least, however small the chart is drawn (beside the totals and the
- *  table on the Pi's screens): a size larger in the chart's units, up to TICK, where the chart is drawn smaller. */
-function fitFinalChart() {
-  const drawing = document.querySelector("#ds-final-chart svg");
-  if (!drawing?.checkVisibility()) return;
-  const scale = drawing.getBoundingClientRect().width / drawing.viewBox.baseVal.width;
-  drawing.style.setProperty("--ds-tick", `${Math.min(TICK, Math.max(11, Math.ceil(13.5 / scale)))}px`);
+/** Both charts' axis numbers, in play and on the final screen, drawn at 13 to 14 px on every screen: as many of the
+ *  chart's units (TICK at most) as the scale it is drawn at needs, measured anew whenever the chart's size changes
+ *  (the page laid out, a board closing up beside it, the final screen shown, a phone turned). */
+const tickSizes = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    const scale = target.getScreenCTM()?.a;
+    if (scale) target.style.setProperty("--ds-tick", `${Math.min(TICK, Math.ceil(13.5 / scale))}px`);
+  }
+});
+
+/** The charts just drawn, sized as they are drawn (tickSizes). */
+function fitTicks() {
+  tickSizes.disconnect();
+  for (const drawing of document.querySelectorAll(".ds-chart .ds-chart-svg")) tickSizes.observe(drawing);
 }
 
 /** How the game was won, on the final screen: the fewest coins lost, once someone lost the limit or more (S4). */
@@ -730,7 +738,7 @@ function render(view, g) {
   document.body.dataset.game = view.game;
   renderCharts(view, s);
   renderTricks(view, s);
-  if (s.phase === "finished") { queueMicrotask(fitFinalChart); return; } // once the kit has drawn its final screen
+  if (s.phase === "finished") return;
   renderSetup(view, s);
   renderTrackers(view, s);
   renderScoring(view, s);
@@ -740,4 +748,3 @@ function render(view, g) {
 }
 
 game = startGame({ render, phrase, why, mark });
-addEventListener("resize", fitFinalChart); // after the kit's own fitting of the final screen

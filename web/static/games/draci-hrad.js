@@ -260,7 +260,7 @@ function renderTabs(view, s) {
     local.paneFor = moment;
     local.pane = fighting ? "fight" : hero?.place || "city";
     local.enemy = null; local.weapons = {}; local.group = []; local.treasureGroup = []; local.targets = [];
-    local.keeper = null;
+    local.keeper = null; local.leftOut = null;
   }
   const busy = fighting ? "A fight is running: finish it first (Roll, or End the fight…)." : null;
   const tab = (pane, label, full = label) => button(label, {
@@ -294,29 +294,57 @@ function buyReason(s, hero, item) {
 
 function renderCity(view, s) {
   const hero = mover(s);
-  const cells = [];
+  const shops = [];
   for (const square of s.shop) {
-    cells.push(h("div", { class: "hr-square", dataset: { square: square.square } }, square.name));
-    for (const item of square.items) {
+    shops.push([square.square, square.name, square.items.map((item) => {
       const [reason, rule] = hero ? buyReason(s, hero, item) : ["Nobody is on the move.", "turn-order"];
       const left = item.kind === "card" ? ` · ${item.stock.length} left` : "";
-      cells.push(button([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
+      return button([h("span", { class: "hr-item" }, SHORT[item.item] || item.name),
         h("small", { class: "hr-price" }, item.price == null ? "sold out" : `${item.price} gold${left}`)], {
         cls: `hr-buy hr-${item.kind}`, dataset: { item: item.item }, "aria-label": `Buy ${item.name}`, reason, rule,
-        onTap: () => buy(hero, item) }));
-    }
+        onTap: () => buy(hero, item) });
+    })]);
   }
-  cells.push(h("div", { class: "hr-square" }, "Rest"));
-  for (const [square, label] of [["tavern", "Tavern"], ["oracle", "Oracle"]]) {
+  shops.push(["rest", "Rest", [["tavern", "Tavern"], ["oracle", "Oracle"]].map(([square, label]) => {
     const cost = s.city[square];
     let [reason, rule] = hero ? whyNot(s, hero) : ["Nobody is on the move.", "turn-order"];
     if (!reason && hero.gold < cost) [reason, rule] = [`The ${square} costs ${cost} gold; ${hero.player} has ${hero.gold}.`, "H3"];
-    cells.push(button([h("span", { class: "hr-item" }, label), h("small", { class: "hr-price" }, `${cost} gold · a round`)], {
+    return button([h("span", { class: "hr-item" }, label), h("small", { class: "hr-price" }, `${cost} gold · a round`)], {
       cls: "hr-buy stop", dataset: { stop: square }, reason, rule,
-      onTap: () => send({ type: "stop", player: hero.player, square }) }));
+      onTap: () => send({ type: "stop", player: hero.player, square }) });
+  })]);
+  shops.push(["castle", "Castle", [gateButton(s, hero)]]);
+  const grid = h("div", { class: "hr-shop", id: "hr-shop" });
+  $("hr-city").replaceChildren(grid);
+  shelve(grid, shops);
+}
+
+/** The shops on the city's rows: each shop's name on a line of its own over its goods, never at the end of the row
+ *  before them. A shop starts a row of its own unless it fits in what is left of the row (the Armourer and the
+ *  Merchant side by side); one longer than a row goes on in the next, under a line with no name (the Magician's six
+ *  on five places). How many places a row has is read from the grid as the screen draws it. */
+function shelve(grid, shops) {
+  const tracks = getComputedStyle(grid).gridTemplateColumns.split(" ");
+  const across = Math.max(1, tracks.filter((w) => w.endsWith("px")).length);
+  const rows = [];
+  let row = null;
+  for (const [id, name, goods] of shops) {
+    if (!row || row.used + Math.min(goods.length, across) > across) rows.push(row = { used: 0, heads: [], goods: [] });
+    for (let i = 0; i < goods.length;) {
+      if (row.used === across) rows.push(row = { used: 0, heads: [], goods: [] });
+      const part = goods.slice(i, i + across - row.used);
+      row.heads.push(h("div", { class: `hr-square${i ? " more" : ""}`, dataset: i ? {} : { square: id },
+        "aria-hidden": i ? "true" : null, style: { "grid-column": `span ${part.length}` } }, i ? "" : name));
+      row.goods.push(...part);
+      row.used += part.length;
+      i += part.length;
+    }
   }
-  cells.push(h("div", { class: "hr-square" }, "Castle"), gateButton(s, hero));
-  $("hr-city").replaceChildren(h("div", { class: "hr-shop", id: "hr-shop" }, ...cells));
+  rows.forEach((r, n) => {
+    for (const el of r.heads) el.style.gridRow = String(2 * n + 1);
+    for (const el of r.goods) el.style.gridRow = String(2 * n + 2);
+    grid.append(...r.heads, ...r.goods);
+  });
 }
 
 /** A purchase: at a shop a second tap is a second purchase (the next card dearer, ruling H4), so every tap counts,
@@ -670,11 +698,29 @@ const STEP = {
 
 const DRAGON_ATTACKS = ["claw", "claw", "teeth"];
 
-/** Whom each attack of the enemy's next charge strikes (ruling H16: chosen at the table; the Dragon's three
- *  attacks each at a hero of their own, ruling H6), from the page's choice, else the first hero standing. */
-function targetsOf(f) {
+/** Whom each of the enemy's attacks strikes in its next charge, by attack (ruling H16: chosen at the table; the
+ *  Dragon's three attacks each at a hero of their own, ruling H6), from the page's choice, else the first hero
+ *  standing. */
+function aims(f) {
   const chosen = f.enemy_attacks.map((_, i) => (f.standing.includes(local.targets[i]) ? local.targets[i] : f.standing[0]));
   return f.enemy === "dragon" ? chosen : chosen.map(() => chosen[0]);
+}
+
+/** The Dragon's attacks the table leaves out of its next charge (ruling H6: the game's manager decides how many, claws
+ *  or teeth), by number: none unless the table taps one out, and for that charge only. */
+const leftOut = (f) => (f.enemy === "dragon" && local.leftOut?.at === f.exchange_count ? local.leftOut.attacks : []);
+
+/** The attacks the enemy makes in its next charge, by number: all of them but those the table left out. */
+const attacksMade = (f) => f.enemy_attacks.map((_, i) => i).filter((i) => !leftOut(f).includes(i));
+
+/** Whom each attack the enemy makes in its next charge strikes, in order. */
+const targetsOf = (f) => attacksMade(f).map((i) => aims(f)[i]);
+
+/** The enemy's charge in the strike the page sends: whom each attack strikes and, where the table left out some of the
+ *  Dragon's, which attacks it makes. */
+function chargeOf(f) {
+  const made = attacksMade(f);
+  return { targets: targetsOf(f), ...(made.length < f.enemy_attacks.length ? { attacks: made } : {}) };
 }
 
 function attackLabel(f, i) {
@@ -682,23 +728,32 @@ function attackLabel(f, i) {
   return f.enemy_attacks.length > 1 ? `attack ${i + 1}` : "";
 }
 
-/** Whether the table picks whom the enemy attacks now: it strikes next and more than one hero stands. */
-const choosingTargets = (f) => Boolean(f.dice_needed.enemy_dice) && f.standing.length > 1;
+/** Whether the table picks the enemy's next charge now: it strikes next and more than one hero stands, or it is the
+ *  Dragon, whose attacks the table may leave out against a hero alone too. */
+const choosingTargets = (f) => Boolean(f.dice_needed.enemy_dice) && (f.standing.length > 1 || f.enemy === "dragon");
 
-/** Beside a hero of the fight: the buttons that make them the enemy's target (the Dragon: one per attack). */
+/** Beside a hero of the fight: the buttons that make them the enemy's target (the Dragon: one per attack; a tap on one
+ *  ticked leaves that attack out of the charge, a tap on it again makes it, at least one made). */
 function targetButtons(view, f, player) {
   if (!choosingTargets(f) || !f.standing.includes(player)) return [];
-  const targets = targetsOf(f);
+  const targets = aims(f);
+  const made = attacksMade(f);
   const attacks = f.enemy === "dragon" ? f.enemy_attacks.map((_, i) => i) : [null];
   return attacks.map((i) => {
-    const on = targets[i ?? 0] === player;
+    const on = targets[i ?? 0] === player && (i == null || made.includes(i));
     return button(i == null ? (on ? "✓ attacked" : "attack") : `${on ? "✓ " : ""}${attackLabel(f, i)}`, {
       cls: "hr-target", dataset: { target: player, attack: i ?? "all" }, "aria-pressed": String(on),
       "aria-label": i == null ? `The ${f.name} ${verb(f, "attacks", "attack")} ${player}`
-        : `The ${f.possessive} ${attackLabel(f, i)} attacks ${player}`,
+        : `The ${f.possessive} ${attackLabel(f, i)} attacks ${player}${on ? ": tap to leave it out" : ""}`,
       style: { "--c": colourOf(view, player) },
       onTap: () => {
-        local.targets = i == null ? targets.map(() => player) : targets.map((t, k) => (k === i ? player : t));
+        if (i != null && on) {
+          if (made.length === 1) { toast(`The ${f.name} attacks once at least in a charge.`, "info", "H6"); return; }
+          local.leftOut = { at: f.exchange_count, attacks: [...leftOut(f), i] };
+        } else {
+          local.targets = i == null ? targets.map(() => player) : targets.map((t, k) => (k === i ? player : t));
+          if (i != null) local.leftOut = { at: f.exchange_count, attacks: leftOut(f).filter((k) => k !== i) };
+        }
         game.render();
       } });
   });
@@ -779,11 +834,13 @@ async function enterDice(s) {
     const ruin = await ruinChoice(s, f);
     if (ruin == null) return null;
     Object.assign(event, ruin);
-    const targets = targetsOf(f);
+    const { targets, attacks } = chargeOf(f);
+    const made = attacksMade(f);
     event.enemy_dice = []; event.defence_dice = []; event.targets = targets;
+    if (attacks) event.attacks = attacks;
     const oneDie = need.enemy_dice < f.enemy_attacks.length; // ruling H6: one die for the whole charge
-    for (let i = 0; i < need.enemy_dice; i++) {
-      const what = oneDie ? "one die for the charge" : attackLabel(f, i);
+    for (let i = 0; i < (oneDie ? 1 : made.length); i++) {
+      const what = oneDie ? "one die for the charge" : attackLabel(f, made[i]);
       const n = what ? ` (${what})` : "";
       const a = await askDie(`The ${f.possessive} attack die${n}${oneDie ? "" : ` at ${targets[i]}`}`);
       if (a == null) return null;
@@ -856,12 +913,13 @@ function renderFightRunning(view, s) {
     // the exchange's step and its buttons stay at the screen's foot over a long list of heroes and their targets
     h("div", { class: "hr-fight-bar" },
       h("p", { class: "hr-step", id: "hr-step" }, ...step.flat(),
-        choosingTargets(f) ? h("small", { class: "muted" }, f.enemy === "dragon" ? " · tap whom each attack strikes"
-          : " · tap whom it strikes") : null),
+        choosingTargets(f) ? h("small", { class: "muted" }, f.enemy !== "dragon" ? " · tap whom it strikes"
+          : f.standing.length > 1 ? " · tap whom each attack strikes, a ✓ to leave it out"
+            : " · tap a ✓ to leave that attack out") : null),
       h("div", { class: "hr-row fight-buttons" },
         button("Roll", { cls: "primary hr-roll", id: "hr-roll", onTap: () => {
           const strike = f.next === "initiative" ? { type: "initiative" }
-            : { type: "strike", ...(f.dice_needed.enemy_dice ? { targets: targetsOf(f) } : {}) };
+            : { type: "strike", ...(f.dice_needed.enemy_dice ? chargeOf(f) : {}) };
           return ironAtStake(s, f) ? send(null, async () => { const ruin = await ruinChoice(s, f); return ruin && {
             ...strike, ...ruin }; }) : send(strike);
         } }),
