@@ -144,6 +144,22 @@ def open_game(open_page: Callable[..., Any], base: str, session: dict[str, Any],
     return page
 
 
+#: The texts inside the element `root` (a selector) a person sees drawn under 13 px (SVG drawings aside: their text is
+#: sized in the drawing's units, tests/test_readable_text_browser.py reads them as drawn; and words at 0 px, kept for a
+#: screen reader where a mark shows their meaning): each text's words, its element and its size.
+SMALL_TEXT = """(root) => { const texts = [],
+        walker = document.createTreeWalker(document.querySelector(root), NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+        const el = text.parentElement, words = text.textContent.trim();
+        if (!words || el.closest('svg, script, style, template') || !el.checkVisibility()) continue;
+        const range = document.createRange();
+        range.selectNodeContents(text);
+        if (!range.getClientRects().length) continue;
+        const px = parseFloat(getComputedStyle(el).fontSize);
+        if (px > 0 && px < 13) texts.push(`${words.slice(0, 40)} (${el.localName}.${el.className}): ${px} px`);
+    }
+    return texts; }"""
+
 #: What a page says when its tap was refused as stale (kit.js ``plainError``): another device changed the game first.
 NOT_COUNTED = "Not counted: someone changed the game a moment ago. This screen shows it now: tap again if still needed."
 #: What a page says of a tap it took for a double tap's second half (kit.js ``NOT_COUNTED``).

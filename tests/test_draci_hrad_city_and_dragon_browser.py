@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from tests.browser import (
     PHONE,
     SCREENS,
+    SMALL_TEXT,
     WAIT_MS,
     fits,
     in_view,
@@ -22,7 +23,7 @@ from tests.browser import (
 )
 from tests.browser import session_view as state
 from tests.test_draci_hrad_browser import CITY_CONTROLS, GAME, die
-from tests.test_draci_hrad_fit_browser import BART, SMALL_TEXT
+from tests.test_draci_hrad_fit_browser import BART
 from tests.test_fit_800_browser import BELOW
 
 FIVE = [BART, "Oma Käthe", "Lena", "Jonas", "Mia"]
@@ -82,7 +83,7 @@ def test_each_shop_s_name_stands_over_its_own_goods(open_page: Callable[..., Any
         assert abs(first[0] - name[0]) <= 1 and 0 <= first[1] - name[3] <= 8, \
             f"{where}: {shop}'s first goods are not right under its name ({name} over {first})"
         assert all(g[1] >= name[3] - .5 for g in goods), f"{where}: {shop}'s goods above its name"
-    assert page.evaluate(SMALL_TEXT) == [], f"{where}: text under 13 px"
+    assert page.evaluate(SMALL_TEXT, "#play") == [], f"{where}: text under 13 px"
     fits(page, where)
     if size != PHONE:
         assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
@@ -188,7 +189,7 @@ def test_a_hero_alone_at_the_dragon_sees_its_attacks_on_the_screen(open_page: Ca
     expect(page.locator("[data-member='Mia'] .hr-target[aria-pressed='true']")).to_have_count(3)
     where = f"Mia alone at the Dragon at {size[0]}x{size[1]}"
     shoot(page, f"draci-hrad-dragon-alone-{size[0]}x{size[1]}")
-    assert page.evaluate(SMALL_TEXT) == [], f"{where}: text under 13 px"
+    assert page.evaluate(SMALL_TEXT, "#play") == [], f"{where}: text under 13 px"
     fits(page, where)
     if size != PHONE:
         assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"

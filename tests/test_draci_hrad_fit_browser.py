@@ -15,6 +15,7 @@ from tests.browser import (
     KIOSK,
     PHONE,
     SCREENS,
+    SMALL_TEXT,
     WIDE,
     fits,
     in_view,
@@ -27,16 +28,6 @@ from tests.test_draci_hrad_browser import CITY_CONTROLS, GAME, hero
 from tests.test_fit_800_browser import BELOW
 
 BART = "Bartholomäus Drachenherz"
-
-#: The texts of the game's own page (not its header) a person sees drawn under 13 px: each text's words and size.
-SMALL_TEXT = """() => { const texts = [], walker = document.createTreeWalker(document.getElementById('play'),
-        NodeFilter.SHOW_TEXT);
-    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-        const el = text.parentElement, px = parseFloat(getComputedStyle(el).fontSize);
-        const words = text.textContent.trim();
-        if (words && el.checkVisibility() && px < 13) texts.push(`${words}: ${px} px`);
-    }
-    return texts; }"""
 
 #: Each hero of the fight whose lives and weapon ("♥ 7 · Bow") take more than one line, with their lines' count.
 LIFE_LINES = """() => [...document.querySelectorAll('.hr-member-who')].map((el) => {
@@ -181,7 +172,7 @@ def test_every_hero_s_purse_and_lives_stay_on_the_screen(open_page: Callable[...
 def small_print_fits(page: Any, where: str, controls: tuple[str, ...]) -> None:
     """No text of the page under 13 px; the page fits (`fits`), and on the Pi's screens `controls` are in sight
     without a scroll."""
-    assert page.evaluate(SMALL_TEXT) == [], f"{where}: text under 13 px"
+    assert page.evaluate(SMALL_TEXT, "#play") == [], f"{where}: text under 13 px"
     fits(page, where)
     if page.viewport_size["width"] > PHONE[0]:
         assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"

@@ -9,12 +9,11 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, WAIT_MS, fits, in_view, keypad, open_game, post_events, start_game
+from tests.browser import KIOSK, SMALL_TEXT, WAIT_MS, fits, in_view, keypad, open_game, post_events, start_game
 from tests.browser import session_view as state
 from tests.test_draci_hrad_fit_browser import (
     BART,
     SIX,
-    SMALL_TEXT,
     at_the_dragon,
     purses_and_lives_in_sight,
     six_equipped,
@@ -93,7 +92,7 @@ def test_a_fight_s_set_up_fits_the_kiosk_screen(open_page: Callable[..., Any], b
     where = f"a fight's set-up, {table}, at 800x480"
     fits(page, where)
     assert page.evaluate(BELOW) <= 0, f"{where} scrolls by {page.evaluate(BELOW)} px"
-    assert page.evaluate(SMALL_TEXT) == [], f"{where}: text under 13 px"
+    assert page.evaluate(SMALL_TEXT, "#play") == [], f"{where}: text under 13 px"
     for selector in ("#hr-start", "#hr-enemies [data-enemy='dragon']", *(f"[data-join='{p}']" for p in players[1:]),
                      *(f"[data-weapon='none'][data-for='{p}']" for p in [players[0], *joining])):
         in_view(page, selector)
@@ -121,7 +120,7 @@ def test_every_hero_s_equipment_reads_whole_in_a_fight_of_five_or_six(open_page:
     where = f"a fight of {count} heroes"
     kits_read_whole(page, base, session, players, where)
     purses_and_lives_in_sight(page, players, where)
-    assert page.evaluate(SMALL_TEXT) == [], f"{where}: text under 13 px"
+    assert page.evaluate(SMALL_TEXT, "#play") == [], f"{where}: text under 13 px"
 
 
 def test_the_log_and_undo_name_the_enemy_whose_lives_were_set(open_page: Callable[..., Any], base: str) -> None:

@@ -68,10 +68,8 @@ NAMES_CUT = """() => { const box = document.querySelector('.breakdown-box').getB
 
 
 def open_final(open_page: Callable[..., Any], base: str, session: dict[str, Any], size: tuple[int, int]) -> Any:
-    page = open_page(*size)
-    page.goto(f"{base}/play/{session['id']}")
+    page = open_game(open_page, base, session, *size)
     page.wait_for_selector("#final:not([hidden])")
-    page.wait_for_selector("#live:text-is('live')")
     return page
 
 

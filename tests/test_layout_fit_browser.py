@@ -10,7 +10,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import KIOSK, PHONE, fits, in_view, post_events, shoot, start_game
+from tests.browser import KIOSK, PHONE, fits, in_view, open_game, post_events, shoot, start_game
 from tests.test_drachen_wurf_browser import GRID_PAST_PANEL, play_until
 
 WURF = "drachen-wurf"
@@ -68,11 +68,7 @@ def dice_screen(app: Flask, base: str, players: int) -> dict[str, Any]:
 
 
 def visit(open_page: Callable[..., Any], base: str, game: dict[str, Any], size: tuple[int, int]) -> Any:
-    page = open_page(*size)
-    page.goto(f"{base}/play/{game['id']}")
-    page.wait_for_selector("body[data-ready='yes']")
-    page.wait_for_selector("#live:text-is('live')")
-    return page
+    return open_game(open_page, base, game, *size)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

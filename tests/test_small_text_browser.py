@@ -13,22 +13,7 @@ import pytest
 from flask import Flask
 
 from companion.games import GAMES
-from tests.browser import KIOSK, PHONE, open_game, start_game
-
-#: The texts of the page a person sees drawn under 13 px (SVG drawings aside: their text is sized in the drawing's
-#: units, tests/test_readable_text_browser.py reads them as drawn; and words at 0 px, kept for a screen reader where a
-#: mark shows their meaning): each text's words, its element and its size.
-SMALL_TEXT = """() => { const texts = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
-        const el = text.parentElement, words = text.textContent.trim();
-        if (!words || el.closest('svg, script, style, template') || !el.checkVisibility()) continue;
-        const range = document.createRange();
-        range.selectNodeContents(text);
-        if (!range.getClientRects().length) continue;
-        const px = parseFloat(getComputedStyle(el).fontSize);
-        if (px > 0 && px < 13) texts.push(`${words.slice(0, 40)} (${el.localName}.${el.className}): ${px} px`);
-    }
-    return texts; }"""
+from tests.browser import KIOSK, PHONE, SMALL_TEXT, open_game, start_game
 
 #: Each game, its players, and how many random events apart its page is read.
 PLAYED = [("diego-drachenzahn", ["Moritz", "Bartholomäus Drachenherz", "Eva", "Zdeňka"], 6),
@@ -46,7 +31,7 @@ READINGS = 6
 
 def small_text(page: Any) -> list[str]:
     """The texts of `page` a person sees under 13 px."""
-    return page.evaluate(SMALL_TEXT)
+    return page.evaluate(SMALL_TEXT, "body")
 
 
 @pytest.mark.parametrize("size", [KIOSK, PHONE], ids=["800x480", "phone"])
