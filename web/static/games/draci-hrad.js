@@ -226,15 +226,13 @@ function reasonWords(reason) {
 function overrideText(view, s, o) {
   const why = reasonWords(o.reason);
   const change = `set from ${o.was} to ${o.now} by hand${why}`;
-  if (o.field === "fight") {
-    const enemy = s.enemies.find((e) => e.id === (o.enemy || o.was))?.name || "enemy";
-    const heroes = o.heroes?.length ? o.heroes : o.player ? [o.player] : [];
-    if (heroes.length > 1) { // a group's fight, the group's
-      return [`The fight with the ${enemy} (`, ...heroes.flatMap((p, i) => [i ? ", " : "", who(view, p)]),
+  if (o.field === "fight") { // a fight ended by hand: its enemy and every hero who entered it (combat.end_fight)
+    const enemy = s.enemies.find((e) => e.id === o.enemy)?.name || "enemy";
+    if (o.heroes.length > 1) { // a group's fight, the group's
+      return [`The fight with the ${enemy} (`, ...o.heroes.flatMap((p, i) => [i ? ", " : "", who(view, p)]),
         `) ended by hand${why}`];
     }
-    return [...(heroes.length ? [who(view, heroes[0]), "'s fight"] : ["A fight"]),
-      ` with the ${enemy} ended by hand${why}`];
+    return [who(view, o.heroes[0]), `'s fight with the ${enemy} ended by hand${why}`];
   }
   if (o.field.startsWith("stock:")) { // a card's stock, edited in the bank (H4)
     const item = o.field.slice(6);
