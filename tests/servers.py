@@ -37,7 +37,7 @@ def serving(app: Flask, threads: int = 16) -> Iterator[str]:
             raise RuntimeError("the test server did not start")
         yield f"http://127.0.0.1:{sock.getsockname()[1]}"
     finally:
-        server.should_exit = True  # seen by the server's loop within 0.1 s; it ends the streams and stops
+        server.stop()  # it ends the streams and stops
         thread.join(PATIENCE_S)
         if thread.is_alive():
             server.force_exit = True

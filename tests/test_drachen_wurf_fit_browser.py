@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import BROKEN_WORDS, KIOSK, PHONE, fits, open_game, post_events, shoot, start_game
+from tests.browser import BROKEN_WORDS, KIOSK, PHONE, WAIT_MS, fits, open_game, post_events, shoot, start_game
 from tests.test_drachen_wurf_browser import WURF, play_until
 from tests.test_final_screens_browser import played_to_the_end
 from tests.test_fit_800_browser import BELOW, TURN_NAME
@@ -45,11 +45,22 @@ def shown(page: Any, seq: int) -> None:
     page.wait_for_selector(f"body[data-seq='{seq}']", state="attached")
 
 
-def in_sight(page: Any, where: str) -> None:
-    """The whole turn and table on a 7-inch screen as it is: no scroll, nothing past an edge."""
-    below = page.evaluate(BELOW)
+#: How far the page scrolls, and what of it is off the screen, once it shows the game at `seq` (its body's data-seq;
+#: null: as it is), in one call: a whole game's every step is read on up to four screens.
+SEEN_AT = f"""async (seq) => {{
+    const shows = () => seq === null || document.body.dataset.seq === String(seq);
+    if (!shows()) await new Promise((done, fail) => {{
+        const watch = new MutationObserver(() => {{ if (shows()) {{ watch.disconnect(); done(); }} }});
+        watch.observe(document.body, {{ attributes: true, attributeFilter: ['data-seq'] }});
+        setTimeout(() => fail(new Error(`step ${{seq}} not shown: ${{document.body.dataset.seq}}`)), {WAIT_MS}); }});
+    return [{BELOW}, ({OFF_THE_SCREEN})()]; }}"""
+
+
+def in_sight(page: Any, where: str, seq: int | None = None) -> None:
+    """The whole turn and table on a 7-inch screen as it is (once it shows the game at `seq`, where given): no scroll,
+    nothing past an edge."""
+    below, off = page.evaluate(SEEN_AT, seq)
     assert below <= 0, f"{where}: the page scrolls by {below} px"
-    off = page.evaluate(OFF_THE_SCREEN)
     assert off == [], f"{where}: off the screen: {off}"
 
 
@@ -107,11 +118,13 @@ def played_in_sight(app: Flask, game: dict[str, Any], pages: dict[tuple[int, int
         phase = "final" if state["finished"] else state["phase"]
         where = f"{players} players, step {view['seq']} ({phase})"
         for size, page in pages.items():
-            shown(page, view["seq"])
             if phase == "final":
+                shown(page, view["seq"])
                 expect(page.locator("#final")).to_be_visible()
             elif size != PHONE:  # a phone's page scrolls: it is looked at with the whole screen below
-                in_sight(page, f"{where} at {size[0]}x{size[1]}")
+                in_sight(page, f"{where} at {size[0]}x{size[1]}", view["seq"])
+            else:
+                shown(page, view["seq"])
         if phase != "final" and seen.get(phase, 0) % 10 == 0:  # every tenth step of a kind: the whole screen
             for size, page in pages.items():
                 looked_at(page, size, f"{where} at {size[0]}x{size[1]}")

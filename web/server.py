@@ -10,6 +10,7 @@ Flask sees (REMOTE_ADDR) is always the socket's peer: proxy headers are not read
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import socket
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 #: its JSON 404 (int() would refuse past 4300 digits with a 500).
 STREAM_PATH = re.compile(r"/api/sessions/([0-9]{1,19})/stream")
 GRACE_S = 5               # on shutdown, how long open requests may take to finish
+TICK_S = 0.1              # uvicorn's tick: its date header renewed, a stop by signal seen
+SHUTDOWN_POLL_S = 0.01    # on shutdown, how often the connections left are looked at
 USER_TIMEOUT_MS = 10_000  # the kernel gives up on a peer that acknowledges nothing for this long
 INCOMPLETE = "ASGI callable returned without completing response."
 
@@ -134,7 +137,7 @@ def listen(host: str, port: int) -> socket.socket:
 
 class Server(uvicorn.Server):
     """uvicorn serving `flask_app`; ends the streams when it stops. `run(sockets=[listen(...)])` blocks;
-    SIGINT/SIGTERM stop it when run in the main thread, setting `should_exit` from any thread."""
+    SIGINT/SIGTERM stop it when run in the main thread, `stop()` from any thread."""
 
     def __init__(self, flask_app: Flask, threads: int = 16) -> None:
         self.flask_app = flask_app
@@ -144,12 +147,45 @@ class Server(uvicorn.Server):
                                 log_config=None, log_level="warning", timeout_graceful_shutdown=GRACE_S)
         super().__init__(config)
         logging.getLogger("uvicorn.error").addFilter(_DROPPED_IS_EXPECTED)  # added once, however many servers
+        self._woken = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None  # the server's, once it runs
+
+    def stop(self) -> None:
+        """Stop serving, from any thread: the server's loop wakes at once (a signal is seen within a tick)."""
+        self.should_exit = True
+        loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop closed already: the server has stopped
+                loop.call_soon_threadsafe(self._woken.set)
+
+    async def main_loop(self) -> None:
+        """uvicorn's ticks (its date header, `should_exit` looked at), each cut short by `stop()`."""
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        while not await self.on_tick(counter):
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), TICK_S)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        """End the streams, take no new connection, let open requests finish within GRACE_S, then drop the
+        connections left (clients that never read) and cancel what still runs."""
         stop_streams(self.flask_app)
-        await super().shutdown(sockets)
-        for connection in list(self.server_state.connections):  # left after the grace: clients that never read
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()  # closes an idle connection now, a busy one once its response is sent
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.timeout_graceful_shutdown
+        while (self.server_state.connections or self.server_state.tasks) and not self.force_exit \
+                and loop.time() < deadline:
+            await asyncio.sleep(SHUTDOWN_POLL_S)
+        for connection in list(self.server_state.connections):
             connection.transport.abort()
+        for task in self.server_state.tasks:
+            task.cancel()
         self.server_app.pool.shutdown(wait=False, cancel_futures=True)
 
 
