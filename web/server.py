@@ -178,7 +178,7 @@ class Server(uvicorn.Server):
         for connection in list(self.server_state.connections):
             connection.shutdown()  # closes an idle connection now, a busy one once its response is sent
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.config.timeout_graceful_shutdown
+        deadline = loop.time() + GRACE_S
         while (self.server_state.connections or self.server_state.tasks) and not self.force_exit \
                 and loop.time() < deadline:
             await asyncio.sleep(SHUTDOWN_POLL_S)
