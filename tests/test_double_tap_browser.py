@@ -61,8 +61,9 @@ def test_next_turn_draw_and_undo_tapped_twice_count_once(open_page: Callable[...
     (while it is under way, or within a moment of its answer, even once the page has drawn it) is a double tap's
     second half: Next turn passes one turn, Draw 1 draws one card, Undo undoes one step. The page's clock stands
     still here, so "within a moment" holds however slow the machine; moved on a second, the same tap counts."""
-    session = start_game(base, "drachensachen", ["Ada", "Ben", "Cleo"])
-    post_events(base, session, {"type": "starter", "player": "Ada"})
+    session = start_game(base, "drachensachen", ["Ada", "Ben", "Cleo"], tricks=True)
+    post_events(base, session, {"type": "trick", "trick": "goblins_against_dragons"},
+                {"type": "starter", "player": "Ada"})
     page = still_page(open_page, base, session)
     turn, pile = page.locator("#turn .turn-name"), page.locator("#ds-pile .ds-tile-value")
     page.dblclick("#ds-next")  # both halves at once: the second while the first is under way
@@ -77,7 +78,7 @@ def test_next_turn_draw_and_undo_tapped_twice_count_once(open_page: Callable[...
     page.click("#ds-draw")  # another tap between: this Draw 1 is a new one
     expect(pile).to_have_text("17")
     assert turn.inner_text() == "Ben"
-    assert logged(base, session) == ["starter", "next_turn", "draw", "draw"], logged(base, session)
+    assert logged(base, session) == ["trick", "starter", "next_turn", "draw", "draw"], logged(base, session)
     page.click("#ds-next")
     expect(turn).to_have_text("Cleo")
     page.click("#ds-next")  # at once: a double tap's

@@ -105,8 +105,8 @@ def test_a_change_arriving_under_a_finger_does_not_lose_its_tap(open_page: Calla
     """A finger is down on Next turn when news comes (another tablet draws a card): the page holds its redraw
     until the tap is done, so the button pressed is the one released, and the tap counts. Unheld, a mouse's
     click is lost (its press and release fell on two buttons); a finger's tap is taken where it lifts."""
-    session = new_game(base, ["Ada", "Ben", "Cleo"])
-    post(base, session, {"type": "starter", "player": "Ada"})
+    session = new_game(base, ["Ada", "Ben", "Cleo"], tricks=True)
+    post(base, session, {"type": "trick", "trick": "goblins_against_dragons"}, {"type": "starter", "player": "Ada"})
     page = open_game(open_page, base, session)
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")
     box = page.locator("#ds-next").bounding_box()
@@ -179,9 +179,8 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")
     expect(page.locator("#ds-trick-list [data-trick='golden_feathers']")).to_be_visible()
     expect(pile(other)).to_have_text("18", timeout=WAIT_MS)
-    page.click("#ds-draw")  # S6: +1 from the trouble pile
-    expect(pile(page)).to_have_text("17")
-    expect(pile(other)).to_have_text("17", timeout=WAIT_MS)  # the second page sees the pile change
+    tap_anyway(page.locator("#ds-draw"))  # S6: only goblins against dragons draws beside the 4s
+    expect(page.locator("#toast")).to_contain_text("Only the trick goblins against dragons draws 1")
     page.click("#ds-four")  # S7: +2 pending, facing the next player
     page.click("#ds-next")
     expect(other.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it", timeout=WAIT_MS)
@@ -195,10 +194,10 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     expect(page.locator("#toast")).to_have_text("Undid: Ben played a Defender")
     expect(page.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it")
     page.click("#ds-draw-pending")
-    expect(pile(page)).to_have_text("15")
+    expect(pile(page)).to_have_text("16")
     drawn = call(f"{base}/api/sessions/{session['id']}/events")[1]["events"][-1]
     assert (drawn["type"], drawn["payload"].get("player")) == ("draw_pending", "Ben")  # the log names who drew
-    expect(pile(other)).to_have_text("15", timeout=WAIT_MS)
+    expect(pile(other)).to_have_text("16", timeout=WAIT_MS)  # the second page sees the pile change
     tap_again(page, "#ds-next")
     expect(page.locator("#turn .turn-name")).to_have_text("Cleo")
     page.click("[data-skip='1']")  # S8: Ada skips
@@ -232,9 +231,6 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     expect(page.locator("#ds-hindrance")).to_contain_text("Ben drew Invasion of the Goblins: 7 cards in hand")
     page.click("#ds-trick [data-trick='carousel']")
     expect(pile(page)).to_have_text("18")  # a new round, a new pile
-    page.click("#ds-draw")
-    tap_again(page, "#ds-draw")
-    expect(pile(other)).to_have_text("16", timeout=WAIT_MS)
     page.click("#ds-reverse")  # S11: the carousel
     expect(other.locator("#ds-direction .ds-tile-value")).to_contain_text("counterclockwise", timeout=WAIT_MS)
     expect(other.locator("#ds-direction .ds-tile-detail")).to_have_text("Ada → Cleo → Ben")  # from whose turn it is
@@ -262,7 +258,7 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     assert len(points.split()) == 3  # the start and two rounds
     view = state(base, session)["state"]
     assert view["running"] == {"Ada": [9, 12], "Ben": [0, 8], "Cleo": [4, 4]}
-    assert view["history"][1]["cards_out"]["7"] == 4 and view["history"][1]["due"] == 2
+    assert view["history"][1]["cards_out"]["7"] == 4 and view["history"][0]["due"] == 2  # Ben's pending 2
 
 
 def test_under_chaos_every_player_draws_a_hindrance(open_page: Callable[..., Any], base: str) -> None:
@@ -380,8 +376,8 @@ def test_a_later_rounds_setup_leaves_next_turn_and_the_trackers_on_the_small_scr
     expect(page.locator("#ds-setup-hint")).to_contain_text("The round is set up")
     for selector in TURN_CONTROLS:
         in_view(page, selector)
-    page.click("#ds-draw")  # the first tracker tap starts play
-    expect(pile(page)).to_have_text("17")
+    page.click("#ds-four")  # the first tracker tap starts play
+    expect(page.locator("#ds-pending .ds-tile-value")).to_have_text("+2")
 
 
 def test_a_chaos_setup_once_drawn_leaves_the_trackers_on_the_small_screen(
@@ -398,8 +394,8 @@ def test_a_chaos_setup_once_drawn_leaves_the_trackers_on_the_small_screen(
 
 
 def test_the_draw_buttons_and_the_cards_out_say_what_they_are(open_page: Callable[..., Any], base: str) -> None:
-    session = new_game(base, ["Ada", "Ben", "Cleo"])
-    post(base, session, {"type": "starter", "player": "Ada"})
+    session = new_game(base, ["Ada", "Ben", "Cleo"], tricks=True)
+    post(base, session, {"type": "trick", "trick": "goblins_against_dragons"}, {"type": "starter", "player": "Ada"})
     page = open_game(open_page, base, session, 800, 480)
     expect(page.locator("#ds-draw")).to_have_text("Draw 1")  # a visible label, not a bare "+1"
     expect(page.locator("#ds-draw-pending")).to_have_text("Draw due")
@@ -410,6 +406,28 @@ def test_the_draw_buttons_and_the_cards_out_say_what_they_are(open_page: Callabl
     expect(page.locator("#ds-draw-pending")).to_have_text("Draw 2")
     page.click("#ds-draw")
     expect(pile(page)).to_have_text("17")
+
+
+def test_of_two_players_the_carousel_s_second_turn_begins_with_next_turn(open_page: Callable[..., Any],
+                                                                          base: str) -> None:
+    """Ruling S11: of two players, a 7 reversed gives the mover a second turn; a 4 entered before Next turn mixed
+    into the first turn (nobody faced it, and the mover went a third time). The page says so on the 4 and lets it
+    be played once Next turn began the second turn."""
+    session = new_game(base, ["Ada", "Ben"], tricks=True)
+    post(base, session, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": "Ada"})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("#ds-reverse")
+    four = page.locator("#ds-four")
+    expect(four).to_have_attribute("aria-disabled", "true")
+    tap_anyway(four)
+    toast = page.locator("#toast")
+    expect(toast).to_contain_text("Ada goes again (the carousel): tap Next turn to begin that turn first.")
+    expect(toast.locator(".rule-tag")).to_have_text("rule S11")
+    page.click("#ds-next")
+    expect(four).not_to_have_attribute("aria-disabled", "true")
+    page.click("#ds-four")
+    page.click("#ds-next")
+    expect(page.locator("#ds-pending .ds-tile-detail")).to_contain_text("Ben faces it")
 
 
 def test_a_refused_tap_shows_the_rule_as_a_tag(open_page: Callable[..., Any], base: str) -> None:
@@ -515,8 +533,8 @@ def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[
 def test_a_reason_shown_before_a_tap_the_game_took_is_taken_down(open_page: Callable[..., Any], base: str) -> None:
     """A disabled tracker says why it cannot be tapped; the next tap the game takes makes that reason stale, and it
     goes at once, not when its time is up (the page's clock stands still here, so only the tap can take it down)."""
-    session = new_game(base, ["Ada", "Ben"])
-    post(base, session, {"type": "starter", "player": "Ada"})
+    session = new_game(base, ["Ada", "Ben"], tricks=True)
+    post(base, session, {"type": "trick", "trick": "goblins_against_dragons"}, {"type": "starter", "player": "Ada"})
     page = open_page(800, 480)
     page.clock.install()
     page.goto(f"{base}/play/{session['id']}")

@@ -167,11 +167,17 @@ class Model:
             if who is not None and self.seat_of(who) is None:
                 return [(MALFORMED, "S6")]
             mine = who is None or self.seat_of(who) == self.turn
-            return [(ILLEGAL, "S7")] if mine and self.facing() else []
+            if mine and self.facing():
+                return [(ILLEGAL, "S7")]
+            if "goblins_against_dragons" not in self.revealed:  # no other rule draws from the pile
+                return [(ILLEGAL, "S6")]
+            return [(ILLEGAL, "S11")] if self.again else []
         if kind == "four":
-            return []
+            return [(ILLEGAL, "S11")] if self.again else []  # two players: the second turn begins with next_turn
         if kind == "skip":
-            return [(ILLEGAL, "S7")] if self.facing() else [(ILLEGAL, "S8")] if self.skips else []
+            if self.facing():
+                return [(ILLEGAL, "S7")]
+            return [(ILLEGAL, "S11")] if self.again else [(ILLEGAL, "S8")] if self.skips else []
         if kind == "next_turn":
             return [(ILLEGAL, "S7")] if self.facing() else []
         if kind == "draw_pending":
@@ -179,12 +185,14 @@ class Model:
         if kind == "reverse":
             if self.facing():
                 return [(ILLEGAL, "S7")]
-            return [] if "carousel" in self.revealed else [(ILLEGAL, "S11")]
+            return [] if "carousel" in self.revealed and not self.again else [(ILLEGAL, "S11")]
         if kind == "defender":
             who = e.get("player")
             seat = self.seat_of(who)
             if who is not None and seat is None:
                 return [(MALFORMED, "S8")]
+            if self.again:
+                return [(ILLEGAL, "S11")]
             if self.facing():
                 return [] if seat in (None, self.turn) else [(ILLEGAL, "S7")]
             if self.skips:

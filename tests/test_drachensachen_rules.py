@@ -10,6 +10,7 @@ from typing import Any, Iterable, Mapping
 import pytest
 
 from companion.games import GAMES, IllegalEventError, MalformedEventError, RuleError
+from companion.games.base import RULES_VERSION
 from companion.games.drachensachen import LEAVING, TRICKS, VALUES, DrachensachenState, next_starter, round_losses
 from companion.games.schema import validate_event
 from companion.log import EventLog
@@ -45,6 +46,17 @@ def schema_refused(event: dict[str, Any], rule: str) -> None:
 
 def started(players: Iterable[str] = FOUR, starter: str = "Ada", **options: Any) -> DrachensachenState:
     return play(new(players, **options), {"type": "starter", "player": starter})
+
+
+def version_3(players: Iterable[str] = FOUR, **options: Any) -> DrachensachenState:
+    """A game as a log recorded under rules version 3 folds it."""
+    return GAME.setup(tuple(players), {**GAME.resolve_options(options), RULES_VERSION: 3})
+
+
+def dragons_draw(players: Iterable[str] = FOUR, starter: str = "Ada", **options: Any) -> DrachensachenState:
+    """A game started under the trick goblins against dragons (S9): a dragon card played draws from the pile (S6)."""
+    return play(new(players, tricks=True, **options), {"type": "trick", "trick": "goblins_against_dragons"},
+                {"type": "starter", "player": starter})
 
 
 NEUTRAL_TRICKS = tuple(sorted(TRICKS, key=lambda trick: trick == "golden_feathers"))
@@ -331,7 +343,7 @@ def test_s5_next_starter_function() -> None:
 
 def test_s6_the_trouble_pile_starts_at_18_and_draws_take_from_it() -> None:
     # ruling S6
-    state = started()
+    state = dragons_draw()
     assert view(state)["trouble_pile"] == {"start": 18, "left": 18, "due": 0, "drawn": 0, "ignored": 0,
                                            "empty": False, "last_draw": None}
     state = play(state, {"type": "draw"}, {"type": "draw", "count": 5, "player": "Cleo"})
@@ -342,7 +354,7 @@ def test_s6_the_trouble_pile_starts_at_18_and_draws_take_from_it() -> None:
 
 def test_s6_at_zero_draws_are_ignored_and_recorded_as_due() -> None:
     # ruling S6: a draw from an empty pile is not an error; due and drawn both kept
-    state = play(started(), *[{"type": "draw", "count": 5}] * 3)
+    state = play(dragons_draw(), *[{"type": "draw", "count": 5}] * 3)
     state = play(state, {"type": "draw", "count": 5})  # 3 left: 5 due, 3 drawn
     pile = view(state)["trouble_pile"]
     assert (pile["left"], pile["due"], pile["drawn"], pile["ignored"], pile["empty"]) == (0, 20, 18, 2, True)
@@ -355,7 +367,7 @@ def test_s6_at_zero_draws_are_ignored_and_recorded_as_due() -> None:
 @pytest.mark.parametrize("bad", [0, -1, 21, "1", 1.5])
 def test_s6_a_draw_count_out_of_range_is_refused(bad: Any) -> None:
     # ruling S6
-    refused(started(), {"type": "draw", "count": bad}, MalformedEventError, "S6")
+    refused(dragons_draw(), {"type": "draw", "count": bad}, MalformedEventError, "S6")
     schema_refused({"type": "draw", "count": bad}, "S6")
 
 
@@ -377,8 +389,8 @@ def test_s6_under_chaos_the_pile_is_every_card_not_dealt() -> None:
     # Ada 3+6, Ben 8+6, Cleo 5+3, Dan 5+6
     assert view(state)["trouble_pile"]["start"] == 96 - (9 + 14 + 8 + 11) == 54
     assert [c["player"] for c in view(state)["chaos_draws"]] == ["Ben", "Cleo", "Dan", "Ada"]
-    state = play(state, {"type": "draw", "count": 20})
-    assert view(state)["trouble_pile"]["left"] == 34
+    state = play(state, {"type": "four", "count": 3}, NEXT, {"type": "draw_pending"})
+    assert view(state)["trouble_pile"]["left"] == 48
 
 
 def test_s6_a_chaos_deal_the_deck_cannot_fill_leaves_the_pile_empty() -> None:
@@ -396,8 +408,8 @@ def test_s6_a_chaos_deal_the_deck_cannot_fill_leaves_the_pile_empty() -> None:
     for p in players[2:6]:
         state = play(state, {"type": "hindrance", "kind": "invasion", "hand": 12, "player": p})
     assert view(state)["setup_owed"] is None  # seven cards drawn: P6 draws none
-    state = play(state, NEXT, {"type": "draw", "count": 2})
-    assert view(state)["trouble_pile"]["left"] == 0
+    state = play(state, NEXT, {"type": "four"}, NEXT, {"type": "draw_pending"})
+    assert view(state)["trouble_pile"]["left"] == 0 and view(state)["trouble_pile"]["ignored"] == 2
 
 
 # ruling S7 ------------------------------------------------------------------------------------------------------
@@ -433,7 +445,8 @@ def test_s7_each_four_adds_two_passed_on_and_drawn_by_who_cannot_pass() -> None:
 
 def test_s7_a_pending_draw_from_a_short_pile_draws_what_is_left() -> None:
     # ruling S7 with S6
-    state = play(started(), {"type": "draw", "count": 16}, {"type": "four", "count": 3}, NEXT, {"type": "draw_pending"})
+    state = play(dragons_draw(), {"type": "draw", "count": 16}, {"type": "four", "count": 3}, NEXT,
+                 {"type": "draw_pending"})
     pile = view(state)["trouble_pile"]
     assert (pile["left"], pile["due"], pile["drawn"], pile["ignored"]) == (0, 22, 18, 4)
 
@@ -691,26 +704,77 @@ def test_s11_of_two_players_the_carousel_gives_the_mover_a_second_turn() -> None
     assert view(state)["turn"] == "Ada" and view(state)["goes_again"] is None  # Ada's second turn
     state = play(state, NEXT)
     assert view(state)["turn"] == "Ben"  # then play goes on as before
-    taken_back = play(two, {"type": "reverse"}, {"type": "reverse"}, NEXT)  # a reverse tapped again takes it back
-    assert view(taken_back)["turn"] == "Ben" and view(taken_back)["direction"] == "clockwise"
     three = play(new(("Ada", "Ben", "Cleo"), tricks=True), {"type": "trick", "trick": "carousel"},
                  {"type": "starter", "player": "Ada"}, {"type": "reverse"})
     assert view(three)["goes_again"] is None and view(play(three, NEXT))["turn"] == "Cleo"
+
+
+def test_s11_of_two_players_the_second_turn_begins_with_next_turn_before_its_cards() -> None:
+    # ruling S11 (rules version 4): a 5, a 4 or a second 7 entered before Next turn mixed into the first turn: the
+    # 5 skipped nobody (Ben got the turn), the 4 faced nobody (Ada went a third time), the second 7 gave Ben the turn
+    two = play(new(("Ada", "Ben"), tricks=True), {"type": "trick", "trick": "carousel"},
+               {"type": "starter", "player": "Ada"}, {"type": "reverse"})
+    for early in ({"type": "skip"}, {"type": "four"}, {"type": "reverse"}, {"type": "defender"}):
+        error = refused(two, early, IllegalEventError, "S11")
+        assert "Ada goes again" in error.message and "Next turn" in error.message
+    assert view(two)["expects"] == ["next_turn", "set_out", "burned", "went_out"]
+    second = play(two, NEXT)
+    assert view(second)["turn"] == "Ada" and view(second)["goes_again"] is None
+    assert view(play(second, {"type": "skip"}, NEXT))["turn"] == "Ada"  # her 5 skips Ben
+    faced = play(second, {"type": "four"}, NEXT)
+    assert view(faced)["turn"] == "Ben" and view(faced)["pending_faces"] == "Ben"  # her 4 faces Ben
+    third = play(second, {"type": "reverse"})  # a second 7: a third turn, clockwise again
+    assert view(third)["goes_again"] == "Ada" and view(third)["direction"] == "clockwise"
+    assert view(play(third, NEXT))["turn"] == "Ada"
+    went_out = play(two, {"type": "went_out", "player": "Ada"})  # the 7 was her last card
+    assert view(went_out)["phase"] == "scoring"
+
+
+def test_s11_before_rules_version_4_a_reverse_tapped_again_took_the_second_turn_back() -> None:
+    # ruling S11: a log recorded under version 3 folds as it was played
+    two = play(version_3(("Ada", "Ben"), tricks=True), {"type": "trick", "trick": "carousel"},
+               {"type": "starter", "player": "Ada"})
+    taken_back = play(two, {"type": "reverse"}, {"type": "reverse"}, NEXT)
+    assert view(taken_back)["turn"] == "Ben" and view(taken_back)["direction"] == "clockwise"
+    mixed = play(two, {"type": "reverse"}, {"type": "skip"}, NEXT)
+    assert view(mixed)["turn"] == "Ben"
+
+
+def test_s6_only_goblins_against_dragons_draws_from_the_pile_beside_the_fours() -> None:
+    # rulings S6 and S9: the rulebook draws from the trouble pile for 4s (S7) and, under the trick goblins against
+    # dragons, for a dragon card played; a player who cannot play takes the discard pile, not the trouble pile
+    plain = started(tricks=True)
+    plain = play(plain, {"type": "trick", "trick": "carousel"})
+    error = refused(plain, {"type": "draw"}, IllegalEventError, "S6")
+    assert "goblins against dragons" in error.message and "discard pile" in error.message
+    assert "draw" not in view(plain)["expects"]
+    refused(started(), {"type": "draw", "player": "Ben"}, IllegalEventError, "S6")
+    drawn = play(dragons_draw(), {"type": "draw"})
+    assert view(drawn)["trouble_pile"]["left"] == 17 and "draw" in view(drawn)["expects"]
+    old = play(version_3(), {"type": "starter", "player": "Ada"}, {"type": "draw"})  # an old log folds
+    assert view(old)["trouble_pile"]["left"] == 17
+
+
+def test_s7_a_defender_with_no_draw_or_skip_to_pass_says_what_it_passes_on() -> None:
+    # ruling S7; rulebook's example: a Defender on a 9 passes the 9's problem on, which no tracker keeps
+    error = refused(started(), {"type": "defender"}, IllegalEventError, "S7")
+    assert "passes on what the discard pile shows" in error.message and "no tracker changes" in error.message
 
 
 # trackers across rounds, the view, purity ---------------------------------------------------------------------
 
 
 def test_trackers_reset_at_the_round_start_cards_out_and_tricks_carry_over() -> None:
-    state = play(new(tricks=True), {"type": "trick", "trick": "fast_dragon"}, {"type": "starter", "player": "Ada"},
-                 {"type": "set_out", "value": "zero"}, {"type": "draw", "count": 3}, {"type": "four"}, {"type": "skip"})
+    state = play(new(tricks=True), {"type": "trick", "trick": "goblins_against_dragons"},
+                 {"type": "starter", "player": "Ada"}, {"type": "set_out", "value": "zero"},
+                 {"type": "draw", "count": 3}, {"type": "four"}, {"type": "skip"})
     assert (view(state)["pending_draw"], view(state)["skips"], view(state)["trouble_pile"]["left"]) == (2, 1, 15)
     state = result(state, "Ada", {"Ben": 1, "Cleo": 2, "Dan": 3})
     data = view(state)
     assert data["pending_draw"] == 0 and data["skips"] == 0 and data["trouble_pile"]["left"] == 18
     assert data["turn"] == "Dan" == data["starter"] and data["phase"] == "setup"
     assert data["cards_out"]["zero"] == 4 and data["cards_out_round"]["zero"] == 0
-    assert [t["id"] for t in data["tricks"]] == ["fast_dragon"]
+    assert [t["id"] for t in data["tricks"]] == ["goblins_against_dragons"]
     state = play(state, {"type": "trick", "trick": "surprise"}, {"type": "set_out", "value": "zero"})
     assert view(state)["cards_out"]["zero"] == 8 and view(state)["cards_out_round"]["zero"] == 4
     assert set(view(state)["cards_out"]) == set(VALUES)

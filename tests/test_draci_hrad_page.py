@@ -332,3 +332,18 @@ def test_the_new_controls_fit_the_screens(open_page: Callable[..., Any], base: s
     shoot(page, f"draci-share-dialog-{width}x{height}")
     assert page.evaluate(SMALL_TARGETS) == [], f"the share dialog at {width}x{height}: tap targets under 48 px"
     in_view(page, "[data-remainder='Ada']")
+
+
+def test_a_card_that_cannot_be_used_now_names_its_own_rule(open_page: Callable[..., Any], base: str) -> None:
+    """A card of the hero on the move that cannot be used now says why with the rule the table would name: an
+    antidote while not poisoned H9, a torch away from a dark corridor H14 (every such refusal was tagged H15)."""
+    session = start_game(base, GAME, ["Ada", "Ben"])
+    post(base, session, {"type": "buy", "player": "Ada", "item": "antidote"},
+         {"type": "buy", "player": "Ada", "item": "torch"})
+    page = open_game(open_page, base, session, 800, 480)
+    page.click("[data-pane='castle']")
+    for item, words, rule in (("antidote", "Ada's hero is not poisoned.", "H9"),
+                              ("torch", "A torch lights a dark corridor.", "H14")):
+        tap_anyway(page.locator(f"#hr-castle [data-use='{item}']"))
+        expect(page.locator("#toast")).to_contain_text(words)
+        refused_with(page, rule)

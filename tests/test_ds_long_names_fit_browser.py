@@ -63,7 +63,7 @@ def seven_rounds(base: str) -> Iterator[tuple[str, dict[str, Any], tuple[str, ..
     game = new_drachensachen(base, SEVEN, tricks=True, hindrances=True)
     yield "round 1's set-up", game, ("#ds-starter .ds-player:last-child", "#ds-trick .ds-choice:last-child")
     post_events(base, game, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": BARTHOLOMAUS},
-                {"type": "draw", "count": 1, "player": BARTHOLOMAUS})
+                {"type": "set_out", "value": "1"})
     yield "round 1 in play", game, TURN_CONTROLS
     post_events(base, game, {"type": "went_out", "player": "Ben"})
     yield "round 1's coins", game, tuple(f"#ds-coins [data-coins='{p}']" for p in SEVEN if p != "Ben")

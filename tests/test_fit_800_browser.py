@@ -201,7 +201,7 @@ def long_named_rounds(base: str) -> Any:
     yield "round 1's set-up", game, ("#ds-starter .ds-player:last-child", "#ds-trick .ds-choice:last-child")
     post_events(base, game, {"type": "trick", "trick": "golden_feathers"}, {"type": "starter", "player": ZDENKA})
     yield "round 1 set up", game, (*TURN_CONTROLS, ".ds-facts")
-    post_events(base, game, {"type": "draw", "count": 1, "player": ZDENKA})
+    post_events(base, game, {"type": "set_out", "value": "1"})
     yield "round 1 in play", game, TURN_CONTROLS
     post_events(base, game, {"type": "four", "count": 1}, {"type": "next_turn"})
     yield "a long name facing a draw", game, TURN_CONTROLS

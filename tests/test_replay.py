@@ -74,9 +74,11 @@ def test_each_session_records_the_rules_version(tmp_path: Path) -> None:
 
 def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
     """Drachensachen's rules version 3 waits for every player's card under Chaos; a game recorded under version 2
-    that began play without them still folds, and carries on by its own rules. A new game follows today's."""
+    that began play without them still folds, and carries on by its own rules; version 4 draws from the pile beside
+    the 4s only under goblins against dragons, where a game of version 3 drew by tap and still does. A new game
+    follows today's."""
     game = GAMES["drachensachen"]
-    assert game.rules_version == 3
+    assert game.rules_version == 4
     log = EventLog(tmp_path / "old.sqlite3")
     try:
         options = game.resolve_options({"hindrances": True})
@@ -94,6 +96,12 @@ def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
         log.append(first.id, "starter", {"player": "Ada"}, "tap")
         log.append(first.id, "next_turn", {}, "tap")  # version 1: play before the round's trick (S9)
         assert table.view(first.id)["status"] == "running"
+        third = log.create_session(game.id, ("Ada", "Ben"), game.resolve_options({}), now=1.0, rules_version=3)
+        log.append(third.id, "starter", {"player": "Ada"}, "tap")
+        log.append(third.id, "draw", {"count": 2}, "tap")  # version 3: a draw by tap, whatever the tricks
+        assert table.view(third.id)["state"]["trouble_pile"]["left"] == 16
+        table.submit(third.id, {"type": "draw", "count": 1})
+        assert table.view(third.id)["state"]["trouble_pile"]["left"] == 15
         new = table.create(game.id, ["Ada", "Ben", "Cleo"], {"hindrances": True})["id"]
         for event in ({"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Ben"},
                       {"type": "coins", "player": "Ada", "coins": 2}, {"type": "coins", "player": "Cleo", "coins": 1},
@@ -102,6 +110,11 @@ def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
         with pytest.raises(IllegalEventError) as refused:
             table.submit(new, {"type": "next_turn"})
         assert refused.value.rule == "S10"
+        fourth = table.create(game.id, ["Ada", "Ben"], {})["id"]
+        table.submit(fourth, {"type": "starter", "player": "Ada"})
+        with pytest.raises(IllegalEventError) as refused:
+            table.submit(fourth, {"type": "draw", "count": 1})
+        assert refused.value.rule == "S6"
     finally:
         log.close()
 

@@ -41,24 +41,24 @@ def test_a_stalled_network_is_noticed_and_caught_up(open_page: Callable[..., Any
     page = open_page(390, 844)
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("body[data-live='yes']")
-    pile = page.locator("#ds-pile .ds-tile-value")
-    expect(pile).to_have_text("18")
+    pending = page.locator("#ds-pending .ds-tile-value")
+    expect(pending).to_have_text("0")
     stall.set()
-    post_events(server, session, {"type": "draw", "count": 1})  # another device, whose network flows
+    post_events(server, session, {"type": "four", "count": 1})  # another device, whose network flows
     page.click("#ds-next")  # a tap into the stalled network: no answer comes
     page.wait_for_selector("body[data-live='no']", timeout=WAIT_MS)  # no `alive` heard for 10 s
     expect(page.locator("#live")).to_have_text("reconnecting…")
     # a phone's header has room for the sign only: it says so by its shape, not by its colour alone
     assert page.evaluate("getComputedStyle(document.getElementById('live'), '::before').content") == '"⚠ "'
-    expect(pile).to_have_text("18")  # what it shows is what it heard last
+    expect(pending).to_have_text("0")  # what it shows is what it heard last
     expect(page.locator("#toast")).to_contain_text("No answer from the companion: check this device's Wi-Fi.",
                                                    timeout=WAIT_MS)
     stall.clear()
     page.wait_for_selector("body[data-live='yes']", timeout=WAIT_MS)
-    expect(pile).to_have_text("17")  # caught up with the draw made meanwhile
-    # the tap, had it reached the server late, was against the game before the draw: refused, so the turn stays
+    expect(pending).to_have_text("+2")  # caught up with the 4 played meanwhile
+    # the tap, had it reached the server late, was against the game before the 4: refused, so the turn stays
     view = call(f"{server}/api/sessions/{session['id']}")[1]
-    assert view["state"]["turn"] == "Ada" and view["state"]["trouble_pile"]["drawn"] == 1
+    assert view["state"]["turn"] == "Ada" and view["state"]["pending_draw"] == 2
 
 
 def test_a_stream_stalled_before_its_first_word_is_opened_again(open_page: Callable[..., Any], base: str,

@@ -29,9 +29,11 @@ MAX_COINS = 99        # keypad bound: more coins than any hand can show is a mis
 MAX_DRAW = 20         # one tap draws at most this many (the pending amount has its own event)
 MAX_AT_ONCE = 3       # identical cards played at once with an effect; four identical burn the pile
 HINDRANCE_CARDS = 7   # S10
-RULES = 3
+RULES = 4
 """The rules version. 2: play begins once the round's trick and hindrance are entered (S9, S10); 3: under Chaos,
-every player's hindrance too. A log recorded under an older version folds by its own (``DrachensachenState.rules``)."""
+every player's hindrance too; 4: of two players, the carousel's second turn begins with Next turn before anything of
+it is entered (S11), and a draw of the pile's own comes only from a dragon card under goblins against dragons (S6, S9).
+A log recorded under an older version folds by its own (``DrachensachenState.rules``)."""
 MAX_HAND = 20         # bounds for the numbers entered from a hindrance card (S10)
 MAX_LAYOUT = 12
 
@@ -255,6 +257,14 @@ def _not_facing(state: DrachensachenState, current: Round, turn: int) -> None:
                                       "it on (a 4 or a Defender) first")
 
 
+def _second_turn_owed(state: DrachensachenState, current: Round) -> None:
+    """S11, two players: the carousel gave the mover a second turn; what is played in it is entered once Next turn
+    has begun it (a second 7 there gives a third turn; a reverse tapped by mistake is undone with Undo)."""
+    if current.again and state.rules >= 4:
+        raise IllegalEventError("S11", f"{_name(state, current.turn)} goes again (the carousel, two players): tap "
+                                       "Next turn to begin that turn first")
+
+
 def _step(state: DrachensachenState, current: Round, seat: int, by: int) -> int:
     return (seat + current.direction * by) % len(state.players)
 
@@ -371,6 +381,7 @@ def _four(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -
     """S7: each value-4 card played adds 2 to the pending draw; on a pending draw it passes it on."""
     count = _int(event, "count", 1, MAX_AT_ONCE, "S7", default=1)
     turn = _playing(state, current)
+    _second_turn_owed(state, current)
     return _tracked(state, current, pending=current.pending + 2 * count, pending_from=turn)
 
 
@@ -378,6 +389,7 @@ def _skip(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -
     """S8: value-5 cards played at once skip that many players."""
     count = _int(event, "count", 1, MAX_AT_ONCE, "S8", default=1)
     _not_facing(state, current, _playing(state, current))
+    _second_turn_owed(state, current)
     if current.skips:
         raise IllegalEventError("S8", f"{current.skips} skip(s) are pending; pass the turn first")
     return _tracked(state, current, skips=count, skip_defenders=())
@@ -397,6 +409,7 @@ def _defender(state: DrachensachenState, current: Round, event: Mapping[str, Any
     turn = _playing(state, current)
     player = event.get("player")
     seat = None if player is None else _seat(state, player, "S8")
+    _second_turn_owed(state, current)
     if current.pending and current.pending_from != turn:
         if seat is not None and seat != turn:
             raise IllegalEventError("S7", f"the pending {current.pending} faces {state.players[turn]}")
@@ -414,14 +427,16 @@ def _defender(state: DrachensachenState, current: Round, event: Mapping[str, Any
         return _tracked(state, current, skip_defenders=current.skip_defenders + (seat,))
     if current.pending:
         raise IllegalEventError("S7", f"the pending {current.pending} faces the next player; pass the turn first")
-    raise IllegalEventError("S7", "no pending draw or skip to pass on: a Defender here changes no tracker")
+    raise IllegalEventError("S7", "no draw or skip the tracker keeps faces this player: a Defender played now "
+                                  "passes on what the discard pile shows, and no tracker changes")
 
 
 def _reverse(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -> DrachensachenState:
     """S11: the carousel reverses the direction of play: the previous player goes next; of two players, the mover
-    takes a second turn (rulebook: "If two are playing, the active player takes a second turn"), which a reverse
-    tapped again takes back."""
+    takes a second turn (rulebook: "If two are playing, the active player takes a second turn"). Before rules
+    version 4 a reverse tapped again took that turn back."""
     _not_facing(state, current, _playing(state, current))
+    _second_turn_owed(state, current)
     if "carousel" not in state.tricks:
         raise IllegalEventError("S11", "only the trick carousel reverses the direction, and it is not revealed")
     return _tracked(state, current, direction=-current.direction,
@@ -436,11 +451,19 @@ def _take(state: DrachensachenState, current: Round, seat: int, due: int, pendin
 
 
 def _draw(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -> DrachensachenState:
+    """S6: cards drawn from the trouble pile beside a pending draw (``draw_pending``): under the trick goblins
+    against dragons (S9), one for each dragon card played; no other rule draws from the pile (a player who cannot
+    play takes the discard pile)."""
     count = _int(event, "count", 1, MAX_DRAW, "S6", default=1)
     turn = _playing(state, current)
     seat = turn if event.get("player") is None else _seat(state, event.get("player"), "S6")
     if seat == turn:
         _not_facing(state, current, turn)
+    if state.rules >= 4 and "goblins_against_dragons" not in state.tricks:
+        raise IllegalEventError("S6", "only the trick goblins against dragons draws from the trouble pile beside a "
+                                      "pending draw of 4s, and it is not revealed (a player who cannot play takes "
+                                      "the discard pile)")
+    _second_turn_owed(state, current)
     return _take(state, current, seat, count, pending=False)
 
 
@@ -656,6 +679,8 @@ def _expects(state: DrachensachenState, current: Round, owed: IllegalEventError 
     facing = bool(current.pending) and current.pending_from != current.turn
     if facing:  # S7: draw it or pass it on
         return expects + ["four", "defender", "draw_pending", "burned", "went_out"]
+    if current.again and state.rules >= 4:  # S11: the second turn begins with Next turn
+        return expects + ["next_turn", "set_out", "burned", "went_out"]
     if current.skips:
         passable = current.skips + len(current.skip_defenders) < len(state.players)
         expects += ["next_turn", "four"] + (["defender"] if passable else [])
@@ -663,7 +688,9 @@ def _expects(state: DrachensachenState, current: Round, owed: IllegalEventError 
         expects += ["next_turn", "four", "skip"]
     if "carousel" in state.tricks:
         expects.append("reverse")
-    expects += ["draw", "set_out", "burned", "went_out"]
+    if state.rules < 4 or "goblins_against_dragons" in state.tricks:
+        expects.append("draw")
+    expects += ["set_out", "burned", "went_out"]
     return expects
 
 
@@ -759,7 +786,7 @@ EVENT_TYPES = (
               "the losses.", {"player": _PLAYER}, ("player",), {"type": "starter", "player": "Ada"}, rule="S5"),
     EventType("trick", "The trick revealed at this round's start (S9); it stays active for the game.",
               {"trick": {"type": "string", "enum": list(TRICKS)}}, ("trick",),
-              {"type": "trick", "trick": "golden_feathers"}, rule="S9"),
+              {"type": "trick", "trick": "goblins_against_dragons"}, rule="S9"),
     EventType("hindrance", "The hindrance card a player drew (S10): kind, and a hand size (invasion) or a "
               "reserve layout (unknown). The previous finisher first; under Chaos every player (player).",
               {"kind": {"type": "string", "enum": list(HINDRANCES)}, "player": _OPT_PLAYER,
@@ -778,8 +805,8 @@ EVENT_TYPES = (
               {"type": "defender"}, rule="S8"),
     EventType("reverse", "The carousel reverses the direction of play (S11).", {}, (), {"type": "reverse"},
               rule="S11"),
-    EventType("draw", "A player (default: whose turn it is) draws cards from the trouble pile, e.g. +1; what "
-              "the pile lacks is ignored (S6).",
+    EventType("draw", "Under the trick goblins against dragons, a player (default: whose turn it is) draws "
+              "cards from the trouble pile for the dragon cards played, e.g. +1; what the pile lacks is ignored (S6).",
               {"count": {"type": "integer", "minimum": 1, "maximum": MAX_DRAW}, "player": _OPT_PLAYER}, (),
               {"type": "draw", "count": 1}, rule="S6"),
     EventType("draw_pending", "The player facing the pending draw (named, or whose turn it is), unable to pass it "

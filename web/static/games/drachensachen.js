@@ -185,11 +185,16 @@ function reasonFor(s, type) {
   if (faces && ["next_turn", "skip", "draw", "set_out", "reverse"].includes(type)) {
     return `${faces} faces +${s.pending_draw}: pass it on (a 4 or a Defender) or draw it first.`;
   }
+  if (s.goes_again && ["four", "skip", "reverse", "defender", "draw"].includes(type)) {
+    return [`${s.goes_again} goes again (the carousel): tap Next turn to begin that turn first.`, "S11"];
+  }
   switch (type) {
     case "draw_pending": return s.pending_draw ? "The pending draw faces the next player: pass the turn first."
       : "No draw is pending: a 4 makes one.";
     case "defender": return s.skips ? "Everyone is already affected by this skip."
-      : "Nothing to pass on: no pending draw or skip faces this player.";
+      : "No draw or skip faces this player: a Defender played now changes no tracker.";
+    case "draw": return ["Only the trick goblins against dragons draws 1 beside the 4s. Can't play? Take the "
+      + "discard pile.", "S6"];
     case "skip": return `${plural(s.skips, "skip")} pending: pass the turn first (5s played together count at once).`;
     case "reverse": return "Only the trick carousel reverses the direction, and it is not revealed.";
     default: return "Not now.";

@@ -520,13 +520,18 @@ function renderCastle(view, s) {
   if (hero && !hero.out) {
     for (const [item, n] of Object.entries(hero.cards)) {
       if (["skunk", "cloak"].includes(item)) continue; // in a fight
-      let reason = why && !["antidote", "torch", "opening_spell"].includes(item) ? why : null;
-      if (item === "antidote" && !hero.poisoned) reason = `${hero.player}'s hero is not poisoned.`;
-      if ((item === "food" || item === "potion") && hero.lives >= hero.max_lives) reason = `${hero.player} has all ${hero.max_lives} lives.`;
-      if (item === "torch" && hero.wait_reason !== "dark_corridor") reason = "A torch lights a dark corridor.";
-      if (item === "opening_spell" && hero.wait_reason !== "locked_door") reason = "An opening spell opens a locked door.";
+      // the reason a card cannot be used now, with the rule the table would name
+      let reason = why && !["antidote", "torch", "opening_spell"].includes(item) ? [why, rule] : null;
+      if (item === "antidote" && !hero.poisoned) reason = [`${hero.player}'s hero is not poisoned.`, "H9"];
+      if ((item === "food" || item === "potion") && hero.lives >= hero.max_lives) {
+        reason = [`${hero.player} has all ${hero.max_lives} lives.`, "H15"];
+      }
+      if (item === "torch" && hero.wait_reason !== "dark_corridor") reason = ["A torch lights a dark corridor.", "H14"];
+      if (item === "opening_spell" && hero.wait_reason !== "locked_door") {
+        reason = ["An opening spell opens a locked door.", "H14"];
+      }
       usable.push(button(n > 1 ? `${SHORT[item]} ×${n}` : SHORT[item], {
-        cls: "hr-use", dataset: { use: item }, reason, rule: reason ? "H15" : null,
+        cls: "hr-use", dataset: { use: item }, reason,
         onTap: () => (item === "darren_back" ? send(null, () => darrenBack(p)) : send({ type: "use", player: p, item })) }));
     }
   }
