@@ -20,16 +20,45 @@ def backup(data_dir: Path, keep: int = 7, now: float | None = None) -> Path:
     if not source.exists():
         raise FileNotFoundError(f"there is no session log at {source}")
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if now is None else now))
-    target = data_dir / "backups" / f"{PREFIX}{stamp}.sqlite3"
     log = EventLog(source)
     try:
-        log.backup(target)
+        target = _new_name(data_dir / "backups", f"{PREFIX}{stamp}")
+        try:
+            log.backup(target)
+        except BaseException:  # nothing half-written is left under a backup's name
+            target.unlink(missing_ok=True)
+            raise
     finally:
         log.close()
-    copies = sorted((data_dir / "backups").glob(f"{PREFIX}*.sqlite3"))
+    copies = sorted((data_dir / "backups").glob(f"{PREFIX}*.sqlite3"), key=_order)
     for old in copies[:-keep]:
-        old.unlink()
+        if old != target:  # another backup under way meanwhile never removes this one
+            old.unlink(missing_ok=True)  # nor fails for one that backup removed first
     return target
+
+
+def _new_name(folder: Path, stem: str) -> Path:
+    """A file of its own in ``folder`` for a new copy: STEM.sqlite3, else STEM_2.sqlite3, STEM_3.sqlite3 ... (two
+    backups in the same second: a manual one meeting the nightly timer or an update), numbered after every copy of
+    that second still kept (never a lower number freed by keeping the last N). Created empty at once, so that two
+    processes never take the same name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    number = 1 + max((n for s, n in map(_order, folder.glob(f"{stem}*.sqlite3")) if s == stem), default=0)
+    while True:
+        target = folder / (f"{stem}.sqlite3" if number == 1 else f"{stem}_{number}.sqlite3")
+        try:
+            os.close(os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            number += 1
+            continue
+        return target
+
+
+def _order(copy: Path) -> tuple[str, int]:
+    """Oldest first: by the time in the name, then by the number a copy of the same second carries (STEM_2 after
+    STEM, STEM_10 after STEM_9)."""
+    stem, _, number = copy.stem.rpartition("_")
+    return (stem, int(number)) if stem and number.isdigit() else (copy.stem, 1)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

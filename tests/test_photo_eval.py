@@ -1,7 +1,7 @@
 """`companion detect --eval` on a folder of kept photos as a table owner has it: a sample with a file missing or
 damaged is named with what is wrong (none passed over in silence), the data folder named instead of its
-photos folder says where they are, and a folder or zip this user may not read (on a Pi, the service user's) says
-so and suggests sudo."""
+photos folder is read through it (and says so), and a folder or zip this user may not read (on a Pi, the service
+user's) says so and suggests sudo."""
 from __future__ import annotations
 
 import getpass
@@ -54,14 +54,17 @@ def test_every_damaged_sample_is_named_with_what_is_wrong(tmp_path: Path, capsys
     assert "Traceback" not in out.err
 
 
-def test_the_data_folder_named_instead_of_its_photos_says_where_they_are(
+def test_the_data_folder_named_instead_of_its_photos_is_read_through_it_and_says_so(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     kept_sample(tmp_path / "photos", 1)
     (tmp_path / "camera").mkdir()
     (tmp_path / "camera" / "empty-reference.png").write_bytes(b"")
-    assert main(["detect", "--eval", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert f"the kept photos are in its photos folder: companion detect --eval {tmp_path / 'photos'}" in err
+    (tmp_path / "backups").mkdir()
+    assert main(["detect", "--eval", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("Kept rounds: 1 read, 0 skipped")
+    assert out.err.strip() == f"companion detect: {tmp_path} holds no kept round itself: reading those in " \
+                              f"{tmp_path / 'photos'}"
 
 
 def _denied(monkeypatch: pytest.MonkeyPatch, method: str, denied: Path) -> None:

@@ -44,9 +44,10 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The --eval part: a labelled photo folder instead of images."""
     parser.add_argument("--eval", metavar="DIR", dest="eval_dir",
                         help="report exact rates on a labelled photo folder (DIR/<sample>/label.json, frame.png, "
-                             "reference.png), or on the zip of one the Camera page downloads; each sample's own "
-                             "gates and radius are used")
-    parser.add_argument("--json", action="store_true", help="with --eval: print the report as one JSON object")
+                             "reference.png), on a folder of such folders (the download unzipped), or on the zip of "
+                             "one the Camera page downloads; each sample's own gates and radius are used")
+    parser.add_argument("--json", action="store_true", help="with --eval only: print the report as one JSON object "
+                        "(IMAGE... is always read as JSON lines)")
 
 
 def run_eval(args: argparse.Namespace) -> int:
@@ -67,7 +68,7 @@ def run_eval(args: argparse.Namespace) -> int:
 
 def _eval(root: Path, as_json: bool) -> int:
     """The --eval report on ``root``; PermissionError when this user may not read it."""
-    from hardware.vision.evaluate import evaluate
+    from hardware.vision.evaluate import evaluate, photo_folders
 
     try:
         mode = root.stat().st_mode
@@ -89,7 +90,7 @@ def _eval(root: Path, as_json: bool) -> int:
                     except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as err:  # damaged compressed data
                         print(f"companion detect: --eval {root}: the zip cannot be read ({err})", file=sys.stderr)
                         return 2
-                    return _report(evaluate(_photo_folder(Path(unpacked))), root, as_json)
+                    return _report(evaluate(Path(unpacked)), root, as_json)
             file.seek(0)
             if file.read(4) == b"PK\x03\x04":  # a zip's start without its end: a download cut short
                 print(f"companion detect: --eval {root}: the zip cannot be read (it is cut short: download it "
@@ -98,6 +99,10 @@ def _eval(root: Path, as_json: bool) -> int:
     if not stat.S_ISDIR(mode):
         print(f"companion detect: --eval {root}: not a folder or a zip of one", file=sys.stderr)
         return 2
+    inside = [str(folder) for folder in photo_folders(root) if folder != root]
+    if inside:  # the download unzipped, or the data folder: said, so that the report is not taken for another's
+        print(f"companion detect: {root} holds no kept round itself: reading those in {', '.join(inside)}",
+              file=sys.stderr)
     return _report(evaluate(root), root, as_json)
 
 
@@ -147,12 +152,6 @@ def _user() -> str:
         return f"uid {os.getuid()}" if hasattr(os, "getuid") else "this user"
 
 
-def _photo_folder(unpacked: Path) -> Path:
-    """The photo folder in an unpacked zip: the Camera page's zip holds it as its one top folder."""
-    tops = [p for p in unpacked.iterdir() if p.is_dir()]
-    return tops[0] if len(tops) == 1 and not (tops[0] / "label.json").exists() else unpacked
-
-
 def _report(rep: dict, root: Path, as_json: bool) -> int:
     """Print the report on ``root``; 0 when at least one sample was evaluated, 2 when none."""
     from hardware.vision.evaluate import format_report
@@ -178,14 +177,6 @@ def nothing_evaluated(rep: dict, root: Path, as_json: bool = False) -> str:
                 f"evaluated ({'each is' if n != 1 else 'it is'} named with what is wrong"
                 f"{' in the report' if as_json else ' above'}); a sample needs label.json and frame.png as photo "
                 "keeping writes them: mend or remove those named, or give --eval the folder of kept photos.")
-    try:
-        photos = (root / "photos").is_dir()
-    except OSError:
-        photos = False
-    if photos:
-        return (f"companion detect: no sample of {root} could be evaluated: it holds no sample folder "
-                f"(<round>/label.json, frame.png); the kept photos are in its photos folder: "
-                f"companion detect --eval {root / 'photos'}")
     return (f"companion detect: no sample of {root} could be evaluated: it holds no sample folder "
             "(<round>/label.json, frame.png, reference.png, as photo keeping writes them); switch photo keeping on "
             "on the Camera page and confirm some rounds, or give --eval the folder (or zip) of kept photos.")
@@ -255,6 +246,11 @@ def _read(path: str) -> tuple[np.ndarray | None, str]:
     return None, "file not found" if not file.exists() else "not a readable image"
 
 
+NO_REFERENCE = ("warning: no --reference: without an empty reference picture every count is unsure, and a static "
+                "object in a gate that looks like a marble counts as one; give --reference EMPTY.jpg, a photo from "
+                "the same camera with no marbles in the gates (a kept round's reference.png)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Print {"image", "counts", "outside", "unsure"} per image; 0 if all were read, 1 if not, 2 on bad set-up."""
     from hardware.vision.detect import MarbleDetector
@@ -262,6 +258,10 @@ def run(args: argparse.Namespace) -> int:
 
     if getattr(args, "eval_dir", None):
         return run_eval(args)
+    if getattr(args, "json", False):  # IMAGE... is read as JSON lines already: --json would change nothing
+        print("companion detect: --json goes with --eval DIR (its report as one JSON object); the counts of IMAGE... "
+              "are always printed as JSON, one line per image: leave --json out", file=sys.stderr)
+        return 2
     if not args.images or not args.gates:
         print("companion detect: give IMAGE... and --gates GATES.json (or --eval DIR)", file=sys.stderr)
         return 2
@@ -282,6 +282,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"companion detect: {exc}", file=sys.stderr)
         return 2
     print(f"companion detect: {radius_note}", file=sys.stderr)
+    if reference is None:
+        print(f"companion detect: {NO_REFERENCE}", file=sys.stderr)
     try:
         detector = MarbleDetector(regions, reference, marble_radius_px=radius)
     except ValueError as exc:

@@ -3,13 +3,14 @@
 The folder format (written by the table's opt-in photo keeping):
 
     DIR/<sample>/frame.png        the frame the round's count was read from
-    DIR/<sample>/reference.png    the empty scene of that round (absent when there was none)
+    DIR/<sample>/reference.png    the empty scene of that round (absent when there was none: then skipped)
     DIR/<sample>/label.json       {"counts": [6 ints], "camera_counts": [6 ints] | null,
                                    "camera_unsure": [6 booleans] | null (absent from older samples),
                                    "reference_holds": [gates] (absent from older samples),
                                    "gates": <GateRegions JSON>, "marble_radius": px | null, ...}
 
-Each sample is detected with its own gates, reference and marble radius. The report: samples read,
+DIR may also hold such folders (the Camera page's download unzipped). Each sample is detected with its own gates,
+reference and marble radius. The report: samples read,
 the samples skipped (and why), the exact rate per gate and over all gates, the rate of samples
 with all six counts exact, how many were flagged unsure (and the exact rate of the others), the
 exact rate of what the camera read at the time (``camera_counts``, when recorded) and in how many of those rounds
@@ -24,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -180,11 +181,12 @@ def read_sample(folder: Path) -> Sample:
     frame = read_image(folder / "frame.png")
     if frame is None:
         raise SampleError("frame.png is not a readable image (damaged or cut short)")
-    reference = None
-    if (folder / "reference.png").exists():
-        reference = read_image(folder / "reference.png")
-        if reference is None:
-            raise SampleError("reference.png is not a readable image (damaged or cut short)")
+    if not (folder / "reference.png").exists():  # without an empty scene every gate is unsure: no fair test either
+        raise SampleError("reference.png is missing: the round was kept without an empty reference picture, so the "
+                          "camera could not be sure of any gate: no fair test of it")
+    reference = read_image(folder / "reference.png")
+    if reference is None:
+        raise SampleError("reference.png is not a readable image (damaged or cut short)")
     return Sample(folder.name, frame, reference, regions, float(radius) if radius else None, counts, camera_counts,
                   None if flags is None else tuple(flags))
 
@@ -197,6 +199,26 @@ def sample_folders(root: Path) -> list[Path]:
     label or frame is reported, not passed over. Hidden folders (a sample being written) are not samples."""
     return sorted(p for p in root.iterdir()
                   if p.is_dir() and not p.name.startswith(".") and any((p / f).exists() for f in SAMPLE_FILES))
+
+
+def photo_folders(root: Path) -> list[Path]:
+    """The folders of kept rounds ``root`` stands for, by name: ``root`` itself when it holds sample folders, else
+    those of its own folders that do (the Camera page's download unzipped: its one top folder, or several
+    downloads side by side); none when neither holds any. A folder this user may not list is passed over when
+    another holds kept rounds (a USB stick's lost+found), else its PermissionError is raised."""
+    if sample_folders(root):
+        return [root]
+    found: list[Path] = []
+    denied: PermissionError | None = None
+    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            if sample_folders(folder):
+                found.append(folder)
+        except PermissionError as err:
+            denied = denied or err
+    if denied and not found:
+        raise denied
+    return found
 
 
 def gates_beyond(regions: GateRegions, width: int, height: int) -> str | None:
@@ -245,15 +267,26 @@ def detect_sample(sample: Sample) -> Result:
 
 
 def evaluate(root: Path) -> dict[str, Any]:
-    """Detect every sample of ``root`` and return the report (see ``report``)."""
+    """Detect every sample of ``root`` (read through its folders of kept rounds when it holds none itself:
+    ``photo_folders``) and return the report (see ``report``). From several folders a sample is named with its
+    folder's name; a round found again in a later folder (two downloads of the same photos) is read once."""
     results: list[Result] = []
     skipped: list[dict[str, str]] = []
-    for folder in sample_folders(root):
-        try:
-            results.append(detect_sample(read_sample(folder)))
-        except SampleError as exc:
-            skipped.append({"sample": folder.name, "error": str(exc)})
-    return report(results, skipped)
+    folders = photo_folders(root)
+    seen: set[str] = set()
+    repeated = 0
+    for photos in folders:
+        for folder in sample_folders(photos):
+            if folder.name in seen:
+                repeated += 1
+                continue
+            seen.add(folder.name)
+            name = folder.name if len(folders) == 1 else f"{photos.name}/{folder.name}"
+            try:
+                results.append(detect_sample(replace(read_sample(folder), name=name)))
+            except SampleError as exc:
+                skipped.append({"sample": name, "error": str(exc)})
+    return {**report(results, skipped), "repeated": repeated}
 
 
 def _rate(hits: int, total: int) -> float | None:
@@ -316,6 +349,8 @@ def format_report(rep: dict[str, Any]) -> str:
         return " round" if k == 1 else " rounds"
 
     lines = [f"Kept rounds: {n} read, {len(rep['skipped'])} skipped"]
+    if rep.get("repeated"):
+        lines.append(f"  {rep['repeated']} more found again in a later folder: each round read once")
     lines += [f"  skipped {s['sample']}: {s['error']}" for s in rep["skipped"]]
     if n:
         low, high = rep["six_exact_interval"]
