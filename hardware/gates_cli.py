@@ -2,7 +2,8 @@
 
 Shows each beam's level, last pulse width, counts, glitches and stuck/flaky flags, refreshed a
 few times a second until Ctrl-C. While the companion service runs it holds the GPIO lines, so the
-view is then read from its ``/api/health`` on this machine (``--port``) instead of opening the pins.
+view is then read from its ``/api/health`` on this machine (``--port``; the config file's ``[server] host`` when
+it names one address) instead of opening the pins.
 ``--simulate`` uses MockFactory pins and rolls random marbles, so it can be seen working off a Pi;
 ``--once`` prints one snapshot and exits.
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import threading
 import time
@@ -19,10 +21,12 @@ import urllib.error
 import urllib.request
 from collections import deque
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from hardware.gates import (
     DEFAULT_PINS,
+    GATE_COUNT,
+    GPIO_RANGE,
     PHYSICAL_PINS,
     GateArray,
     GateConfig,
@@ -35,6 +39,10 @@ REFRESH_S = 0.25
 DEFAULT_PORT = 8080
 PI_MODEL = Path("/proc/device-tree/model")
 _CLEAR_SCREEN = "\x1b[H\x1b[2J"
+#: BCM pins hardware/WIRING.md says to keep clear of, and their other job on the Pi.
+RESERVED_PINS = {0: "HAT EEPROM", 1: "HAT EEPROM", 2: "I2C", 3: "I2C"}
+#: The wiring options, as the command line spells them (dest -> option).
+WIRING_OPTIONS = {"pins": "--pins", "active_high": "--active-high", "external_pull_up": "--external-pull-up"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,16 +79,63 @@ def add_wiring_arguments(parser: argparse.ArgumentParser) -> None:
              "no internal pull, active high")
 
 
-def parse_pins(text: str) -> tuple[int | str, ...]:
-    """'17,27,...' -> (17, 27, ...); items that are not numbers are kept for the error."""
+def parse_pins(text: str) -> tuple[int, ...]:
+    """'17,27,...' -> (17, 27, ...); GateConfigError for an empty list or an item that is not a whole number
+    (how many, which and repeats: GateConfig checks those)."""
     items = [item.strip() for item in text.split(",") if item.strip()]
-    return tuple(int(item) if item.isdigit() else item for item in items)
+    if not items:
+        raise GateConfigError(f"--pins is empty: give the BCM numbers of gates 1..{GATE_COUNT}, like "
+                              + ",".join(map(str, DEFAULT_PINS)))
+    for gate, item in enumerate(items, start=1):
+        if not re.fullmatch(r"[+-]?\d+", item):
+            raise GateConfigError(f"gate {gate}: pin {item!r} is not a BCM GPIO number "
+                                  f"({GPIO_RANGE.start}-{GPIO_RANGE.stop - 1})")
+    return tuple(int(item) for item in items)
+
+
+def pins_argv(argv: Sequence[str]) -> list[str]:
+    """``argv`` with a --pins value that starts with a minus ("--pins -1,27,...") joined to it (--pins=-1,27,...):
+    argparse takes such a value for an option and says only "expected one argument", the pin check says what is
+    wrong with it."""
+    joined: list[str] = []
+    for arg in argv:
+        if joined and joined[-1] == "--pins" and re.match(r"-\d", arg):
+            joined[-1] = f"--pins={arg}"
+        else:
+            joined.append(arg)
+    return joined
+
+
+def reserved_pins_warning(pins: Sequence[int]) -> str | None:
+    """A warning for gates on pins hardware/WIRING.md says to keep clear of (a HAT or an I2C device drives them),
+    or None."""
+    used = [f"GPIO{pin} ({RESERVED_PINS[pin]})" for pin in pins if pin in RESERVED_PINS]
+    if not used:
+        return None
+    return (f"warning: {', '.join(used)} {'has' if len(used) == 1 else 'have'} another job on the Pi: a HAT or an "
+            "I2C device may drive the line and break the gates' readings; hardware/WIRING.md names free pins")
+
+
+def wiring_given(args: argparse.Namespace) -> list[str]:
+    """The wiring options given on the command line (not laid over from the config file), as spelled there."""
+    from_config = getattr(args, "from_config", {})
+    return [option for dest, option in WIRING_OPTIONS.items()
+            if getattr(args, dest, None) not in (None, False) and dest not in from_config]
+
+
+def probe_host(host: str | None) -> str:
+    """The address this machine reaches a server listening on ``host`` at: 127.0.0.1 for every address (empty,
+    0.0.0.0, ::), else that host (an IPv6 address in brackets, as a URL writes it)."""
+    host = (host or "").strip().strip("[]")
+    if host in ("", "0.0.0.0", "::"):
+        return "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
 
 
 def wiring_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The GateConfig fields the wiring options ask for (only those given)."""
     wiring: dict[str, Any] = {}
-    if getattr(args, "pins", None):
+    if getattr(args, "pins", None) is not None:
         wiring["pins"] = parse_pins(args.pins)
     if getattr(args, "active_high", False):
         wiring.update(pull_up=None, active_state=True)
@@ -125,13 +180,15 @@ def _roll_forever(sim: object, stop: threading.Event) -> None:
             sim.roll_random(rng)  # type: ignore[attr-defined]
 
 
-def service_health(port: int, timeout: float = 5.0) -> dict | None:
-    """The running companion's /api/health on 127.0.0.1:``port`` (a JSON object), or None when nothing answers.
-    A 503 (its table does not answer) still gives the report, with its ``error``."""
+def service_health(port: int, timeout: float = 5.0, host: str | None = None) -> dict | None:
+    """The running companion's /api/health on this machine (``port``; ``host`` the address it listens on: see
+    probe_host) as a JSON object, or None when nothing answers. A 503 (its table does not answer) still gives the
+    report, with its ``error``."""
     if not port:
         return None
+    url = f"http://{probe_host(host)}:{port}/api/health"
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=timeout) as response:  # noqa: S310
+        with urllib.request.urlopen(url, timeout=timeout) as response:  # noqa: S310
             body = json.load(response)
     except urllib.error.HTTPError as err:  # 503 while its table does not answer: the rest is still reported
         try:
@@ -143,24 +200,31 @@ def service_health(port: int, timeout: float = 5.0) -> dict | None:
     return body if isinstance(body, dict) else None
 
 
-def service_gates(port: int, timeout: float = 5.0) -> dict | None:
-    """The running companion's health on 127.0.0.1:``port`` (its ``sensors`` part), or None."""
-    body = service_health(port, timeout)
+def service_gates(port: int, timeout: float = 5.0, host: str | None = None) -> dict | None:
+    """The running companion's health on this machine (its ``sensors`` part; see service_health), or None."""
+    body = service_health(port, timeout, host)
     sensors = body.get("sensors") if body is not None else None
     return sensors if isinstance(sensors, dict) and isinstance(sensors.get("gates"), dict) else None
 
 
-def _from_service(args: argparse.Namespace, sensors: dict, out: TextIO,
+def _from_service(args: argparse.Namespace, config: GateConfig, sensors: dict, out: TextIO,
                   poll: Callable[[], dict | None]) -> int:
-    """The live view of the gates of the running service, polled over its API."""
+    """The live view of the gates of the running service, polled over its API; ``config``: the wiring asked for."""
     port = args.port
     if not sensors["gates"].get("gates"):
         print(f"companion gates: the companion service on port {port} runs without gates: "
               f"{sensors['gates'].get('error')} (journalctl -u companion)", file=sys.stderr)
         return 2
-    if getattr(args, "pins", None) or args.active_high or args.external_pull_up:
-        print("companion gates: the running service's wiring is shown; the wiring options apply only when "
-              "it is stopped", file=sys.stderr)
+    running = tuple(g["pin"] for g in sensors["gates"]["gates"])
+    if given := wiring_given(args):
+        print(f"companion gates: the running service's wiring is shown; {' and '.join(given)} "
+              f"{'applies' if len(given) == 1 else 'apply'} only when it is stopped (sudo systemctl stop companion)",
+              file=sys.stderr)
+    elif "pins" in getattr(args, "from_config", {}) and config.pins != running:
+        print(f"companion gates: the config file says pins {_pin_list(config.pins)}; the service runs with "
+              f"{_pin_list(running)}: restart it (sudo systemctl restart companion)", file=sys.stderr)
+    if warning := reserved_pins_warning(running):
+        print(f"companion gates: {warning}", file=sys.stderr)
     source = f"the companion service on port {port} (it holds the pins)"
     recent: deque[MarbleReading] = deque(maxlen=5)
     clear = _CLEAR_SCREEN if out.isatty() else ""
@@ -184,6 +248,10 @@ def _from_service(args: argparse.Namespace, sensors: dict, out: TextIO,
         return 0
 
 
+def _pin_list(pins: Sequence[int]) -> str:
+    return ",".join(map(str, pins))
+
+
 def _on_pi() -> bool:
     try:
         return "Raspberry Pi" in PI_MODEL.read_text(errors="replace")
@@ -194,14 +262,16 @@ def _on_pi() -> bool:
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run `companion gates`; returns the process exit code."""
     out = out or sys.stdout
-    port = getattr(args, "port", DEFAULT_PORT)
-    if not args.simulate and (sensors := service_gates(port)) is not None:
-        return _from_service(args, sensors, out, lambda: service_gates(port))
-    try:
+    port, host = getattr(args, "port", DEFAULT_PORT), getattr(args, "host", None)
+    try:  # wrong pins are refused whether or not the service runs
         config = config_from_args(args)
     except GateConfigError as exc:
         print(f"companion gates: error: {exc}", file=sys.stderr)
         return 2
+    if not args.simulate and (sensors := service_gates(port, host=host)) is not None:
+        return _from_service(args, config, sensors, out, lambda: service_gates(port, host=host))
+    if warning := reserved_pins_warning(config.pins):
+        print(f"companion gates: {warning}", file=sys.stderr)
     recent: deque[MarbleReading] = deque(maxlen=5)
     factory = sim = None
     if args.simulate:
@@ -256,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     """Stand-alone entry point: ``python -m hardware.gates_cli``."""
     parser = argparse.ArgumentParser(prog="companion gates", description=__doc__.splitlines()[0])
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    return run(parser.parse_args(pins_argv(sys.argv[1:] if argv is None else argv)))
 
 
 if __name__ == "__main__":

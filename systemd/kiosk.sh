@@ -7,11 +7,14 @@
 #   companion-kiosk --session  from the desktop session's autostart: hand the session's display to the
 #                              systemd user manager and start the companion-kiosk user unit
 #   companion-kiosk --port     print the server's port, as the kiosk reads it
+#   companion-kiosk --url      print the address the kiosk opens
 #
 # Works under labwc (wayland-0), wayfire (wayland-1) and X11: the display comes from the session.
 #
-# The server's port is [server] port of /etc/dragon-table/companion.toml ($COMPANION_CONFIG), 8080 by default;
-# COMPANION_URL names another address altogether. Chromium runs on a profile of its own,
+# The server's port and address are [server] port and host of /etc/dragon-table/companion.toml
+# ($COMPANION_CONFIG): 8080 by default, and 127.0.0.1 while the server listens on every address (0.0.0.0, ::,
+# unset); a server that listens on one address only is opened there. COMPANION_URL names another address
+# altogether. Chromium runs on a profile of its own,
 # ~/.local/state/dragon-table-kiosk ($XDG_STATE_HOME), never the desktop user's: a browser the user has open
 # is left alone, and the kiosk's last exit is marked clean before each start, so that no "Restore pages?"
 # follows a power cut.
@@ -23,23 +26,29 @@ RUNTIME="${XDG_RUNTIME_DIR:-/run/user/$(id -u)}"
 
 say() { echo "companion-kiosk: $*" >&2; }
 
-config_port() {  # [server] port of the settings file, or nothing (no file, no such key, not a port)
-  python3 - "$CONFIG" 2>/dev/null <<'PY'
+# config_server port|host: that key of [server] in the settings file, or nothing (no file, no such key, not a
+# port, an address that means every address)
+config_server() {
+  python3 - "$CONFIG" "$1" 2>/dev/null <<'PY'
 import sys
 import tomllib
 
 try:
     with open(sys.argv[1], "rb") as file:
-        port = tomllib.load(file).get("server", {}).get("port")
+        value = tomllib.load(file).get("server", {}).get(sys.argv[2])
 except (OSError, ValueError, AttributeError):
     sys.exit(0)
-if type(port) is int and 1 <= port <= 65535:
-    print(port)
+if sys.argv[2] == "port" and type(value) is int and 1 <= value <= 65535:
+    print(value)
+if sys.argv[2] == "host" and isinstance(value, str) and value.strip().strip("[]") not in ("", "0.0.0.0", "::"):
+    host = value.strip().strip("[]")
+    print(f"[{host}]" if ":" in host else host)
 PY
 }
 
-PORT="$(config_port)"
-URL="${COMPANION_URL:-http://127.0.0.1:${PORT:-8080}/}"
+PORT="$(config_server port)"
+HOST="$(config_server host)"
+URL="${COMPANION_URL:-http://${HOST:-127.0.0.1}:${PORT:-8080}/}"
 
 session() {
   # The user manager does not know the session's display until it is told.
@@ -125,8 +134,9 @@ case "${1:-}" in
   "") ;;
   --session) session ;;
   --port) echo "${PORT:-8080}"; exit 0 ;;
-  -h|--help) sed -n '2,9s/^# \{0,1\}//p' "$0"; exit 0 ;;
-  *) say "unknown option $1 (companion-kiosk [--session|--port|--help])"; exit 2 ;;
+  --url) echo "$URL"; exit 0 ;;
+  -h|--help) sed -n '2,10s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  *) say "unknown option $1 (companion-kiosk [--session|--port|--url|--help])"; exit 2 ;;
 esac
 
 wait_until "compositor (no Wayland socket in $RUNTIME, no X display)" display_ready || exit 1

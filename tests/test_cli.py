@@ -12,6 +12,7 @@ import pytest
 
 from hardware.camera.simulated import SimulatedCastle
 from hardware.vision.regions import save_regions
+from tests.servers import free_port
 from web.cli import BAD_SETTINGS, LISTEN_FAILED, main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,8 +85,8 @@ def test_serve_refuses_a_data_folder_it_cannot_use_in_one_line(tmp_path: Path, c
     must be, and the status companion.service does not restart (a traceback, and ten restarts, before)."""
     (tmp_path / "afile").write_text("")
     for data in (tmp_path / "afile", tmp_path / "afile" / "below"):
-        code = main(["serve", "--host", "127.0.0.1", "--port", "0", "--data", str(data), "--sensors", "off",
-                     "--camera", "off"])
+        code = main(["serve", "--host", "127.0.0.1", "--port", str(free_port()), "--data", str(data),
+                     "--sensors", "off", "--camera", "off"])
         err = capsys.readouterr().err.strip().splitlines()
         assert code == BAD_SETTINGS and err[-1].startswith(f"companion: cannot start: cannot keep the session log "
                                                            f"in the data folder {data}:"), err
@@ -101,8 +102,8 @@ def test_serve_refuses_a_log_of_a_newer_release_in_one_line(tmp_path: Path, caps
     EventLog(tmp_path / "companion.sqlite3").close()
     with sqlite3.connect(tmp_path / "companion.sqlite3") as db:
         db.execute("PRAGMA user_version = 999")
-    code = main(["serve", "--host", "127.0.0.1", "--port", "0", "--data", str(tmp_path), "--sensors", "off",
-                 "--camera", "off"])
+    code = main(["serve", "--host", "127.0.0.1", "--port", str(free_port()), "--data", str(tmp_path),
+                 "--sensors", "off", "--camera", "off"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == BAD_SETTINGS and err[-1].startswith("companion: cannot start:") and "newer companion" in err[-1]
     assert main(["backup", "--data", str(tmp_path)]) == 1
@@ -110,9 +111,10 @@ def test_serve_refuses_a_log_of_a_newer_release_in_one_line(tmp_path: Path, caps
     assert len(err) == 1 and err[0].startswith("companion backup:") and "newer companion" in err[0]
 
 
-@pytest.mark.parametrize("option, value, expected", [("--port", "99999", "a whole number from 0 to 65535"),
-                                                      ("--port", "-5", "a whole number from 0 to 65535"),
-                                                      ("--port", "http", "a whole number from 0 to 65535"),
+@pytest.mark.parametrize("option, value, expected", [("--port", "99999", "a whole number from 1 to 65535"),
+                                                      ("--port", "-5", "a whole number from 1 to 65535"),
+                                                      ("--port", "http", "a whole number from 1 to 65535"),
+                                                      ("--port", "0", "a whole number from 1 to 65535"),
                                                       ("--threads", "0", "a whole number from 4 to 256")])
 def test_serve_refuses_numbers_out_of_range_as_the_config_file_does(option: str, value: str, expected: str,
                                                                      capsys: pytest.CaptureFixture) -> None:
@@ -147,7 +149,7 @@ def test_gates_takes_the_pins_wiring_and_port_of_the_config_file(tmp_path: Path,
     asked: list[int] = []
     import hardware.gates_cli as gates_cli
 
-    monkeypatch.setattr(gates_cli, "service_gates", lambda port: asked.append(port))  # no service answers
+    monkeypatch.setattr(gates_cli, "service_gates", lambda port, host=None: asked.append(port))  # none answers
     assert main(["gates", "--once"]) == 2  # no GPIO here: the pins it tried are named
     assert asked == [1] and "GPIO5" in capsys.readouterr().err
     assert main(["gates", "--simulate", "--once"]) == 0

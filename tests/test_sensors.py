@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import pytest
 from flask import Flask
 
-from tests.servers import SseReader, call, serving
+from tests.servers import SseReader, call, free_port, serving
 from tests.waiting import PATIENCE_S, wait_for
 from web.app import create_app, shutdown
 from web.cli import main as cli_main
@@ -195,7 +195,7 @@ def test_sensor_marbles_reach_the_stream(sim_app: Flask) -> None:
 
 
 def test_a_pin_used_twice_stops_the_start_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", "0",
+    code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", str(free_port()),
                      "--pins", "17,27,22,17,5,6"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2
@@ -203,7 +203,7 @@ def test_a_pin_used_twice_stops_the_start_with_one_line(tmp_path: Path, capsys: 
 
 
 def test_a_pin_that_is_not_gpio_stops_the_start(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", "0",
+    code = cli_main(["serve", "--data", str(tmp_path), "--sensors", "simulation", "--port", str(free_port()),
                      "--pins", "17,27,22,99,5,6"])
     assert code == 2 and "pin 99 is not a GPIO pin" in capsys.readouterr().err
 

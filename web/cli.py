@@ -11,7 +11,7 @@ import sys
 import warnings
 from typing import Any, Sequence
 
-from hardware.gates_cli import add_wiring_arguments, wiring_from_args
+from hardware.gates_cli import add_wiring_arguments, pins_argv, reserved_pins_warning, wiring_from_args
 
 log = logging.getLogger("companion")
 
@@ -32,13 +32,13 @@ TOOLS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .config import PORT_OPTION, THREADS, add_access_arguments, option_type
+    from .config import PORT, THREADS, add_access_arguments, option_type
 
     parser = argparse.ArgumentParser(prog="companion", description="Dragon table companion.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = sub.add_parser("serve", help="serve the kiosk and the JSON API")
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default 0.0.0.0)")
-    serve.add_argument("--port", type=option_type(PORT_OPTION, number=int), default=8080, help="port (default 8080)")
+    serve.add_argument("--port", type=option_type(PORT, number=int), default=8080, help="port (default 8080)")
     serve.add_argument("--data", default=os.environ.get("COMPANION_DATA", "data"),
                        help="data folder for the session log (default $COMPANION_DATA or ./data)")
     serve.add_argument("--sensors", choices=["auto", "simulation", "hardware", "off"], default="auto",
@@ -70,7 +70,7 @@ def _tool_arguments(module: str, parser: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(pins_argv(sys.argv[1:] if argv is None else argv))
     # gpiozero's "falling back from lgpio..." as it tries each pin library, and OpenCV's own line for each try of a
     # USB camera that is not there: the companion says in one line what failed, and these bury it
     warnings.filterwarnings("ignore", module="gpiozero")
@@ -134,6 +134,9 @@ def serve(args: argparse.Namespace) -> int:
               f"It must be a folder this user may write (on the Pi: sudo chown -R companion:companion {args.data})",
               file=sys.stderr)
         return BAD_SETTINGS
+    gates = app.extensions["sensors"].gates
+    if gates is not None and (warning := reserved_pins_warning(gates.config.pins)):
+        log.warning("%s", warning)
     try:
         sock = listen(args.host, args.port)
     except OSError as err:  # address in use, no such address (yet)

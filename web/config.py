@@ -49,8 +49,8 @@ def _integer(low: int, high: int) -> Callable[[Any], int]:
 
 THREADS = _integer(4, 256)
 """`serve`'s threads for the API and pages ([server] threads, --threads)."""
-PORT_OPTION = _integer(0, 65535)
-"""`serve --port`: 0 takes any free port (the config file's [server] port is 1 to 65535)."""
+PORT = _integer(1, 65535)
+"""The server's port: [server] port in the config file and `serve --port` alike."""
 
 
 def _mains(value: Any) -> int:
@@ -76,17 +76,24 @@ def _boolean(value: Any) -> bool:
     return value
 
 
-def _camera(value: Any) -> str:
-    """"auto" (picamera2 on a Pi, the simulated castle elsewhere), "off", "simulation" or a frame source spec."""
+def camera_source(value: Any) -> str:
+    """"auto" (picamera2 on a Pi, the simulated castle elsewhere), "off", "simulation" or a frame source spec
+    ([camera] source, `companion doctor --camera`); TypeError says what to write."""
     value = _string(value)
     if value in ("auto", "off", "simulation"):
         return value
     from hardware.camera.sources import SPEC_HELP, open_source  # builds the source, opens nothing
 
+    usage = f'"auto", "off", or a camera spec: {SPEC_HELP}'
     try:
         open_source(value)
-    except ValueError as err:
-        raise TypeError(f'"auto", "off", or a camera spec: {SPEC_HELP} ({err})') from None
+    except ValueError as err:  # the list of specs once, with what is wrong when it says more than that
+        raise TypeError(usage if SPEC_HELP in str(err) else f"{usage} ({err})") from None
+    kind, _, device = value.strip().partition(":")
+    device = device.partition("@")[0]
+    if kind.lower() == "usb" and not device.isdigit() and not device.startswith("/"):
+        raise TypeError(f"{usage} (usb: takes a device number, usb:0, or its path, usb:/dev/video0; "
+                        f"not {device!r})")
     return value
 
 
@@ -159,10 +166,10 @@ WRITE_BURST = _integer(1, 10000)
 
 #: section -> key -> checker; the checker returns the value to use or raises TypeError("what is expected").
 SCHEMA: dict[str, dict[str, Callable[[Any], Any]]] = {
-    "server": {"host": _string, "port": _integer(1, 65535), "threads": THREADS, "data": _string},
+    "server": {"host": _string, "port": PORT, "threads": THREADS, "data": _string},
     "sensors": {"mode": _choice(*SENSOR_MODES), "beams": _boolean},
     "gates": {"pins": _pins, "wiring": _choice(*WIRINGS)},
-    "camera": {"source": _camera, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0),
+    "camera": {"source": camera_source, "fps": _number(0.5, 30.0), "settle_s": _number(0.0, 10.0),
                "marker_mm": _number(20.0, 70.0), "marble_mm": _number(5.0, 50.0),
                "keep_photos": _boolean, "keep_photos_max": _integer(1, 100000), "mains_hz": _mains},
     "access": {"kiosk_peers": KIOSK_PEERS, "spectators": _boolean, "allowed_hosts": ALLOWED_HOSTS,
@@ -284,6 +291,13 @@ def check(raw: Mapping[str, Any], where: str = "config") -> dict[str, dict[str, 
     """The checked values of a parsed TOML document; ConfigError for an unknown key or a bad value."""
     values: dict[str, dict[str, Any]] = {}
     for section, table in raw.items():
+        home = [name for name, keys in SCHEMA.items() if section in keys]
+        if home and not isinstance(table, dict):  # a key above the first [section] line
+            raise ConfigError(f"{where}: {section} belongs under [{home[0]}]: move the line below the "
+                              f"[{home[0]}] line")
+        if section not in SCHEMA and not isinstance(table, dict):
+            raise ConfigError(f"{where}: unknown key {section} above the first [section] line; the sections are "
+                              + ", ".join(f"[{s}]" for s in SCHEMA))
         if section not in SCHEMA:
             raise ConfigError(f"{where}: unknown section [{section}]; the sections are "
                               + ", ".join(f"[{s}]" for s in SCHEMA))
@@ -305,10 +319,12 @@ def apply_to_args(args: argparse.Namespace, settings: Settings, defaults: Mappin
     """Lay the file's values over `serve`'s parsed options where the command line left the default.
 
     ``defaults`` are the parser's defaults (option dest -> value); ``args.app_config`` receives the
-    app.config keys no option carries.
+    app.config keys no option carries, ``args.from_config`` the options the file set (dest -> "[section] key").
     """
     def unset(dest: str) -> bool:
         return getattr(args, dest, None) == defaults.get(dest)
+
+    laid: dict[str, str] = {}  # option dest -> the key of the file that set it
 
     simple = {"host": ("server", "host"), "port": ("server", "port"), "threads": ("server", "threads"),
               "data": ("server", "data"), "sensors": ("sensors", "mode"), "camera": ("camera", "source")}
@@ -316,16 +332,20 @@ def apply_to_args(args: argparse.Namespace, settings: Settings, defaults: Mappin
         value = settings.get(section, key)
         if value is not None and value != "auto" and unset(dest):
             setattr(args, dest, value)
+            laid[dest] = f"[{section}] {key}"
     if settings.get("sensors", "beams") is False and unset("no_beams"):
         args.no_beams = True
     pins = settings.get("gates", "pins")
     if pins is not None and unset("pins"):
         args.pins = ",".join(map(str, pins))
+        laid["pins"] = "[gates] pins"
     wiring = settings.get("gates", "wiring")
     if wiring is not None and unset("active_high") and unset("external_pull_up"):
         args.active_high = wiring == "active-high"
         args.external_pull_up = wiring == "external-pull-up"
+        laid.update(active_high="[gates] wiring", external_pull_up="[gates] wiring")
     args.app_config = settings.app_config()
+    args.from_config = laid
 
 
 def apply_config_file(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:

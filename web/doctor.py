@@ -4,14 +4,16 @@ Checks the config file, numpy against apt's picamera2, the data folder and its f
 ``--quick``) the pin factory and each gate's level, the camera with one test frame, the camera's calibration
 (gates, marble size, empty reference: read through the running service), the port, the service, the kiosk
 and screen blanking. While the service runs it holds the GPIO lines and the camera, so the gates and the
-camera are then read from its /api/health instead. ``--quick`` opens no device and is the install's smoke
-test of a new release; ``--screen`` checks screen blanking alone (the install's last step). Exit status 1 if any
-check fails.
+camera are then read from its /api/health instead, and the pins and camera the config file (or an option) names
+are compared with those the service runs with. ``--quick`` opens no device and is the install's smoke test of a
+new release; ``--screen`` checks screen blanking alone (the install's last step). Exit status 1 if any check
+fails.
 """
 from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import os
 import re
 import shutil
@@ -22,11 +24,21 @@ import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
-from hardware.gates_cli import add_wiring_arguments, service_health, wiring_from_args
+from hardware.gates_cli import (
+    add_wiring_arguments,
+    probe_host,
+    reserved_pins_warning,
+    service_health,
+    wiring_from_args,
+    wiring_given,
+)
 
 from . import config as config_file
+
+if TYPE_CHECKING:
+    from hardware.gates import GateConfig
 
 MIN_FREE_MB = 200
 #: Where systemd/install.sh puts the settings and the data; the doctor's defaults when they exist.
@@ -56,12 +68,18 @@ class Check:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of `companion doctor`."""
-    parser.add_argument("--quick", action="store_true",
-                        help="no devices, no service: the config, the libraries and the data folder")
-    parser.add_argument("--screen", action="store_true", help="only whether the desktop blanks the screen when idle")
-    parser.add_argument("--config", metavar="FILE", default=None, help="config file (default $COMPANION_CONFIG)")
-    parser.add_argument("--data", default=None, help="data folder (default: the config's, $COMPANION_DATA, ./data)")
-    parser.add_argument("--port", type=int, default=None, help="the server's port (default: the config's, 8080)")
+    only = parser.add_mutually_exclusive_group()  # one short check or the other
+    only.add_argument("--quick", action="store_true",
+                      help="no devices, no service: the config, the libraries and the data folder")
+    only.add_argument("--screen", action="store_true", help="only whether the desktop blanks the screen when idle")
+    parser.add_argument("--config", metavar="FILE", default=None,
+                        help=f"config file (default ${config_file.ENV_VAR}, else {config_file.INSTALLED} if there is "
+                             "one)")
+    parser.add_argument("--data", default=None,
+                        help=f"data folder (default: the config's, $COMPANION_DATA, {INSTALLED_DATA} if it exists, "
+                             "else ./data)")
+    parser.add_argument("--port", type=config_file.option_type(config_file.PORT, number=int), default=None,
+                        help="the server's port (default: the config's, 8080)")
     parser.add_argument("--camera", default=None, help="camera spec to test (default: the config's, or the Pi camera)")
     parser.add_argument("--simulate", action="store_true", help="mock pins instead of the GPIO chip")
     add_wiring_arguments(parser)
@@ -91,10 +109,11 @@ def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner 
     report += [_imports(), _numpy(on_pi), _data(args)]
     if args.quick:
         return report
-    port = args.port or 8080
-    health = _health(port)
-    report += [_gates(args, health, pin_factory), _camera(args, health, on_pi), _calibration(health),
-               _port(port, health), _service(runner or _run, root), _kiosk(root), _blanking(root)]
+    port, host = args.port or 8080, getattr(args, "host", None)
+    health = _health(port, host)
+    report += [*_gates(args, health, pin_factory, on_pi, settings is not None), _camera(args, health, on_pi),
+               _calibration(health), _port(port, host, health), *_kiosk_peer(args), _service(runner or _run, root),
+               _kiosk(root), _blanking(root)]
     return report
 
 
@@ -170,9 +189,9 @@ def _data(args: argparse.Namespace) -> Check:
     return Check("data", True, f"{data}{state}: writable, {free_mb} MB free")
 
 
-def _health(port: int) -> dict[str, Any] | None:
+def _health(port: int, host: str | None) -> dict[str, Any] | None:
     """The running companion's /api/health on this machine, or None."""
-    body = service_health(port)
+    body = service_health(port, host=host)
     return body if body is not None and "sensors" in body else None
 
 
@@ -184,17 +203,66 @@ def _gate_line(status: dict[str, Any]) -> str:
                      for g in status["gates"])
 
 
-def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory: Any) -> Check:
-    fix_beam = "a BROKEN gate with nothing in it: align the emitter with its receiver, or check its wiring " \
-               "(hardware/WIRING.md)"
-    if health is not None:
-        status = health["sensors"]["gates"]
-        if not status.get("gates"):
-            return Check("gates", False, f"the service runs without gates: {status.get('error')}",
-                         "journalctl -u companion -n 20")
-        stuck = any(g.get("stuck") for g in status["gates"])
-        return Check("gates", not stuck, "read through the running service: " + _gate_line(status), fix_beam)
-    from hardware.gates import GateArray, GateConfig, GateConfigError, GateHardwareError
+def _origin(args: argparse.Namespace, dest: str, option: str) -> str:
+    """Where a setting came from: the config file's key that set it, else the command-line option."""
+    key = getattr(args, "from_config", {}).get(dest)
+    return f"`{key}` in the config file" if key else option
+
+
+def _pins(pins: Sequence[int]) -> str:
+    return ",".join(map(str, pins))
+
+
+def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory: Any, on_pi: bool,
+           config_read: bool) -> list[Check]:
+    """The gates' check, and a warning for pins that have another job on the Pi."""
+    from hardware.gates import DEFAULT_PINS, GateConfig, GateConfigError
+
+    try:  # wrong pins are refused whether or not the service runs
+        config = GateConfig(**wiring_from_args(args))
+    except GateConfigError as err:
+        return [Check("gates", False, str(err), f"give {_origin(args, 'pins', '--pins')} six different BCM numbers "
+                                                f"(0-27) of gates 1..6, like {_pins(DEFAULT_PINS)}")]
+    check = _gates_of_service(args, config, health, config_read) if health is not None else \
+        _gates_opened(args, config, pin_factory, on_pi)
+    pins = [g["pin"] for g in health["sensors"]["gates"].get("gates") or []] if health is not None else config.pins
+    warning = reserved_pins_warning(pins)
+    return [check] + ([Check("pins", None, warning.removeprefix("warning: "),
+                             f"move those gates to free pins, like {_pins(DEFAULT_PINS)}")] if warning else [])
+
+
+FIX_BEAM = "a BROKEN gate with nothing in it: align the emitter with its receiver, or check its wiring " \
+           "(hardware/WIRING.md)"
+
+
+def _gates_of_service(args: argparse.Namespace, config: GateConfig, health: dict[str, Any],
+                      config_read: bool) -> Check:
+    """The running service's gates, and whether they are the ones the config file or the options name."""
+    status = health["sensors"]["gates"]
+    if not status.get("gates"):
+        return Check("gates", False, f"the service runs without gates: {status.get('error')}",
+                     "journalctl -u companion -n 20")
+    running = tuple(g["pin"] for g in status["gates"])
+    ok: bool | None = not any(g.get("stuck") for g in status["gates"])
+    detail, fix = "read through the running service: " + _gate_line(status), FIX_BEAM
+    given = wiring_given(args)
+    if ("--pins" in given and config.pins != running) or set(given) - {"--pins"}:
+        shown = " ".join(f"{option} {args.pins}" if option == "--pins" else option for option in given)
+        detail = f"{shown}: not what the running service uses (options apply only while it is stopped); {detail}"
+        ok = ok and None
+        fix = ("to test these: sudo systemctl stop companion, companion doctor again, then sudo systemctl start "
+               "companion; for good: [gates] in the config file, then sudo systemctl restart companion")
+    elif config_read and config.pins != running:
+        said = "says pins" if "pins" in getattr(args, "from_config", {}) else "leaves pins at the default"
+        detail = (f"the config file {said} {_pins(config.pins)}; the service runs with {_pins(running)}: "
+                  f"restart it; {detail}")
+        ok, fix = False, "sudo systemctl restart companion (it reads the config file as it starts)"
+    return Check("gates", ok, detail, fix)
+
+
+def _gates_opened(args: argparse.Namespace, config: GateConfig, pin_factory: Any, on_pi: bool) -> Check:
+    """The gates read on the pins themselves (the service is not running)."""
+    from hardware.gates import GateArray, GateConfigError, GateHardwareError
 
     factory = pin_factory
     if factory is None and args.simulate:
@@ -204,29 +272,39 @@ def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory:
     try:
         with warnings.catch_warnings():  # gpiozero's "falling back from lgpio..." as it tries each pin library:
             warnings.simplefilter("ignore")  # this check says itself which one opened the pins, or that none did
-            gates = GateArray(GateConfig(**wiring_from_args(args)), lambda _reading: None, pin_factory=factory)
+            gates = GateArray(config, lambda _reading: None, pin_factory=factory)
             with gates:
                 status, name = gates.status(), gates.pin_factory_name
     except GateConfigError as err:
-        return Check("gates", False, str(err), "fix [gates] in the config file")
+        return Check("gates", False, str(err), f"change {_origin(args, 'pins', '--pins')}")
     except GateHardwareError as err:
         return Check("gates", False, f"cannot open the pins: {err}",
                      "on a Pi: sudo apt install python3-lgpio; GPIOZERO_PIN_FACTORY=lgpio; the user in the "
-                     "gpio group (sudo ./systemd/install.sh does all three)")
+                     "gpio group (sudo ./systemd/install.sh does all three)" if on_pi else
+                     "this is not a Raspberry Pi: add --simulate to check the rest with mock pins")
     finally:
         if pin_factory is None and factory is not None:
             factory.close()
     blocked = any(g["blocked"] for g in status["gates"])
-    return Check("gates", not blocked, f"pin factory {name}: " + _gate_line(status), fix_beam)
+    return Check("gates", not blocked, f"pin factory {name}: " + _gate_line(status), FIX_BEAM)
+
+
+#: What to check when a camera of each kind does not give a picture.
+CAMERA_FIX = {"picamera2": "see the message; the ribbon cable sits contacts to the board, blue side to the clip",
+              "usb": "is it plugged in? ls /dev/video* lists the cameras (usb:N is /dev/videoN); another program "
+                     "may hold it",
+              "file": "check the path: the file must exist and this user must be able to read it"}
 
 
 def _camera(args: argparse.Namespace, health: dict[str, Any] | None, on_pi: bool) -> Check:
-    if health is not None:
-        camera = health["sensors"]["camera"]
-        detail = camera.get("error") or (camera.get("camera") or {}).get("error") or "running"
-        return Check("camera", bool(camera.get("ok")), f"read through the running service: {detail}",
-                     "check the ribbon cable and `[camera] source`; journalctl -u companion -n 20")
     spec = args.camera or "auto"
+    origin = _origin(args, "camera", "--camera")
+    try:  # a wrong spec is refused whether or not the service runs
+        config_file.camera_source(spec)
+    except TypeError as err:
+        return Check("camera", False, f"{spec!r} is not valid; use {err}", f"change {origin} to one of those")
+    if health is not None:
+        return _camera_of_service(args, spec, health["sensors"]["camera"])
     if spec == "auto" and not on_pi:
         return Check("camera", None, "not a Pi, and no `[camera] source` set: no camera to test")
     if spec == "auto":
@@ -244,12 +322,39 @@ def _camera(args: argparse.Namespace, health: dict[str, Any] | None, on_pi: bool
         finally:
             source.close()
     except ValueError as err:
-        return Check("camera", False, str(err), "fix `[camera] source` in the config file")
+        return Check("camera", False, str(err), f"change {origin}")
     except CameraError as err:
-        return Check("camera", False, f"{spec}: {err}", "see the message; the ribbon cable sits contacts "
-                                                        "to the board, blue side to the clip")
+        return Check("camera", False, f"{spec}: {err}", CAMERA_FIX.get(spec.partition(":")[0].lower(), ""))
     height, width = frame.shape[:2]
     return Check("camera", True, f"{spec}: one test frame {width}x{height}, mean level {float(frame.mean()):.0f}")
+
+
+def _camera_of_service(args: argparse.Namespace, spec: str, camera: dict[str, Any]) -> Check:
+    """The running service's camera, and whether it is the one the config file or --camera names."""
+    detail = camera.get("error") or (camera.get("camera") or {}).get("error") or "running"
+    running = (camera.get("camera") or {}).get("source") or "off"
+    kind_fix = CAMERA_FIX.get(running.partition(":")[0], "check `[camera] source` in the config file")
+    check = Check("camera", bool(camera.get("ok")), f"read through the running service: {detail}",
+                  f"{kind_fix}; journalctl -u companion -n 20")
+    if spec == "auto" or _source_name(spec) == running:
+        return check
+    if "camera" in getattr(args, "from_config", {}):
+        return Check("camera", False, f"the config file says source {spec}; the service runs with {running}: "
+                                      f"restart it; {check.detail}",
+                     "sudo systemctl restart companion (it reads the config file as it starts)")
+    return Check("camera", check.ok and None, f"--camera {spec}: not what the running service uses ({running}); "
+                                              f"it is tested only while the service is stopped; {check.detail}",
+                 "to test it: sudo systemctl stop companion, companion doctor again, then sudo systemctl start "
+                 "companion; for good: `[camera] source` in the config file, then sudo systemctl restart companion")
+
+
+def _source_name(spec: str) -> str:
+    """The name the service reports for the camera of ``spec`` (a valid spec, not "auto")."""
+    if spec in ("off", "simulation"):
+        return spec
+    from hardware.camera.sources import open_source  # builds the source, opens nothing
+
+    return open_source(spec).name
 
 
 GATES_FROM = {"tap": "gates tapped", "markers": "gates anchored to the markers",
@@ -299,7 +404,7 @@ def _calibration(health: dict[str, Any] | None) -> Check:
     return Check("calibration", None if fix or warnings else True, detail, fix)
 
 
-def _port(port: int, health: dict[str, Any] | None) -> Check:
+def _port(port: int, host: str | None, health: dict[str, Any] | None) -> Check:
     if health is not None and isinstance(health.get("error"), dict):
         return Check("port", False, f"the companion on port {port} answers, but its table does not: "
                                     f"{health['error'].get('message')}",
@@ -307,16 +412,43 @@ def _port(port: int, health: dict[str, Any] | None) -> Check:
                      "(then journalctl -u companion -n 50 says what it was doing)")
     if health is not None:
         return Check("port", True, f"the companion answers on port {port} ({health.get('mode')} mode)")
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+    address = (host or "").strip().strip("[]") or "0.0.0.0"
+    with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET, socket.SOCK_STREAM) as sock:
         try:
-            sock.bind(("0.0.0.0", port))
+            sock.bind((address, port))
+        except (socket.gaierror, UnicodeError) as err:  # a host name this machine cannot resolve
+            return Check("port", False, f"[server] host = {address!r}: {err}",
+                         "set [server] host to one of the addresses `hostname -I` lists, or \"0.0.0.0\"")
         except OSError as err:
             if err.errno == errno.EADDRINUSE:
                 return Check("port", False, f"port {port} is taken by a program that is not the companion",
                              f"sudo ss -ltnp 'sport = :{port}' names it; or set [server] port")
+            if err.errno == errno.EADDRNOTAVAIL:
+                return Check("port", False, f"[server] host = {address!r}: this machine has no such address",
+                             "set [server] host to one of the addresses `hostname -I` lists, or \"0.0.0.0\"")
             return Check("port", False, f"port {port}: {err.strerror}", "choose a port above 1024")
     return Check("port", False, f"nothing answers on port {port}: the server is not running",
                  "sudo systemctl start companion; journalctl -u companion -n 20")
+
+
+def _kiosk_peer(args: argparse.Namespace) -> list[Check]:
+    """With [server] host one address of the Pi's, the kiosk opens that address and reaches the companion from
+    it: unless [access] kiosk_peers holds it, the Pi's own screen is a mere spectator."""
+    from .trust import DEFAULTS as TRUST
+
+    host = probe_host(getattr(args, "host", None)).strip("[]")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:  # 127.0.0.1, or a name: nothing to compare
+        return []
+    peers = (getattr(args, "app_config", None) or {}).get("KIOSK_PEERS") or TRUST["KIOSK_PEERS"]
+    networks = [ipaddress.ip_network(peer, strict=False) for peer in peers]
+    if address.is_loopback or any(address.version == net.version and address in net for net in networks):
+        return []
+    listed = ", ".join(f'"{peer}"' for peer in [*peers, host])
+    return [Check("access", False, f"[server] host = \"{host}\": the kiosk opens that address and reaches the "
+                                   "companion from it, which [access] kiosk_peers does not hold: the Pi's own "
+                                   "screen would only watch", f"kiosk_peers = [{listed}] under [access]")]
 
 
 def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:
