@@ -189,6 +189,18 @@ def test_a_peer_listed_in_kiosk_peers_counts_as_the_kiosk(serve_app) -> None:
     assert _from(option, "10.1.1.1").get("/api/pairing").get_json()["role"] == "kiosk"
 
 
+def test_a_host_of_the_pis_own_is_the_kiosk_that_opens_it(serve_app) -> None:
+    """[server] host set to one address of the Pi's: the kiosk opens that address and reaches the companion from it
+    (a peer with the Pi's own address is the Pi itself), so it is the kiosk there, as at 127.0.0.1; others are not."""
+    app = serve_app('[server]\nhost = "192.168.1.50"\n')
+    assert _from(app, "192.168.1.50").get("/api/pairing").get_json()["role"] == "kiosk"
+    assert _from(app, "192.168.1.50").post("/api/players", json={"name": "Ada"}).status_code == 201
+    assert _from(app, "192.168.1.51").get("/api/pairing").get_json()["role"] == "spectator"
+    assert _from(app, "127.0.0.1").get("/api/pairing").get_json()["role"] == "kiosk"
+    anywhere = serve_app('[server]\nhost = "0.0.0.0"\n')
+    assert _from(anywhere, "0.0.0.0").get("/api/pairing").get_json()["role"] == "spectator"
+
+
 def test_write_rate_and_burst_limit_a_device_s_writes(serve_app) -> None:
     app = serve_app("[access]\nkiosk_peers = [\"10.9.9.9\"]\nwrite_rate = 0.1\nwrite_burst = 3\n")
     device = _from(app, TABLET)  # unpaired: each write is refused, but counted against its address first

@@ -208,10 +208,6 @@ def test_gates_and_doctor_ask_the_service_at_the_address_it_listens_on(
     assert main(["gates", "--once", "--config", config]) == 2  # no service, no GPIO here
     _, lines = _doctor(capsys, tmp_path, "--config", config)
     assert asked == [f"http://{probed}:8164/api/health"] * 2
-    assert ("access" in lines) == (probed != "127.0.0.1")  # the Pi's own screen then comes from that address
-    if host == "192.168.1.50":
-        assert lines["access"].startswith("FAIL") and 'kiosk_peers = ["127.0.0.0/8", "::1", "192.168.1.50"]' \
-            in lines["access"]
 
 
 @pytest.mark.parametrize("host, url", [("192.168.1.50", "http://192.168.1.50:9000/"),

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import ipaddress
 import os
 import re
 import shutil
@@ -28,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from hardware.gates_cli import (
     add_wiring_arguments,
-    probe_host,
     reserved_pins_warning,
     service_health,
     wiring_from_args,
@@ -112,7 +110,7 @@ def checks(args: argparse.Namespace, *, pin_factory: Any = None, runner: Runner 
     port, host = args.port or 8080, getattr(args, "host", None)
     health = _health(port, host)
     report += [*_gates(args, health, pin_factory, on_pi, settings is not None), _camera(args, health, on_pi),
-               _calibration(health), _port(port, host, health), *_kiosk_peer(args), _service(runner or _run, root),
+               _calibration(health), _port(port, host, health), _service(runner or _run, root),
                _kiosk(root), _blanking(root)]
     return report
 
@@ -429,26 +427,6 @@ def _port(port: int, host: str | None, health: dict[str, Any] | None) -> Check:
             return Check("port", False, f"port {port}: {err.strerror}", "choose a port above 1024")
     return Check("port", False, f"nothing answers on port {port}: the server is not running",
                  "sudo systemctl start companion; journalctl -u companion -n 20")
-
-
-def _kiosk_peer(args: argparse.Namespace) -> list[Check]:
-    """With [server] host one address of the Pi's, the kiosk opens that address and reaches the companion from
-    it: unless [access] kiosk_peers holds it, the Pi's own screen is a mere spectator."""
-    from .trust import DEFAULTS as TRUST
-
-    host = probe_host(getattr(args, "host", None)).strip("[]")
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:  # 127.0.0.1, or a name: nothing to compare
-        return []
-    peers = (getattr(args, "app_config", None) or {}).get("KIOSK_PEERS") or TRUST["KIOSK_PEERS"]
-    networks = [ipaddress.ip_network(peer, strict=False) for peer in peers]
-    if address.is_loopback or any(address.version == net.version and address in net for net in networks):
-        return []
-    listed = ", ".join(f'"{peer}"' for peer in [*peers, host])
-    return [Check("access", False, f"[server] host = \"{host}\": the kiosk opens that address and reaches the "
-                                   "companion from it, which [access] kiosk_peers does not hold: the Pi's own "
-                                   "screen would only watch", f"kiosk_peers = [{listed}] under [access]")]
 
 
 def _run(command: Sequence[str]) -> subprocess.CompletedProcess[str]:

@@ -170,6 +170,9 @@ class Trust:
     def __init__(self, app: Flask, device_store: DeviceStore) -> None:
         self.store = device_store
         self.kiosk_peers = [ipaddress.ip_network(p, strict=False) for p in app.config["KIOSK_PEERS"]]
+        own = _ip(str(app.config.get("LISTEN_HOST") or ""))
+        if own is not None and not own.is_unspecified:  # one address of the Pi's: its kiosk opens that address,
+            self.kiosk_peers.append(ipaddress.ip_network(own))  # and a peer with it is this machine itself
         self.spectators = bool(app.config["SPECTATORS"])
         self.hosts = OwnHosts(app.config["ALLOWED_HOSTS"])
         self.buckets = TokenBuckets(app.config["WRITE_RATE"], app.config["WRITE_BURST"])
