@@ -4,7 +4,7 @@
 // The preview is fetched about once a second, every 0.4 s while someone calibrates (for a minute after each
 // calibration step), not at all while the picture is frozen for tapping or the page is hidden. The interval
 // in force is shown as data-preview-interval on #preview-box (milliseconds; 0 = paused).
-import { api, backCancels, confirm, explain, h, plural, sentence, toast, wire } from "./kit.js";
+import { api, backCancels, clearToast, confirm, explain, h, plural, sentence, toast, whenUntouched, wire } from "./kit.js";
 
 const IDLE_MS = 1000;
 const CALIBRATING_MS = 400;
@@ -105,7 +105,9 @@ function cameraRecord(camera) {
   const of = all ? (camera.rounds === 1 ? "that round" : `${camera.wrong_sure} of them`)
     : `${camera.wrong_sure} of the ${plural(camera.flags, "round")} kept with its flags`;
   // A kept round is wrong only where a person corrected it: what these say is how sure the camera itself was.
-  const unflagged = !camera.flags ? "" : camera.wrong_sure ? ` The camera was sure of a wrong count in ${of}; the table `
+  // every round read right: nothing was read wrong, so nothing to say of how it flagged wrong counts
+  const unflagged = !camera.flags || camera.right === camera.rounds ? ""
+    : camera.wrong_sure ? ` The camera was sure of a wrong count in ${of}; the table `
       + "asked for a tap there because the beams disagreed, or a person corrected it."
     : ` ${all ? "It" : `In the ${plural(camera.flags, "round")} kept with its flags, it`} was never sure of a wrong `
       + "count: it flagged every gate it read wrong for a tap.";
@@ -131,6 +133,8 @@ function renderKeeping(s) {
     $("photos-download").hidden = $("photos-delete").hidden = true;
     return;
   }
+  $("keeping-off").hidden = keeping.enabled; // "Off unless the table switches it on" only while off
+  $("keeping-on").hidden = !keeping.enabled;
   button.setAttribute("aria-pressed", String(keeping.enabled));
   button.textContent = keeping.enabled ? "Keeping confirmed rounds' photos: on" : "Keep confirmed rounds' photos: off";
   $("keeping-size").textContent = keptSize(keeping.count, keeping.bytes || 0);
@@ -141,6 +145,28 @@ function renderKeeping(s) {
   $("photos-download").hidden = !keeping.count;
   $("photos-download").textContent = `Download the ${keeping.count} kept round${keeping.count === 1 ? "" : "s"} (zip)`;
   $("photos-delete").hidden = !keeping.count;
+}
+
+/** The buttons the Next line names (their ids): what the person setting the camera up is to press now. */
+function namedButtons(s) {
+  if (withheld || cameraOff(s) || !s.camera.ok) return [];
+  if (!s.calibrated) return ["calibrate"];
+  if (!s.reference.captured || s.reference_unchecked) return ["reference"];
+  if (!s.marble?.radius_px) return ["anchor", "measure"];
+  return [];
+}
+
+// The side panel's parts in the page's order; the boxes holding the buttons the Next line names go first, above the
+// state: on the Pi's screen and a tablet's they are then in sight without a scroll.
+const aside = $("calibrate-box").parentElement;
+const asideParts = [...aside.children];
+
+function bringNamedFirst(s) {
+  const named = namedButtons(s).map((id) => $(id).closest(".tapping-box"));
+  const order = [...asideParts.filter((part) => named.includes(part)),
+    ...asideParts.filter((part) => !named.includes(part))];
+  if (order.every((part, i) => aside.children[i] === part)) return;
+  whenUntouched(() => aside.replaceChildren(...order));
 }
 
 /** What the person setting the camera up does next, in the order the set-up goes (README, Camera), or that the
@@ -176,6 +202,7 @@ function renderButtons(s) {
 
 function renderStatus() {
   $("next-step").textContent = nextStep(status);
+  bringNamedFirst(status);
   renderButtons(status);
   $("facts").replaceChildren(...facts(status));
   renderUnsure(status);
@@ -275,6 +302,7 @@ function freeze(forMarble) {
     $("camera-page").dataset.tapping = forMarble ? "marble" : "corners"; // the picture fits the screen, tools beside it
     release?.();
     release = backCancels(stopCalibration);
+    clearToast(); // a message from before would cover the picture's foot, where a person is asked to tap
     window.scrollTo(0, 0);
     if (forMarble) canvas.getContext("2d").drawImage(snapshot, 0, 0); else draw();
     calibrationStep(); // the picture is frozen for tapping: no preview until it ends
@@ -355,12 +383,22 @@ $("calib-save").addEventListener("click", async () => {
   const result = await api("/api/camera/regions", { gates });
   if (result.ok) { toast("Gate regions saved."); stopCalibration(); refreshStatus(); }
 });
+/** What a person does without the printed markers: they are optional, the gates and the marble's size are tapped. */
+function withoutMarkers(s) {
+  return s?.calibrated
+    ? "The markers are optional: the gates stay as tapped, and Tap one resting marble measures the marble's size."
+    : "The markers are optional: set the gates with Tap the gate corners, and the marble's size with Tap one "
+      + "resting marble.";
+}
+
 wire($("anchor"), async () => {
   calibrationStep();
-  const result = await api("/api/camera/anchor", {});
+  const result = await api("/api/camera/anchor", {}, "POST", { quiet: ["markers"] });
   if (result.ok) {
     toast(result.data.markers.message || "Anchored to the markers.");
     refreshStatus();
+  } else if (result.data?.error?.code === "markers") {
+    toast(`${sentence(result.data.error.message)} ${withoutMarkers(status)}`, "error");
   }
 });
 wire($("reference"), async () => {

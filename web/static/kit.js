@@ -78,8 +78,9 @@ function hideToast() {
   el.replaceChildren();
 }
 
-/** Take the message down: what it said no longer stands (a tap the game took since). */
-function clearToast() {
+/** Take the message down: what it said no longer stands (a tap the game took since), or it would cover what a person
+ *  is asked to look at now. */
+export function clearToast() {
   clearTimeout(toastTimer);
   hideToast();
 }

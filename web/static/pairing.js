@@ -71,6 +71,7 @@ function setupSpectator() {
         const collected = await api("/api/pairing/claim", {});
         if (collected.ok) {
           toast(`Paired as ${collected.data.device.name}.`);
+          tellAfterReload(`Paired as ${collected.data.device.name}: this device may now change the games.`);
           goOn();
         }
       } else if (!request || request.status === "refused") {
@@ -96,6 +97,22 @@ function setupSpectator() {
       polling = setInterval(poll, POLL_MS);
     }
   });
+}
+
+// What the device is told once the page it goes on to has loaded: the reload would take a toast down with it.
+const TOLD_KEY = "pairing-told";
+
+function tellAfterReload(message) {
+  try { sessionStorage.setItem(TOLD_KEY, message); } catch { /* the toast before the reload said it */ }
+}
+
+/** The words kept through the reload, said once. */
+function toldBeforeReload() {
+  try {
+    const message = sessionStorage.getItem(TOLD_KEY);
+    sessionStorage.removeItem(TOLD_KEY);
+    if (message) toast(message);
+  } catch { /* nothing kept */ }
 }
 
 /** Once paired: the page the device opened (a table that shows its games only to paired devices sent it here from
@@ -250,6 +267,7 @@ async function revoke(device) {
 const STILL_PAIRED_MS = 10000;
 
 function setupPaired() {
+  toldBeforeReload();
   const unpair = document.getElementById("unpair");
   if (unpair) {
     unpair.addEventListener("click", async () => {
