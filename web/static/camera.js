@@ -115,7 +115,7 @@ function cameraRecord(camera) {
     `round${camera.rounds === 1 ? "" : "s"} (${share}%).${unflagged}`;
 }
 
-/** The disk the kept photos take, as the table reads it: "23 rounds kept, 21 MB". */
+/** The disk the kept photos take, as the table reads it: "23 rounds kept, 20 MB". */
 function keptSize(count, bytes) {
   if (!count) return "No rounds kept";
   const mb = bytes / 1e6;
