@@ -23,6 +23,7 @@ from tests.browser import (
     without_seq,
 )
 from tests.browser import post_events as post
+from tests.test_double_tap_browser import still_page
 from tests.browser import session_view as state
 
 GAME = "draci-hrad"
@@ -151,7 +152,7 @@ def test_roll_lets_the_companion_roll_and_next_passes_the_move(open_page: Callab
     page.click("[data-treasure='15']")  # Ben's treasure card
     expect(hero(page, "Ben").locator(".hr-treasure")).to_have_text("15 treasure")
     expect(page.locator("#turn .turn-name")).to_have_text("Ada")  # a treasure card ends the move
-    page.click("#hr-next")
+    post(base, session, {"type": "end_turn", "player": "Ada"})  # Ada's own move, on the board
     expect(page.locator("#turn .turn-name")).to_have_text("Ben")
     page.click("[data-pane='castle']")
     page.click("#hr-dart")  # the companion rolls; the dart ends the move, and its result stays in sight
@@ -204,6 +205,48 @@ def test_a_number_set_while_another_device_changed_it_is_refused_not_saved_over(
     assert after["heroes"][1]["gold"] == gold < 200 and after["overrides"] == []
 
 
+def treasure(page: Any, value: int) -> None:
+    """The castle card's treasure `value` tapped, and its answer in: the move ended by itself."""
+    page.click("[data-pane='castle']")
+    with page.expect_response(lambda r: r.url.endswith("/events")) as answer:
+        page.click(f"[data-treasure='{value}']")
+    assert answer.value.status == 200
+
+
+def test_next_tapped_right_after_a_move_ended_by_itself_asks_before_ending_the_next_hero_s(
+        open_page: Callable[..., Any], base: str) -> None:
+    """A treasure card ends the move by itself; a person who taps Next after every move tapped it 1.2 s later and
+    ended the next hero's move unseen (round 3 became 4). Right after such a hand-over Next asks first: "Ben moves on"
+    leaves Ben's move alone, "End Ben's move too" ends it; once Ben has had time to move on the board, Next asks
+    nothing. The page's clock stands still here, so "right after" holds however slow the machine."""
+    session = new_game(base, ["Ada", "Ben"])
+    post(base, session, {"type": "treasure", "player": "Ada", "value": 10},  # a castle card: Ada in the castle
+         {"type": "end_turn", "player": "Ben"})
+    page = still_page(open_page, base, session)
+    treasure(page, 15)
+    expect(page.locator("#toast")).to_have_text("That ended Ada's move: Ben moves now.")
+    page.clock.run_for(1200)
+    page.click("#hr-next")
+    dialog = page.locator(".dialog:has([data-answer])")
+    expect(dialog).to_contain_text("Ada's move ended already: Ben moves now.")
+    dialog.locator("[data-answer='no']").click()
+    expect(dialog).to_have_count(0)
+    assert state(base, session)["state"]["turn"] == "Ben"  # Ben moves on
+    page.clock.run_for(1000)
+    page.click("#hr-next")  # asked once: this Next is meant
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    treasure(page, 20)
+    page.clock.run_for(1200)
+    page.click("#hr-next")
+    dialog.locator("[data-answer='yes']").click()
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")  # Ben's move ended, as asked
+    treasure(page, 35)
+    page.clock.run_for(5000)  # Ben's own move on the board
+    page.click("#hr-next")
+    expect(page.locator("#turn .turn-name")).to_have_text("Ada")
+    expect(dialog).to_have_count(0)
+
+
 def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(open_page: Callable[..., Any],
                                                                               base: str) -> None:
     """Ben pays the oracle, kept a whole round (ruling H14): Ada's Next passes over him and gives Ada the move again,
@@ -216,6 +259,8 @@ def test_a_hero_kept_at_the_oracle_is_said_to_miss_the_move_next_passes_over(ope
     # said, so that a Next tapped to finish Ben's move does not end Ada's unseen
     expect(page.locator("#toast")).to_have_text("That ended Ben's move: Ada moves now.")
     expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("waits 1 · oracle")
+    page.reload()  # the page looked at afresh: its Next asks nothing (it asks only right after its own hand-over)
+    page.wait_for_selector("#live:text-is('live')")
     page.click("#hr-next")
     expect(page.locator("#turn .phrase")).to_have_text(re.compile(r"^moves · \d+ gold · Ben sat out a round$"))
     expect(hero(page, "Ben").locator(".hr-badge.wait")).to_have_text("sat out a round · oracle")
@@ -510,7 +555,7 @@ def test_a_move_opens_where_its_hero_stands_on_every_device(open_page: Callable[
     panes(both, "Ada", "city")
     kiosk.click("#hr-enter")
     panes(both, "Ben", "castle")
-    tap_again(kiosk, "#hr-next")
+    phone.click("#hr-next")  # Ben's move, ended on the other device (the kiosk would ask, right after its hand-over)
     panes(both, "Ada", "castle")
     assert [h["place"] for h in state(base, session)["state"]["heroes"]] == ["castle", "castle"]
 

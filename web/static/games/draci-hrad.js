@@ -34,21 +34,41 @@ const MAX_PRICE = 99;
 /** Page-local choices (never events): the pane shown (a tab tapped to look, until the move or the mover's place
  *  changes) and the fight being set up. */
 const local = { pane: "city", enemy: null, weapons: {}, group: [], treasureGroup: [], targets: [], keeper: null,
-                paneFor: null };
+                paneFor: null, handedOver: null };
 
 let game = null;
 
+/** How long after a move ended otherwise than by Next a tap on Next asks first (ms): the reflex of a person who
+ *  taps Next after every move, not a move of the next hero's own on the board, which takes longer. */
+const HANDED_OVER_MS = 4000;
+
 /** Send an event. One that ended the mover's move otherwise than by Next (a stop, an obstacle, a treasure, the
- *  dart, a fight) says so: a Next tapped after it, to finish that move, would end the next hero's move unseen.
- *  `counts`: each tap of it counts, however quick (kit.js: otherwise a double tap counts once). */
+ *  dart, a fight) says so, and a Next tapped right after it, to finish that move, asks first (`nextTapped`): it
+ *  would end the next hero's move unseen. `counts`: each tap of it counts, however quick (kit.js: otherwise a double
+ *  tap counts once). */
 async function send(event, ask = null, { counts = false } = {}) {
   const mover = game.view.state?.turn;
   let type = event?.type;
+  local.handedOver = null;
   const result = await (ask ? game.ask(async () => { const asked = await ask(); type = asked?.type; return asked; })
     : game.send(event, { counts }));
   const next = result?.ok ? result.data.state?.turn : null;
-  if (mover && next && next !== mover && type !== "end_turn") toast(`That ended ${mover}'s move: ${next} moves now.`);
+  if (mover && next && next !== mover && type !== "end_turn") {
+    toast(`That ended ${mover}'s move: ${next} moves now.`);
+    local.handedOver = { from: mover, to: next, at: performance.now() };
+  }
   return result;
+}
+
+/** Next: ends the move of the hero on the move; right after a move ended by itself, it asks whether that hero's
+ *  own move is over too. */
+function nextTapped(player) {
+  const handed = local.handedOver;
+  if (!handed || handed.to !== player || performance.now() - handed.at > HANDED_OVER_MS) {
+    return send({ type: "end_turn", player });
+  }
+  return send(null, async () => (await confirm(`${handed.from}'s move ended already: ${player} moves now.`,
+    `End ${player}'s move too`, `${player} moves on`)) && { type: "end_turn", player });
 }
 /** An enemy's verb as its name needs it, a plural name too ("the Geeants attack"); its possessive ("the Harpies'
  *  die") comes with the fight, as the rules word it. */
@@ -271,7 +291,7 @@ function renderTabs(view, s) {
   $("hr-tabs").replaceChildren(tab("city", "City"), tab("castle", "Castle", "Castle card"), tab("fight", "Fight"), tab("bank", "Bank"),
     button(["Next ", h("span", { "aria-hidden": "true" }, "▶")], {
       cls: "primary hr-next", id: "hr-next", reason: nextReason, rule: fighting ? "H5" : rule,
-      onTap: () => send({ type: "end_turn", player: view.turn }) }));
+      onTap: () => nextTapped(view.turn) }));
   for (const pane of PANES) $(`hr-${pane}`).hidden = local.pane !== pane;
 }
 
