@@ -23,8 +23,8 @@ from tests.browser import (
     without_seq,
 )
 from tests.browser import post_events as post
-from tests.test_double_tap_browser import still_page
 from tests.browser import session_view as state
+from tests.test_double_tap_browser import still_page
 
 GAME = "draci-hrad"
 
