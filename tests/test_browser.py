@@ -322,7 +322,8 @@ def test_the_marbles_line_says_what_is_true_and_a_wrong_guess_is_marked_apart(op
         page.wait_for_selector("body[data-ready='yes']")
         hints[name] = page.locator("#marble-hint").inner_text()
     assert hints == {"missed": "3 marbles rolled: 2 in gates, 1 missed",
-                     "reported": "4 marbles reported: confirm by tap", "played": "3 marbles in gates"}
+                     "reported": "4 marbles recorded: the round waits for the check above",
+                     "played": "3 marbles in gates"}
     # the token shows gate 3: Ben turned over the gate 3 symbol (right), Cleo gate 4 (wrong)
     page.click("#reveal-pad [data-gate='3']")
     page.click("#turned [data-player='Ben'] [data-gate='3']")

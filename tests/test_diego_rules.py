@@ -337,6 +337,16 @@ def test_d4_a_fourth_tapped_marble_is_refused() -> None:
     refused(state, {"type": "marble", "gate": 3}, IllegalEventError, "D4")  # no source means a tap
 
 
+def test_d4_the_flag_of_too_many_marbles_says_what_reported_them() -> None:
+    # ruling D4: a marble tapped among those the sensors reported was blamed on the sensors ("The sensors report 4
+    # marbles") while the page showed it as tapped
+    state = play(new(), marble(2, "sensor"), marble(3), marble(4, "sensor"))
+    state = play(state, *guesses_of(state, 2))
+    state = play(state, marble(4, "sensor"))
+    assert state.current is not None
+    assert state.current.flag == "4 marbles are recorded (3 by the sensors, 1 by tap), more than 3"
+
+
 def test_d4_a_fourth_sensor_marble_flags_the_round_until_confirmed() -> None:
     # ruling D4: sensors reporting more than 3 marbles flag the round; no scoring until a tap confirms
     state = play(new(), marble(2, "sensor"), marble(2, "sensor"), marble(3, "sensor"))
@@ -345,7 +355,7 @@ def test_d4_a_fourth_sensor_marble_flags_the_round_until_confirmed() -> None:
     state = play(state, marble(5, "sensor"))
     assert state.current is not None
     assert len(state.current.marbles) == 4
-    assert state.current.flag is not None and "4 marbles" in state.current.flag
+    assert state.current.flag == "the sensors report 4 marbles, more than 3"
     view = GAME.view(state)
     assert view["phase"] == "flagged" and "reveal" not in view["expects"]
     assert view["current"]["flag"] == state.current.flag

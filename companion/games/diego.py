@@ -143,12 +143,23 @@ def _unsure_of(gates: tuple[int, ...], names: Sequence[str]) -> str:
     return f"the camera is unsure of {listed(named)}"
 
 
+def _recorded(current: Round) -> str:
+    """The marbles recorded, by what reported them (only the sensors report a fourth): "the sensors report 4
+    marbles", or, where taps or the camera gave some, "4 marbles are recorded (3 by the sensors, 1 by tap)"."""
+    count = len(current.marbles)
+    kinds = {"sensor": "by the sensors", "tap": "by tap", "camera": "by the camera"}
+    if set(current.sources) == {"sensor"}:
+        return f"the sensors report {count} marbles"
+    parts = [f"{current.sources.count(kind)} {words}" for kind, words in kinds.items() if kind in current.sources]
+    return f"{count} marbles are recorded ({', '.join(parts)})"
+
+
 def _fused(current: Round, names: Sequence[str]) -> Round:
     """Re-judge the round after its marbles or camera reading changed (rulings D3, D4); the flag names gates by the
     table's `names` (ruling D2), as the page does."""
     flag = None
     if len(current.marbles) > MARBLES:
-        flag = f"the sensors report {len(current.marbles)} marbles, more than {MARBLES}"
+        flag = f"{_recorded(current)}, more than {MARBLES}"
     elif current.camera is not None:
         seen = sum(current.camera) + current.camera_outside
         if seen > MARBLES:

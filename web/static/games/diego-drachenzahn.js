@@ -163,7 +163,7 @@ function renderFlag(game, cur) {
 function marbleHint(cur) {
   const marbles = cur.marbles;
   const n = marbles.length;
-  if (n > 3) return `${n} marbles reported: confirm by tap`;
+  if (n > 3) return `${n} marbles recorded: the round waits for the check above`;
   const seen = cameraSees(cur);
   if (cur.flag && seen > 3) return `the camera sees ${seen} marbles: the round waits for the count to be confirmed`;
   if (cur.flag) return "the round waits for the check above";
