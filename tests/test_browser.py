@@ -770,6 +770,30 @@ def test_the_way_to_start_a_new_game_stays_on_the_screen_below_its_options(
     page.wait_for_url("**/play/*")
 
 
+def test_start_tapped_at_once_after_the_bar_below_counts_where_the_bar_did_not_lie(
+        open_page: Callable[..., Any], base: str) -> None:
+    """At 800x480 the bar below brought Start up to y 296 while the bar lay at y 424: a tap on Start at once was
+    refused as a double tap's second half ("Not counted"), for the time alone. A double tap lands its second half
+    where the first was; Start elsewhere counts, however soon. The page's clock stands still here."""
+    page = open_page(800, 480)
+    page.clock.install()
+    choose_diego(page, base, "Ada", "Ben", "Cleo")
+    page.clock.pause_at(time.time() + 3600)
+    page.evaluate("window.scrollTo(0, 0)")
+    for _ in range(5):
+        page.clock.run_for(1000)  # taps on the bar a second apart: each a tap of its own
+        bar = page.locator("#more-below").bounding_box()
+        y = page.evaluate("scrollY")
+        page.click("#more-below")
+        page.wait_for_function("(y) => scrollY > y", arg=y)
+        if page.locator("#below-bar").is_hidden():
+            break
+    start = page.locator("#start").bounding_box()
+    assert start["y"] + start["height"] <= bar["y"] or start["y"] >= bar["y"] + bar["height"], (start, bar)
+    page.click("#start")
+    page.wait_for_url("**/play/*")
+
+
 #: The new game's controls, labels and help that the start button covers, each brought into view as a tap or a
 #: focus brings it (scrollIntoView "nearest"): what the screen shows at the centre and the foot of each of its
 #: lines is the part itself (or inside it), never the start button lying over it.

@@ -367,7 +367,7 @@ for (const btn of document.querySelectorAll("#game-choice [data-game]")) {
 
 const belowBar = $("below-bar");
 const belowBtn = $("more-below");
-let belowTappedAt = -Infinity;
+let belowTapped = { at: -Infinity, box: null }; // when the bar was tapped, and where it lay
 
 let belowWords = "";
 
@@ -383,7 +383,7 @@ function followBelow() {
 }
 
 wire(belowBtn, () => {
-  belowTappedAt = performance.now();
+  belowTapped = { at: performance.now(), box: belowBtn.getBoundingClientRect() };
   const top = document.querySelector("header.bar")?.getBoundingClientRect().bottom ?? 0;
   const foot = belowBar.getBoundingClientRect().top;
   const parts = [...$("new-game").querySelectorAll(":scope > :not(#options, #below-bar), #options > *")];
@@ -398,7 +398,9 @@ addEventListener("resize", followBelow);
 new ResizeObserver(followBelow).observe(document.body); // the form or the games above it grown or shrunk
 
 wire(startBtn, async () => {
-  if (performance.now() < belowTappedAt + DOUBLE_TAP_MS) { // Start come to lie where the bar was, under the finger
+  const { at, box } = belowTapped, now = startBtn.getBoundingClientRect();
+  const underFinger = box && now.top < box.bottom && now.bottom > box.top && now.left < box.right && now.right > box.left;
+  if (underFinger && performance.now() < at + DOUBLE_TAP_MS) { // Start come to lie where the bar was: a double tap
     toast(NOT_COUNTED);
     return;
   }
