@@ -407,6 +407,7 @@ def test_open_source_parses_specs() -> None:
         ("", "empty camera spec"),
         ("webcam", "unknown camera spec 'webcam'"),
         ("usb:", "name a device"),
+        ("usb:zero", "name a device by its number or its path"),
         ("usb:0@big", "must look like 640x480"),
         ("picamera2:0x240", "must be positive"),
         ("file:", "at least one image"),

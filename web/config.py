@@ -89,11 +89,6 @@ def camera_source(value: Any) -> str:
         open_source(value)
     except ValueError as err:  # the list of specs once, with what is wrong when it says more than that
         raise TypeError(usage if SPEC_HELP in str(err) else f"{usage} ({err})") from None
-    kind, _, device = value.strip().partition(":")
-    device = device.partition("@")[0]
-    if kind.lower() == "usb" and not device.isdigit() and not device.startswith("/"):
-        raise TypeError(f"{usage} (usb: takes a device number, usb:0, or its path, usb:/dev/video0; "
-                        f"not {device!r})")
     return value
 
 

@@ -466,8 +466,9 @@ def open_source(spec: str, *, mains_hz: int = MAINS_HZ) -> FrameSource:
         return Picamera2Source(lores_size=_parse_size(rest, spec), mains_hz=mains_hz)
     if kind == "usb":
         device_text, _, size_text = rest.partition("@")
-        if not device_text:
-            raise ValueError(f"camera spec {spec!r}: name a device, e.g. usb:0 or usb:/dev/video0")
+        if not device_text.isdigit() and not device_text.startswith("/"):  # empty, or "zero": no device
+            raise ValueError(f"camera spec {spec!r}: name a device by its number or its path, e.g. usb:0 or "
+                             "usb:/dev/video0")
         device: int | str = int(device_text) if device_text.isdigit() else device_text
         if size_text:
             return VideoCaptureSource(device, size=_parse_size(size_text, spec))
