@@ -257,10 +257,21 @@ def _not_facing(state: DrachensachenState, current: Round, turn: int) -> None:
                                       "it on (a 4 or a Defender) first")
 
 
+def _second_turn_waits(state: DrachensachenState, current: Round) -> bool:
+    """S11, two players: the carousel gave the mover a second turn, which Next turn begins (rules version 4)."""
+    return current.again and state.rules >= 4
+
+
+def _pile_draws(state: DrachensachenState) -> bool:
+    """S6, S9: whether a draw of the pile's own (beside the 4s' pending draw) may be entered: under goblins against
+    dragons (rules version 4), by any tap before."""
+    return state.rules < 4 or "goblins_against_dragons" in state.tricks
+
+
 def _second_turn_owed(state: DrachensachenState, current: Round) -> None:
-    """S11, two players: the carousel gave the mover a second turn; what is played in it is entered once Next turn
-    has begun it (a second 7 there gives a third turn; a reverse tapped by mistake is undone with Undo)."""
-    if current.again and state.rules >= 4:
+    """S11, two players: what is played in the carousel's second turn is entered once Next turn has begun it (a
+    second 7 there gives a third turn; a reverse tapped by mistake is undone with Undo)."""
+    if _second_turn_waits(state, current):
         raise IllegalEventError("S11", f"{_name(state, current.turn)} goes again (the carousel, two players): tap "
                                        "Next turn to begin that turn first")
 
@@ -459,7 +470,7 @@ def _draw(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -
     seat = turn if event.get("player") is None else _seat(state, event.get("player"), "S6")
     if seat == turn:
         _not_facing(state, current, turn)
-    if state.rules >= 4 and "goblins_against_dragons" not in state.tricks:
+    if not _pile_draws(state):
         raise IllegalEventError("S6", "only the trick goblins against dragons draws from the trouble pile beside a "
                                       "pending draw of 4s, and it is not revealed (a player who cannot play takes "
                                       "the discard pile)")
@@ -679,7 +690,7 @@ def _expects(state: DrachensachenState, current: Round, owed: IllegalEventError 
     facing = bool(current.pending) and current.pending_from != current.turn
     if facing:  # S7: draw it or pass it on
         return expects + ["four", "defender", "draw_pending", "burned", "went_out"]
-    if current.again and state.rules >= 4:  # S11: the second turn begins with Next turn
+    if _second_turn_waits(state, current):
         return expects + ["next_turn", "set_out", "burned", "went_out"]
     if current.skips:
         passable = current.skips + len(current.skip_defenders) < len(state.players)
@@ -688,7 +699,7 @@ def _expects(state: DrachensachenState, current: Round, owed: IllegalEventError 
         expects += ["next_turn", "four", "skip"]
     if "carousel" in state.tricks:
         expects.append("reverse")
-    if state.rules < 4 or "goblins_against_dragons" in state.tricks:
+    if _pile_draws(state):
         expects.append("draw")
     expects += ["set_out", "burned", "went_out"]
     return expects
