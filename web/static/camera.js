@@ -147,22 +147,13 @@ function renderKeeping(s) {
   $("photos-delete").hidden = !keeping.count;
 }
 
-/** The buttons the Next line names (their ids): what the person setting the camera up is to press now. */
-function namedButtons(s) {
-  if (withheld || cameraOff(s) || !s.camera.ok) return [];
-  if (!s.calibrated) return ["calibrate"];
-  if (!s.reference.captured || s.reference_unchecked) return ["reference"];
-  if (!s.marble?.radius_px) return ["anchor", "measure"];
-  return [];
-}
-
 // The side panel's parts in the page's order; the boxes holding the buttons the Next line names go first, above the
 // state: on the Pi's screen and a tablet's they are then in sight without a scroll.
 const aside = $("calibrate-box").parentElement;
 const asideParts = [...aside.children];
 
-function bringNamedFirst(s) {
-  const named = namedButtons(s).map((id) => $(id).closest(".tapping-box"));
+function bringNamedFirst(ids) {
+  const named = ids.map((id) => $(id).closest(".tapping-box"));
   const order = [...asideParts.filter((part) => named.includes(part)),
     ...asideParts.filter((part) => !named.includes(part))];
   if (order.every((part, i) => aside.children[i] === part)) return;
@@ -170,27 +161,29 @@ function bringNamedFirst(s) {
 }
 
 /** What the person setting the camera up does next, in the order the set-up goes (README, Camera), or that the
- *  camera is ready. */
+ *  camera is ready: the words, and the ids of the buttons they name (what is to be pressed now). */
 function nextStep(s) {
-  if (withheld) return "This device is not paired: it can see the camera's state, not its picture.";
-  if (cameraOff(s)) return cameraOff(s);
-  if (!s.camera.ok) return "The camera gives no picture: see State for why.";
-  if (!s.calibrated) return "Next: press Tap the gate corners, then tap the four corners of each gate on the picture.";
-  if (!s.reference.captured) return "Next: with every gate empty, press Gates empty: take reference.";
+  if (withheld) return ["This device is not paired: it can see the camera's state, not its picture.", []];
+  if (cameraOff(s)) return [cameraOff(s), []];
+  if (!s.camera.ok) return ["The camera gives no picture: see State for why.", []];
+  if (!s.calibrated) {
+    return ["Next: press Tap the gate corners, then tap the four corners of each gate on the picture.", ["calibrate"]];
+  }
+  if (!s.reference.captured) return ["Next: with every gate empty, press Gates empty: take reference.", ["reference"]];
   if (s.reference_unchecked) {
-    return "Next: with every gate empty, press Gates empty: take reference. The camera took one by itself before the "
-      + "gates were tapped: a marble lying in a gate then would stay unseen.";
+    return ["Next: with every gate empty, press Gates empty: take reference. The camera took one by itself before "
+      + "the gates were tapped: a marble lying in a gate then would stay unseen.", ["reference"]];
   }
   if (!s.marble?.radius_px) {
-    return "Next: the marble's size. Anchor to the 4 markers, or put one marble in a gate and press Tap one resting "
-      + "marble.";
+    return ["Next: the marble's size. Anchor to the 4 markers, or put one marble in a gate and press Tap one resting "
+      + "marble.", ["anchor", "measure"]];
   }
   if (s.reference_in_round) {
-    return "Ready, with a doubt: the empty reference was taken while the round held marbles. Any still in a gate "
-      + "the camera cannot see: take it again once the gates are empty.";
+    return ["Ready, with a doubt: the empty reference was taken while the round held marbles. Any still in a gate "
+      + "the camera cannot see: take it again once the gates are empty.", []];
   }
-  if (s.unsure) return "Ready, with a doubt: see the note above.";
-  return "Ready: a marble rolled into a gate shows in Seen, under State.";
+  if (s.unsure) return ["Ready, with a doubt: see the note above.", []];
+  return ["Ready: a marble rolled into a gate shows in Seen, under State.", []];
 }
 
 /** With the camera off, the buttons that need its picture look disabled and say why when tapped (an unpaired
@@ -201,8 +194,9 @@ function renderButtons(s) {
 }
 
 function renderStatus() {
-  $("next-step").textContent = nextStep(status);
-  bringNamedFirst(status);
+  const [next, named] = nextStep(status);
+  $("next-step").textContent = next;
+  bringNamedFirst(named);
   renderButtons(status);
   $("facts").replaceChildren(...facts(status));
   renderUnsure(status);
