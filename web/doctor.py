@@ -229,6 +229,17 @@ def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory:
                              f"move those gates to free pins, like {_pins(DEFAULT_PINS)}")] if warning else [])
 
 
+#: The fix where the running service uses other settings than the config file names.
+RESTART = "sudo systemctl restart companion (it reads the config file as it starts)"
+
+
+def _while_stopped(key: str) -> str:
+    """The fix where options name other settings than the running service uses: they are tested while it is
+    stopped, and kept by `key` in the config file."""
+    return ("to test them: sudo systemctl stop companion, companion doctor again, then sudo systemctl start "
+            f"companion; for good: {key} in the config file, then sudo systemctl restart companion")
+
+
 FIX_BEAM = "a BROKEN gate with nothing in it: align the emitter with its receiver, or check its wiring " \
            "(hardware/WIRING.md)"
 
@@ -248,13 +259,12 @@ def _gates_of_service(args: argparse.Namespace, config: GateConfig, health: dict
         shown = " ".join(f"{option} {args.pins}" if option == "--pins" else option for option in given)
         detail = f"{shown}: not what the running service uses (options apply only while it is stopped); {detail}"
         ok = ok and None
-        fix = ("to test these: sudo systemctl stop companion, companion doctor again, then sudo systemctl start "
-               "companion; for good: [gates] in the config file, then sudo systemctl restart companion")
+        fix = _while_stopped("[gates]")
     elif config_read and config.pins != running:
         said = "says pins" if "pins" in getattr(args, "from_config", {}) else "leaves pins at the default"
         detail = (f"the config file {said} {_pins(config.pins)}; the service runs with {_pins(running)}: "
                   f"restart it; {detail}")
-        ok, fix = False, "sudo systemctl restart companion (it reads the config file as it starts)"
+        ok, fix = False, RESTART
     return Check("gates", ok, detail, fix)
 
 
@@ -339,11 +349,10 @@ def _camera_of_service(args: argparse.Namespace, spec: str, camera: dict[str, An
     if "camera" in getattr(args, "from_config", {}):
         return Check("camera", False, f"the config file says source {spec}; the service runs with {running}: "
                                       f"restart it; {check.detail}",
-                     "sudo systemctl restart companion (it reads the config file as it starts)")
+                     RESTART)
     return Check("camera", check.ok and None, f"--camera {spec}: not what the running service uses ({running}); "
                                               f"it is tested only while the service is stopped; {check.detail}",
-                 "to test it: sudo systemctl stop companion, companion doctor again, then sudo systemctl start "
-                 "companion; for good: `[camera] source` in the config file, then sudo systemctl restart companion")
+                 _while_stopped("`[camera] source`"))
 
 
 def _source_name(spec: str) -> str:
