@@ -49,3 +49,20 @@ def test_the_simulated_castle_does_load_them(tmp_path: Path) -> None:
             f"app = create_app({{'DATA_DIR': {str(tmp_path)!r}, 'SENSORS': 'simulation', 'CAMERA': 'simulation'}})\n"
             "shutdown(app)")
     assert _loaded_after(code, ("cv2", "numpy", "gpiozero")) == ["cv2", "numpy", "gpiozero"]
+
+
+def test_every_module_of_ours_imports_first_on_its_own() -> None:
+    """`import web.kiosk` first, with nothing of ours loaded before it, met a circle (heroes, api, openapi, heroes) the
+    app's own order of imports hid: each module is imported first, the others forgotten between."""
+    code = ("import importlib, pkgutil, sys, companion, hardware, web\n"
+            "names = [m.name for p in (companion, hardware, web)"
+            " for m in pkgutil.walk_packages(p.__path__, p.__name__ + '.') if not m.name.endswith('__main__')]\n"
+            "assert len(names) >= 60, names\n"
+            "failed = []\n"
+            "for name in names:\n"
+            "    for ours in [n for n in sys.modules if n.split('.')[0] in ('companion', 'hardware', 'web')]:\n"
+            "        del sys.modules[ours]\n"
+            "    try: importlib.import_module(name)\n"
+            "    except Exception as err: failed.append(f'{name}: {err!r}')\n"
+            "assert failed == [], failed")
+    _loaded_after(code, ())

@@ -6,9 +6,6 @@ from typing import Any
 
 from companion.games import GAMES
 
-from .heroes import OPENAPI_PATHS as HERO_CARD_PATHS
-from .pairing import OPENAPI_PATHS as PAIRING_PATHS
-
 
 def _error(description: str) -> dict[str, Any]:
     schema = {"$ref": "#/components/schemas/Error"}
@@ -66,6 +63,10 @@ def _camel(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def openapi_document() -> dict[str, Any]:
+    # The blueprints' own paths, read when the document is first built: heroes imports api, which imports this module.
+    from .heroes import OPENAPI_PATHS as HERO_CARD_PATHS
+    from .pairing import OPENAPI_PATHS as PAIRING_PATHS
+
     event_schemas, event_refs, event_examples = _event_schemas()
     return {
         "openapi": "3.0.3",
