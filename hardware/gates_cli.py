@@ -144,6 +144,14 @@ def wiring_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return wiring
 
 
+def wiring_name(config: GateConfig) -> str:
+    """How ``config``'s gates are wired, as the config file's ``[gates] wiring`` names it ("internal-pull-down", a
+    broken beam driving the line high against the internal pull-down, has no key or option of its own)."""
+    if config.pull_up is None:
+        return "active-high" if config.active_state else "external-pull-up"
+    return "internal-pull-up" if config.pull_up else "internal-pull-down"
+
+
 def config_from_args(args: argparse.Namespace) -> GateConfig:
     """The GateConfig the options ask for (GateConfigError if they cannot work)."""
     return GateConfig(**wiring_from_args(args))

@@ -4,10 +4,10 @@ Checks the config file, numpy against apt's picamera2, the data folder and its f
 ``--quick``) the pin factory and each gate's level, the camera with one test frame, the camera's calibration
 (gates, marble size, empty reference: read through the running service), the port, the service, the kiosk
 and screen blanking. While the service runs it holds the GPIO lines and the camera, so the gates and the
-camera are then read from its /api/health instead, and the pins and camera the config file (or an option) names
-are compared with those the service runs with. ``--quick`` opens no device and is the install's smoke test of a
-new release; ``--screen`` checks screen blanking alone (the install's last step). Exit status 1 if any check
-fails.
+camera are then read from its /api/health instead, and the pins, their wiring and the camera the config file (or
+an option) names are compared with those the service runs with. ``--quick`` opens no device and is the install's
+smoke test of a new release; ``--screen`` checks screen blanking alone (the install's last step). Exit status 1 if
+any check fails.
 """
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from hardware.gates_cli import (
     service_health,
     wiring_from_args,
     wiring_given,
+    wiring_name,
 )
 
 from . import config as config_file
@@ -251,21 +252,41 @@ def _gates_of_service(args: argparse.Namespace, config: GateConfig, health: dict
     if not status.get("gates"):
         return Check("gates", False, f"the service runs without gates: {status.get('error')}",
                      "journalctl -u companion -n 20")
-    running = tuple(g["pin"] for g in status["gates"])
     ok: bool | None = not any(g.get("stuck") for g in status["gates"])
-    detail, fix = "read through the running service: " + _gate_line(status), FIX_BEAM
-    given = wiring_given(args)
-    if ("--pins" in given and config.pins != running) or set(given) - {"--pins"}:
-        shown = " ".join(f"{option} {args.pins}" if option == "--pins" else option for option in given)
-        detail = f"{shown}: not what the running service uses (options apply only while it is stopped); {detail}"
-        ok = ok and None
-        fix = _while_stopped("[gates]")
-    elif config_read and config.pins != running:
-        said = "says pins" if "pins" in getattr(args, "from_config", {}) else "leaves pins at the default"
-        detail = (f"the config file {said} {_pins(config.pins)}; the service runs with {_pins(running)}: "
-                  f"restart it; {detail}")
+    parts, fix = ["read through the running service: " + _gate_line(status)], FIX_BEAM
+    given, from_config = wiring_given(args), getattr(args, "from_config", {})
+    noted: list[str] = []
+    said: list[tuple[str, str]] = []  # (says or leaves, what) of each setting the file names otherwise
+    runs: list[str] = []
+    for name, dest, options, asked, running in _gate_settings(config, status):
+        if asked == running:
+            continue
+        if shown := [f"{option} {args.pins}" if option == "--pins" else option for option in options
+                     if option in given]:
+            noted += shown  # also where the service does not report it (an older release): not known to match
+        elif config_read and running is not None:
+            verb = "says" if dest in from_config else "leaves"
+            said.append((verb, f"{name} {asked}" if verb == "says" else f"{name} at the default {asked}"))
+            runs.append(running)
+    if noted:
+        parts.insert(0, f"{' '.join(noted)}: not what the running service uses (options apply only while it is "
+                        "stopped)")
+        ok, fix = ok and None, _while_stopped("[gates]")
+    if said:  # "says pins ... and wiring ...": each verb once in a row
+        says = " and ".join(what if i and said[i - 1][0] == verb else f"{verb} {what}"
+                            for i, (verb, what) in enumerate(said))
+        parts.insert(0, f"the config file {says}; the service runs with {' and '.join(runs)}: restart it")
         ok, fix = False, RESTART
-    return Check("gates", ok, detail, fix)
+    return Check("gates", ok, "; ".join(parts), fix)
+
+
+def _gate_settings(config: GateConfig, status: dict[str, Any]) -> list[tuple[str, str, list[str], str, str | None]]:
+    """Each setting of the gates the doctor compares with the running service's: its name in the config file's
+    [gates], its option's dest (in ``from_config``), the options that set it, the value ``config`` asks for and the
+    one the service reports in ``status`` (None if it does not)."""
+    return [("pins", "pins", ["--pins"], _pins(config.pins), _pins([g["pin"] for g in status["gates"]])),
+            ("wiring", "active_high", ["--active-high", "--external-pull-up"], wiring_name(config),
+             status.get("wiring"))]
 
 
 def _gates_opened(args: argparse.Namespace, config: GateConfig, pin_factory: Any, on_pi: bool) -> Check:
