@@ -31,6 +31,14 @@ OFF_THE_SCREEN = """() => [...document.querySelectorAll('#table .wurf-player :is
         + ` ${el.textContent.trim().slice(0, 20)}: ${Math.round(el.getBoundingClientRect().top)}..`
         + `${Math.round(el.getBoundingClientRect().bottom)}`)"""
 
+#: The name whose turn it is where it reaches past its line (cut short, or beyond the line's end): its size and the
+#: line's width; null where it fits.
+NAME_PAST_ITS_LINE = """() => { const turn = document.getElementById('turn'), name = turn?.querySelector('.turn-name');
+    if (!name?.clientWidth) return null;
+    const line = turn.getBoundingClientRect(), box = name.getBoundingClientRect();
+    return name.scrollWidth > name.clientWidth + .5 || box.right > line.right + .5
+        ? `${name.textContent} at ${getComputedStyle(name).fontSize} on a line ${Math.round(line.width)} px wide` : null; }"""
+
 #: The names on the table and the turn's that a line break splits inside a word.
 NAMES = "#turn .turn-name, #table .who"
 
@@ -45,23 +53,24 @@ def shown(page: Any, seq: int) -> None:
     page.wait_for_selector(f"body[data-seq='{seq}']", state="attached")
 
 
-#: How far the page scrolls, and what of it is off the screen, once it shows the game at `seq` (its body's data-seq;
-#: null: as it is), in one call: a whole game's every step is read on up to four screens.
+#: How far the page scrolls, what of it is off the screen, and the turn's name past its line, once it shows the game at
+#: `seq` (its body's data-seq; null: as it is), in one call: a whole game's every step is read on up to four screens.
 SEEN_AT = f"""async (seq) => {{
     const shows = () => seq === null || document.body.dataset.seq === String(seq);
     if (!shows()) await new Promise((done, fail) => {{
         const watch = new MutationObserver(() => {{ if (shows()) {{ watch.disconnect(); done(); }} }});
         watch.observe(document.body, {{ attributes: true, attributeFilter: ['data-seq'] }});
         setTimeout(() => fail(new Error(`step ${{seq}} not shown: ${{document.body.dataset.seq}}`)), {WAIT_MS}); }});
-    return [{BELOW}, ({OFF_THE_SCREEN})()]; }}"""
+    return [{BELOW}, ({OFF_THE_SCREEN})(), ({NAME_PAST_ITS_LINE})()]; }}"""
 
 
 def in_sight(page: Any, where: str, seq: int | None = None) -> None:
     """The whole turn and table on a 7-inch screen as it is (once it shows the game at `seq`, where given): no scroll,
-    nothing past an edge."""
-    below, off = page.evaluate(SEEN_AT, seq)
+    nothing past an edge, the name whose turn it is within its line."""
+    below, off, name = page.evaluate(SEEN_AT, seq)
     assert below <= 0, f"{where}: the page scrolls by {below} px"
     assert off == [], f"{where}: off the screen: {off}"
+    assert name is None, f"{where}: the turn's name reaches past its line: {name}"
 
 
 def looked_at(page: Any, size: tuple[int, int], where: str) -> None:
@@ -154,7 +163,9 @@ def test_every_base_hoard_and_button_stays_on_the_screen_through_a_whole_game(op
     below the screen, steal targets among them), by 156 px late in a game of three, and the 6-dice step's End turn
     stood at y 468..516. Through a whole game of two, four and six players, at every step, every base, hoard and button
     is on the screen without a scroll at 800x480 and at 1024x600, with the egg's move and a tile picked to steal too; a
-    390x844 phone's page scrolls, with nothing cut; no name is broken inside a word."""
+    390x844 phone's page scrolls, with nothing cut; no name is broken inside a word. The name whose turn it is stays
+    within its line: at step 12 of a game of six at 800x480 "Bartholomäus Drachenherz" reached past it (24 px on a line
+    275 px wide), fitted to the room the step before had left it and not fitted again when the page closed up no more."""
     game = start_game(base, WURF, PLAYERS[:players])
     played_in_sight(app, game, follow(open_page, base, game), seed)
 

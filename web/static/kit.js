@@ -149,7 +149,6 @@ export function fitTurnName() {
   turn.classList.add("name-wraps");
   if (!shrink(widestWord, WORD_MIN_PX)) turn.classList.add("name-breaks");
 }
-addEventListener("resize", fitTurnName); // a phone turned, a window made narrower
 
 /** How far (px) the page reaches below the screen's foot (none when it fits). */
 export const pastTheFoot = () => document.documentElement.scrollHeight - document.documentElement.clientHeight;
@@ -981,8 +980,10 @@ export const NOT_COUNTED = "Not counted: it came with the tap before, as if a do
  * player whose turn it is does ("rolls the marbles"); optional `page.why(view)` says on the final screen how the
  * game was won ("The fewest coins lost win"); optional `page.mark(view, player)` a key shown before each name on
  * the score board and the final totals (renderScoreBoard); optional `page.standing(view, player)` what the final
- * totals show with each player's total, beside it (Drachen Wurf: the player's hoard); optional `sensors`, `marble`,
- * `camera` handlers receive the live sensor messages. Returns the game: { view, send(event), ask(dialog), step(kind),
+ * totals show with each player's total, beside it (Drachen Wurf: the player's hoard); optional `page.fit()` fits the
+ * page to the screen once all of it is drawn, the final screen too, on every drawing and resize (it fits the turn's
+ * name, `fitTurnName`, in the room it leaves); optional `sensors`, `marble`, `camera` handlers receive the live sensor
+ * messages. Returns the game: { view, send(event), ask(dialog), step(kind),
  * render }.
  */
 export function startGame(page) {
@@ -1113,7 +1114,7 @@ export function startGame(page) {
     keepAwake(document.body.dataset.status === "running");
     page.render(view, game);
     renderFinal(view, game, page);
-    fitTurnName(); // in the room the page's drawing left the line, the round shown again after an undo too
+    fitToScreen(); // in the room the page's drawing left, the round shown again after an undo too
   }
 
   wire($("undo"), () => game.step("undo"));
@@ -1147,7 +1148,13 @@ export function startGame(page) {
     });
   }
   draw();
-  addEventListener("resize", () => { if (!$("final").hidden) fitBreakdown($("breakdown")); });  // a phone turned
+  /** The page fitted to the screen as it is, once the kit has drawn it all: the page's own fitting (`page.fit`), which
+   *  fits the turn's name in the room it leaves, else the turn's name alone. */
+  function fitToScreen() { (page.fit ?? fitTurnName)(); }
+  addEventListener("resize", () => { // a phone turned, a window made narrower
+    if (!$("final").hidden) fitBreakdown($("breakdown"));
+    fitToScreen();
+  });
   document.body.dataset.seq = String(game.view.seq);
   // a change from elsewhere (another device, the camera) redraws the page: a tap after it answers what it shows,
   // never the second half of a double tap before it

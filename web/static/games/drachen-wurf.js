@@ -483,11 +483,11 @@ const TRIES = [[], ["wurf-small"], ["wurf-small", "wurf-no-hint"], ["wurf-small"
 function fitRoom() {
   const grid = $("play");
   grid.classList.remove(...ROOM);
+  fitTurnName(); // in the room the turn's line has without them
   if (grid.hidden || !matchMedia("(min-width: 601px)").matches || pastTheFoot() <= 0) return;
   const tries = matchMedia("(max-width: 760px)").matches ? TRIES.map((way) => ["wurf-no-scores", ...way]) : TRIES;
   closeUp(grid, tries, { each: fitTurnName, closest: true }); // the turn's name in the room its line has now
 }
-addEventListener("resize", fitRoom); // a window made narrower, a tablet turned
 
 function render(v, g) {
   view = v;
@@ -498,7 +498,7 @@ function render(v, g) {
   renderLegend(s);
   const cur = s.current;
   $("play").dataset.phase = s.phase;
-  if (!cur) { queueMicrotask(fitFinal); return; } // the final screen shows, once the kit has drawn it
+  if (!cur) return; // the final screen shows
   const turnKey = `${cur.number}`;
   if (turnKey !== turnSeen) { turnSeen = turnKey; pick = null; eggOn = false; moving = false; chosen = null; }
   if (s.phase !== "dice") moving = false;
@@ -510,7 +510,6 @@ function render(v, g) {
   renderSecure(s, active);
   renderDice(s, active);
   renderTable(s);
-  queueMicrotask(fitRoom); // once the kit has drawn the rest: the play area shown again after an undo from the end
   void g;
 }
 
@@ -522,8 +521,14 @@ function why(view) {
     + `scores its length squared, each egg left 1, and the most points win.${tied}`;
 }
 
-const game = startGame({ render, phrase, why, standing });
-addEventListener("resize", fitFinal); // after the kit's own fitting of the final screen
+/** The page fitted to the screen once the kit has drawn it all (on every drawing and resize): the play area, or the
+ *  final screen after the kit's own fitting of it. */
+function fit() {
+  fitRoom();
+  fitFinal();
+}
+
+const game = startGame({ render, phrase, why, standing, fit });
 
 wire($("egg-toggle"), () => { eggOn = !eggOn; game.render(); });
 wire($("move-button"), () => {
