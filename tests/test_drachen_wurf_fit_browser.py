@@ -36,8 +36,8 @@ OFF_THE_SCREEN = """() => [...document.querySelectorAll('#table .wurf-player :is
 NAME_PAST_ITS_LINE = """() => { const turn = document.getElementById('turn'), name = turn?.querySelector('.turn-name');
     if (!name?.clientWidth) return null;
     const line = turn.getBoundingClientRect(), box = name.getBoundingClientRect();
-    return name.scrollWidth > name.clientWidth + .5 || box.right > line.right + .5
-        ? `${name.textContent} at ${getComputedStyle(name).fontSize} on a line ${Math.round(line.width)} px wide` : null; }"""
+    if (name.scrollWidth <= name.clientWidth + .5 && box.right <= line.right + .5) return null;
+    return `${name.textContent} at ${getComputedStyle(name).fontSize} on a line ${Math.round(line.width)} px wide`; }"""
 
 #: The names on the table and the turn's that a line break splits inside a word.
 NAMES = "#turn .turn-name, #table .who"
@@ -164,8 +164,9 @@ def test_every_base_hoard_and_button_stays_on_the_screen_through_a_whole_game(op
     stood at y 468..516. Through a whole game of two, four and six players, at every step, every base, hoard and button
     is on the screen without a scroll at 800x480 and at 1024x600, with the egg's move and a tile picked to steal too; a
     390x844 phone's page scrolls, with nothing cut; no name is broken inside a word. The name whose turn it is stays
-    within its line: at step 12 of a game of six at 800x480 "Bartholomäus Drachenherz" reached past it (24 px on a line
-    275 px wide), fitted to the room the step before had left it and not fitted again when the page closed up no more."""
+    within its line: at step 12 of a game of six at 800x480 "Bartholomäus Drachenherz" reached past it (24 px on a
+    line 275 px wide), fitted to the room the step before had left it and not fitted again when the page closed up no
+    more."""
     game = start_game(base, WURF, PLAYERS[:players])
     played_in_sight(app, game, follow(open_page, base, game), seed)
 
