@@ -455,13 +455,36 @@ document.addEventListener("keydown", (event) => {
 
 let titles = 0;
 
+// A question news can answer: two devices show the same game, one asks "Reveal: 2 missed?", and the other reveals the
+// token (or records a marble) meanwhile. A dialog opened with `moot` is asked again on each new view the game page
+// draws: where the question no longer stands it closes by itself and the page says why; where it still does, it
+// stays open and its answer is sent against that view (game.ask), not refused as stale.
+const questions = new Set(); // the open dialogs with `moot`: { moot, close, asked }
+let asking = null; // the game.ask in progress: { since }, the seq its answer is sent against
+
+/** Each open dialog's question (`moot`) against the game as the page now draws it (`view`): one that no longer
+ *  stands closes, as if cancelled, and its reason is shown; one that stands is answered against this view. */
+function recheck(view) {
+  for (const question of [...questions]) {
+    const why = question.moot(view);
+    if (why) {
+      question.close(null);
+      toast(why);
+    } else if (question.asked) question.asked.since = view.seq;
+  }
+}
+
 /** A modal panel over the page; resolves with what `build(close)` passes to close(). It is named by its title (its
- *  first ``.big``, ``.label``, label or heading), or by `label`. */
-export function dialog(build, { cls = "", label = null } = {}) {
+ *  first ``.big``, ``.label``, label or heading), or by `label`. On a game page, `moot(view)` says, for each new view
+ *  drawn while the dialog is open, why its question no longer stands (it then closes, resolving null, and the page
+ *  says so), or nothing while it still stands; it judges the whole question asked so far (game.ask). */
+export function dialog(build, { cls = "", label = null, moot = null } = {}) {
   return new Promise((resolve) => {
     const overlay = h("div", { class: "overlay", role: "dialog", "aria-modal": "true" });
+    const question = moot ? { moot, close: null, asked: asking } : null;
     const close = (value = null) => {
       if (!overlay.isConnected) return;
+      questions.delete(question);
       overlay.remove();
       dialogClosed(close);
       modalClosed(overlay);
@@ -477,6 +500,7 @@ export function dialog(build, { cls = "", label = null } = {}) {
     }
     overlay.addEventListener("click", (event) => { if (event.target === overlay) close(null); });
     (document.getElementById("overlays") || document.body).append(overlay);
+    if (question) questions.add(Object.assign(question, { close }));
     dialogOpened(close);
     modalOpened(overlay, close);
   });
@@ -493,15 +517,15 @@ if (menu) {
   }).observe(menu, { attributes: true, attributeFilter: ["hidden"] });
 }
 
-/** Ask yes or no; resolves true for yes. */
-export function confirm(question, yes, no = "Cancel", detail = "") {
+/** Ask yes or no; resolves true for yes (null where `moot`, as for `dialog`, closed it). */
+export function confirm(question, yes, no = "Cancel", detail = "", { moot = null } = {}) {
   return dialog((close) => [
     h("p", { class: "big" }, question),
     detail ? h("p", { class: "muted" }, detail) : null,
     h("div", { class: "row" },
       button(no, { cls: "ghost", onTap: () => close(false), "data-answer": "no" }),
       button(yes, { cls: "primary", onTap: () => close(true), "data-answer": "yes" })),
-  ]);
+  ], { moot });
 }
 
 /** The numbers confirmed on keypads since the last write (`game.send`), by each keypad's label; kept as `unsent`
@@ -915,6 +939,14 @@ function renderFinal(view, game, page) {
   game.finalShown = true;
 }
 
+/** Why "Abandon this game?" is asked no more: another device abandoned the game, set it aside, or ended it. */
+function abandonMoot(view) {
+  if (view.status === "abandoned") return "Answered on another device: this game was abandoned.";
+  if (view.status === "set_aside") return "This game was set aside meanwhile: it can only be looked at.";
+  if (view.finished) return "This game ended meanwhile and keeps its result: there is nothing to abandon.";
+  return null;
+}
+
 /** The final screen fitted to the screen as it is. The results table takes its narrow form (`tight`, kiosk.css) where
  *  its columns do not fit its box side by side: the players' names stand on end over their columns, as tall as the
  *  longest word among them (`--name-room`, up to 120 px: a single word longer still is drawn smaller rather than cut),
@@ -1046,11 +1078,15 @@ export function startGame(page) {
     },
     /** Ask with a dialog (`ask` resolves with an event, or nothing when cancelled), then send it against the game
      * as it was when the dialog opened: a change another device made meanwhile has it refused as stale, never
-     * applied to a game the person did not see. */
+     * applied to a game the person did not see. A dialog whose question is asked again on news (its `moot`) is
+     * answered against the game as it last found its question standing. */
     async ask(ask) {
-      const since = game.view.seq;
-      const event = await ask();
-      return event ? game.send(event, { since }) : null;
+      const asked = { since: game.view.seq };
+      const before = asking;
+      asking = asked;
+      let event;
+      try { event = await ask(); } finally { asking = before; }
+      return event ? game.send(event, { since: asked.since }) : null;
     },
     /** Undo or redo, always against the seq seen; announces what changed. A double tap undoes one step. */
     step(kind) {
@@ -1115,6 +1151,7 @@ export function startGame(page) {
     page.render(view, game);
     renderFinal(view, game, page);
     fitToScreen(); // in the room the page's drawing left, the round shown again after an undo too
+    recheck(view); // a question open in a dialog, asked again of the game as drawn now
   }
 
   wire($("undo"), () => game.step("undo"));
@@ -1140,7 +1177,7 @@ export function startGame(page) {
     wire(abandon, async () => {
       $("menu").hidden = true;
       const sure = await confirm(`Abandon this game of ${game.view.game_name}?`, "Abandon the game", "Keep playing",
-        "It is kept as abandoned and cannot be carried on.");
+        "It is kept as abandoned and cannot be carried on.", { moot: abandonMoot });
       if (!sure) return;
       const result = await api(`/api/sessions/${game.view.id}/abandon`, { expected_seq: game.view.seq });
       if (result.ok) location.href = "/?abandoned=" + game.view.id;

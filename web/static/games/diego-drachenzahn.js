@@ -265,13 +265,41 @@ function renderToken(game, state, cur, turnOver) {
 
 /** With fewer than three marbles recorded, ask whether the rest missed before the token is revealed (ruling D4: a
  *  missed marble counts for no gate), so that a tap too early, a marble still rolling, costs no points unasked; a
- *  marble the sensors record meanwhile has the reveal refused, and shown. The event, or nothing when they wait. */
+ *  marble recorded meanwhile, or the token revealed on another device, closes the question and says so (revealMoot).
+ *  The event, or nothing when they wait. */
 async function revealShort(cur, gate) {
   const short = 3 - cur.marbles.length;
   const question = cur.marbles.length ? `Only ${cur.marbles.length} of 3 marbles recorded.` : "No marble recorded yet.";
   const ok = await confirm(question, `Reveal: ${short === 3 ? "all" : short} missed`, "Wait for the marbles",
-    `The token shows ${gateName(gate)}. Marbles not recorded count as missed: they score nothing.`);
+    `The token shows ${gateName(gate)}. Marbles not recorded count as missed: they score nothing.`,
+    { moot: (v) => revealMoot(v, cur) });
   return ok ? { type: "reveal", gate } : null;
+}
+
+/** Why the question "Only 1 of 3 marbles recorded: reveal?", asked of round `asked`, no longer stands in the game as
+ *  it is now (`v`): the token was revealed on another device, the game ended or was put away, the round or its
+ *  marbles changed, or the reveal waits for something first (a check, a guess). Null while it stands: a camera
+ *  reading that sees the same marbles changes nothing asked. */
+function revealMoot(v, asked) {
+  const state = v.state;
+  const revealed = [state?.current, state?.last_round].find((r) => r?.number === asked.number && r.token != null);
+  if (revealed) {
+    const missed = 3 - revealed.marbles.length;
+    return `Answered on another device: the token shows ${gateName(revealed.token)}` +
+      (missed > 0 ? `, and the ${missed === 1 ? "marble" : `${missed} marbles`} not recorded counted as missed.` : ".");
+  }
+  if (v.status === "abandoned") return "This game was abandoned on another device: nothing was revealed.";
+  if (v.read_only) return "This game was set aside meanwhile: nothing was revealed.";
+  const cur = state.current;
+  if (!cur) return "This game ended meanwhile: nothing was revealed.";
+  if (cur.number !== asked.number) return `The round changed meanwhile: this is round ${cur.number} now.`;
+  if (JSON.stringify(cur.marbles) !== JSON.stringify(asked.marbles)) {
+    const n = cur.marbles.length;
+    return n >= 3 ? "The marbles changed meanwhile: all 3 are recorded now."
+      : `The marbles changed meanwhile: ${n ? `${n} of 3` : "none"} recorded now.`;
+  }
+  const reason = revealReason(state, cur);
+  return reason ? `The round changed meanwhile. ${reason}` : null;
 }
 
 /** What a player turned over, said right or wrong against the token: by mark and word, not by colour alone. */
