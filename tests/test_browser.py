@@ -1059,8 +1059,8 @@ def test_the_simulation_badge_leads_to_the_virtual_marbles_at_the_kiosk(browser:
         page.goto(f"{sim_base}/play/{session['id']}")
         page.wait_for_selector("body[data-ready='yes']")
         # the gates' panel above the pad is drawn from the stream's first `sensors` message: the pad moves down then
-        page.wait_for_selector("#gate-status li[data-gate='6']")
-        assert page.evaluate("document.getElementById('sim-pad').getBoundingClientRect().top") > 480  # out of sight
+        page.wait_for_selector("#gate-status li[data-gate='6']", state="attached")
+        expect(page.locator("#sim-pad")).not_to_be_in_viewport()  # out of sight: behind the gates' button
         page.click("#sim-badge")
         page.click("#sim-show-pad")
         expect(page.locator("#overlays .overlay")).to_have_count(0)

@@ -98,6 +98,7 @@ def test_the_roll_pad_puts_a_marble_into_the_simulated_castle(open_page: Callabl
     expect(panel).to_contain_text("Roll a marble into the simulated castle, for its camera")
     expect(panel).not_to_contain_text("simulated beam")
     expect(page.locator("#sim-chatter")).to_have_count(0)  # chatter is a beam's bouncing signal: no beams, none
+    page.click("#sensors-toggle")  # at 800x480 the panel waits behind its button beside the scores
     with page.expect_response(lambda r: r.url.endswith("/api/simulation/marble")) as answer:
         page.click("#sim-pad [data-gate='3']")
     assert answer.value.status == 202

@@ -37,6 +37,8 @@ def test_the_camera_note_links_to_the_camera_page(open_page: Callable[..., Any],
     without_reference(camera_app)
     session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
     page = open_game(open_page, base, session, *size)
+    if size == KIOSK:  # the panel waits behind its button beside the scores, marked: the camera wants a look
+        page.click("#sensors-toggle")
     note = page.locator("#camera-state #camera-unsure")
     expect(note).to_contain_text("Gates empty: take reference", timeout=WAIT_MS)
     link = note.locator("a#camera-page-link")
@@ -70,6 +72,7 @@ def test_the_link_goes_when_the_note_goes(open_page: Callable[..., Any], base: s
     without_reference(camera_app)
     session = start_game(base, "diego-drachenzahn", ["Ada", "Ben"])
     page = open_game(open_page, base, session, *KIOSK)
+    page.click("#sensors-toggle")  # the panel waits behind its button beside the scores
     expect(page.locator("#camera-page-link")).to_be_visible(timeout=WAIT_MS)
     assert call(f"{base}/api/camera/reference", {"anyway": True})[0] == 200
     expect(page.locator("#camera-page-link")).to_have_count(0, timeout=WAIT_MS)

@@ -26,5 +26,6 @@ def test_the_gates_panel_leaves_the_page_on_the_screen(browser: Any, make_app: C
         fits(wide, "Diego at 1024x600")
         assert wide.evaluate(BELOW) <= 0, f"Diego at 1024x600 scrolls by {wide.evaluate(BELOW)} px"
         kiosk = open_game(open_page, base, session, *KIOSK)
+        kiosk.click("#sensors-toggle")  # the panel waits behind its button beside the scores there
         kiosk.wait_for_selector("#gate-status li")
         assert kiosk.evaluate(LINES) <= 2, f"the gates take {kiosk.evaluate(LINES)} lines at 800x480"

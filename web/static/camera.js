@@ -160,6 +160,16 @@ function bringNamedFirst(ids) {
   whenUntouched(() => aside.replaceChildren(...order));
 }
 
+/** Where the side panel scrolls on its own (the Pi's screen held sideways) and a note above the page leaves the last
+ *  button the Next line names below its foot: the panel is scrolled up just enough to show it, unless the person has
+ *  scrolled the panel already. */
+function showNamed(ids) {
+  if (!ids.length || aside.scrollTop > 0) return;
+  const below = $(ids.at(-1)).getBoundingClientRect().bottom - aside.getBoundingClientRect().bottom
+    + parseFloat(getComputedStyle(aside).paddingBottom);
+  if (below > 0) aside.scrollTop = Math.ceil(below);
+}
+
 /** What the person setting the camera up does next, in the order the set-up goes (README, Camera), or that the
  *  camera is ready: the words, and the ids of the buttons they name (what is to be pressed now). */
 function nextStep(s) {
@@ -197,6 +207,7 @@ function renderStatus() {
   const [next, named] = nextStep(status);
   $("next-step").textContent = next;
   bringNamedFirst(named);
+  requestAnimationFrame(() => showNamed(named));
   renderButtons(status);
   $("facts").replaceChildren(...facts(status));
   renderUnsure(status);

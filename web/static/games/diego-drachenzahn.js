@@ -483,6 +483,16 @@ $("take-castle").addEventListener("click", async () => {
   if (fresh.ok) game.show(fresh.data);
 });
 
+// the Pi's 800x480 screen: the gates' panel (and the simulated rolls) waits behind its button beside the scores and
+// opens over the page's foot until tapped again (kiosk.css); the badge's "Roll a marble" opens it too
+const sensorPanel = $("sensor-panel");
+const openSensors = (open) => {
+  sensorPanel.classList.toggle("open", open);
+  $("sensors-toggle").setAttribute("aria-expanded", String(open));
+};
+$("sensors-toggle").addEventListener("click", () => openSensors(!sensorPanel.classList.contains("open")));
+document.addEventListener("click", (e) => { if (e.target.closest?.("#sim-show-pad")) openSensors(true); }, true);
+
 const simPad = $("sim-pad");
 if (simPad) {
   // with beams, a beam pulse (and Chatter, a beam's bouncing signal); without, a marble into the simulated castle
