@@ -243,6 +243,8 @@ def test_three_players_two_rounds_by_tap_with_the_trouble_pile_seen_live(open_pa
     page.click("#ds-burn-four")
     expect(page.locator("#ds-cards [data-value='6'] .ds-count")).to_have_text("4")
     expect(page.locator("#ds-cards-sum")).to_have_text("this round: 9")
+    tap_again(page, "#ds-next")  # counterclockwise: Cleo's turn, in which she plays her last card
+    expect(page.locator("#turn .turn-name")).to_have_text("Cleo")
     page.click("#ds-went-out-open")
     page.click("#ds-went-out [data-player='Cleo']")
     page.click("#ds-coins [data-coins='Ada']")
@@ -508,8 +510,8 @@ def test_a_tie_for_the_fewest_at_the_limit_plays_one_more_round(open_page: Calla
     # a round in which all lost the same: the next clockwise after the last starter, and said so
     post(base, session, {"type": "went_out", "player": "Ben"}, {"type": "coins", "player": "Ada", "coins": 0},
          {"type": "coins", "player": "Cleo", "coins": 0})
-    expect(page.locator("#turn .phrase")).to_have_text("starts: all lost the same last round, the next clockwise",
-                                                       timeout=WAIT_MS)
+    expect(page.locator("#turn .phrase")).to_have_text(
+        "starts: all lost the same (nothing), the next clockwise after Ben", use_inner_text=True, timeout=WAIT_MS)
 
 
 def test_a_round_s_loss_reads_as_words_with_golden_feathers(open_page: Callable[..., Any], base: str) -> None:

@@ -109,7 +109,8 @@ class Model:
         if kind == "went_out":
             if self.seat_of(e.get("player")) is None:
                 return [(MALFORMED, "S2")]
-            return [(ILLEGAL, "S2")] if over else [(ILLEGAL, "S5")] if self.turn is None else self.owed()
+            return [(ILLEGAL, "S2")] if over else [(ILLEGAL, "S5")] if self.turn is None else \
+                self.owed() or self.not_going_out(self.seat_of(e.get("player")))
         if kind == "starter":
             if self.seat_of(e.get("player")) is None:
                 return [(MALFORMED, "S5")]
@@ -125,6 +126,16 @@ class Model:
         if kind == "hindrance":
             return self.hindrance_violations(e, over)
         return self.tracker_violations(e, over) or self.owed()
+
+    def not_going_out(self, seat: int | None) -> list[Violation]:
+        """Once the round's turns are tracked, only the player whose turn it is goes out, or a player a skip that
+        may still be passed on skips (a Defender as the last card, S8)."""
+        if not self.busy or seat == self.turn:
+            return []
+        skipped = bool(self.skips) and seat in self.affected()
+        if skipped and self.skips + len(self.defenders) < self.n:
+            return []
+        return [(ILLEGAL, "S8" if skipped else "turns")]
 
     def owed(self) -> list[Violation]:
         """What setting up the round still owes before play: its trick (S9), the holder's hindrance (S10) and under

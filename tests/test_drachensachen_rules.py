@@ -792,8 +792,8 @@ def test_view_has_the_contract_and_the_page_keys_and_is_json() -> None:
 
 def test_apply_never_mutates_its_input_and_replay_is_deterministic() -> None:
     events = [{"type": "starter", "player": "Ben"}, {"type": "four"}, NEXT, {"type": "draw_pending"},
-              {"type": "went_out", "player": "Ben"}, {"type": "coins", "player": "Ada", "coins": 4},
-              {"type": "coins", "player": "Cleo", "coins": 4}, {"type": "coins", "player": "Dan", "coins": 4}]
+              {"type": "went_out", "player": "Cleo"}, {"type": "coins", "player": "Ada", "coins": 4},
+              {"type": "coins", "player": "Ben", "coins": 4}, {"type": "coins", "player": "Dan", "coins": 4}]
     state = new()
     for event in events:
         before = copy.deepcopy(state)
@@ -816,7 +816,7 @@ def test_every_documented_example_is_accepted_at_some_point() -> None:
     state = play(new(tricks=True, hindrances=True), examples["starter"], examples["trick"])
     state = play(state, examples["four"], examples["next_turn"], examples["defender"], examples["next_turn"],
                  examples["draw_pending"], examples["skip"], examples["next_turn"], examples["draw"],
-                 examples["set_out"], examples["burned"])
+                 examples["set_out"], examples["burned"], NEXT, NEXT, NEXT)  # Ada's turn: she goes out
     state = play(state, examples["went_out"], examples["coins"], {"type": "coins", "player": "Cleo", "coins": 1},
                  {"type": "coins", "player": "Dan", "coins": 1})
     state = play(state, examples["hindrance"], {"type": "trick", "trick": "carousel"}, examples["reverse"])

@@ -65,7 +65,7 @@ def seven_rounds(base: str) -> Iterator[tuple[str, dict[str, Any], tuple[str, ..
     post_events(base, game, {"type": "trick", "trick": "carousel"}, {"type": "starter", "player": BARTHOLOMAUS},
                 {"type": "set_out", "value": "1"})
     yield "round 1 in play", game, TURN_CONTROLS
-    post_events(base, game, {"type": "went_out", "player": "Ben"})
+    post_events(base, game, *[{"type": "next_turn"}] * 5, {"type": "went_out", "player": "Ben"})  # on Ben's turn
     yield "round 1's coins", game, tuple(f"#ds-coins [data-coins='{p}']" for p in SEVEN if p != "Ben")
     post_events(base, game, *({"type": "coins", "player": p, "coins": 12} for p in SEVEN if p != "Ben"))
     yield "round 2's set-up", game, ("#ds-last", "#ds-trick .ds-choice:last-child", "[data-drawer] [data-kind='chaos']",

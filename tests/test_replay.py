@@ -75,10 +75,10 @@ def test_each_session_records_the_rules_version(tmp_path: Path) -> None:
 def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
     """Drachensachen's rules version 3 waits for every player's card under Chaos; a game recorded under version 2
     that began play without them still folds, and carries on by its own rules; version 4 draws from the pile beside
-    the 4s only under goblins against dragons, where a game of version 3 drew by tap and still does. A new game
-    follows today's."""
+    the 4s only under goblins against dragons, where a game of version 3 drew by tap and still does; version 5 lets
+    only a player who may play now go out, where a game of version 4 ended with anyone. A new game follows today's."""
     game = GAMES["drachensachen"]
-    assert game.rules_version == 4
+    assert game.rules_version == 5
     log = EventLog(tmp_path / "old.sqlite3")
     try:
         options = game.resolve_options({"hindrances": True})
@@ -102,6 +102,11 @@ def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
         assert table.view(third.id)["state"]["trouble_pile"]["left"] == 16
         table.submit(third.id, {"type": "draw", "count": 1})
         assert table.view(third.id)["state"]["trouble_pile"]["left"] == 15
+        fifth = log.create_session(game.id, ("Ada", "Ben", "Cleo"), game.resolve_options({}), now=1.0,
+                                   rules_version=4)
+        for kind, body in (("starter", {"player": "Ada"}), ("next_turn", {}), ("went_out", {"player": "Cleo"})):
+            log.append(fifth.id, kind, body, "tap")  # version 4: Cleo went out on Ben's turn
+        assert table.view(fifth.id)["state"]["finisher"] == "Cleo"
         new = table.create(game.id, ["Ada", "Ben", "Cleo"], {"hindrances": True})["id"]
         for event in ({"type": "starter", "player": "Ada"}, {"type": "went_out", "player": "Ben"},
                       {"type": "coins", "player": "Ada", "coins": 2}, {"type": "coins", "player": "Cleo", "coins": 1},
@@ -115,6 +120,10 @@ def test_a_log_recorded_under_older_rules_folds_by_them(tmp_path: Path) -> None:
         with pytest.raises(IllegalEventError) as refused:
             table.submit(fourth, {"type": "draw", "count": 1})
         assert refused.value.rule == "S6"
+        table.submit(fourth, {"type": "next_turn"})
+        with pytest.raises(IllegalEventError) as refused:
+            table.submit(fourth, {"type": "went_out", "player": "Ada"})  # Ben's turn
+        assert refused.value.rule == "turns"
     finally:
         log.close()
 

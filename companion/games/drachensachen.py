@@ -29,10 +29,11 @@ MAX_COINS = 99        # keypad bound: more coins than any hand can show is a mis
 MAX_DRAW = 20         # one tap draws at most this many (the pending amount has its own event)
 MAX_AT_ONCE = 3       # identical cards played at once with an effect; four identical burn the pile
 HINDRANCE_CARDS = 7   # S10
-RULES = 4
+RULES = 5
 """The rules version. 2: play begins once the round's trick and hindrance are entered (S9, S10); 3: under Chaos,
 every player's hindrance too; 4: of two players, the carousel's second turn begins with Next turn before anything of
-it is entered (S11), and a draw of the pile's own comes only from a dragon card under goblins against dragons (S6, S9).
+it is entered (S11), and a draw of the pile's own comes only from a dragon card under goblins against dragons (S6, S9);
+5: once the round's turns are tracked, only a player who may play a card now goes out (``going_out``).
 A log recorded under an older version folds by its own (``DrachensachenState.rules``)."""
 MAX_HAND = 20         # bounds for the numbers entered from a hindrance card (S10)
 MAX_LAYOUT = 12
@@ -541,8 +542,24 @@ def _burned(state: DrachensachenState, current: Round, event: Mapping[str, Any])
     return _out(state, current, cards, clear=cause == "four_in_a_row")
 
 
+def going_out(state: DrachensachenState, current: Round) -> tuple[int, ...]:
+    """The seats that may go out now, in seat order. A player goes out by playing their last card (rulebook: End of
+    the Round), and plays on their own turn only (Turn Order), save a skipped player's Defender (S8): once a tracker
+    tap has begun the round's turns (rules version 5), the player whose turn it is, and while a skip may be passed on,
+    the players it skips. A round whose turns are not tracked (no tap since its set-up) ends with any player."""
+    if current.finisher is not None or current.turn is None or _missing_setup(state, current):
+        return ()
+    if state.rules < 5 or not current.under_way:
+        return tuple(range(len(state.players)))
+    seats = {current.turn}
+    if current.skips and current.skips + len(current.skip_defenders) < len(state.players):
+        seats.update(_skip_window(state, current))
+    return tuple(sorted(seats))
+
+
 def _went_out(state: DrachensachenState, current: Round, event: Mapping[str, Any]) -> DrachensachenState:
-    """S2: the round ends as soon as a player has no cards left; they lose nothing."""
+    """S2: the round ends as soon as a player has no cards left; they lose nothing. Only a player who may play a card
+    now plays their last (``going_out``)."""
     seat = _seat(state, event.get("player"), "S2")
     if current.finisher is not None:
         raise IllegalEventError("S2", f"{_name(state, current.finisher)} already went out in round "
@@ -551,6 +568,14 @@ def _went_out(state: DrachensachenState, current: Round, event: Mapping[str, Any
         raise IllegalEventError("S5", "choose who starts the first round first")
     if missing := _missing_setup(state, current):
         raise missing
+    if seat not in going_out(state, current):
+        turn = state.players[current.turn]
+        skipped = current.skips and seat in _skip_window(state, current)
+        raise IllegalEventError("S8" if skipped else "turns", (
+            f"{state.players[seat]} skips, and every player is already affected by this skip: no Defender passes "
+            "it on" if skipped else
+            f"it is {turn}'s turn: a player plays their last card on their own turn (or, skipped, a Defender); if "
+            f"{state.players[seat]} went out before, undo to that turn"))
     return replace(state, current=replace(current, finisher=seat, coins=_at(current.coins, seat, 0),
                                           eights=_at(current.eights, seat, 0)))
 
@@ -745,7 +770,7 @@ def view(state: DrachensachenState) -> dict[str, Any]:
     }
     if current is None:
         data.update(phase="finished", expects=[], current=None, starter=None, direction=None, goes_again=None,
-                    pending_draw=0, skips=0, trouble_pile=None, hindrance=None, finisher=None)
+                    pending_draw=0, skips=0, trouble_pile=None, hindrance=None, finisher=None, going_out=[])
         return data
     start = pile_start(current)
     left = start - current.drawn
@@ -778,6 +803,7 @@ def view(state: DrachensachenState) -> dict[str, Any]:
         chaos_draws=[_hindrance_json(state, h) for h in current.hindrances[1:]],
         cards_out_round=_per_value(current.out),
         finisher=players[current.finisher] if current.finisher is not None else None,
+        going_out=[players[s] for s in going_out(state, current)],
         waiting_for_coins=waiting,
         coins={p: c for p, c in zip(players, current.coins, strict=True)} if current.finisher is not None else None,
         eights={p: e for p, e in zip(players, current.eights, strict=True)} if current.finisher is not None else None,
@@ -912,8 +938,9 @@ def sample(state: DrachensachenState, rng: random.Random) -> dict[str, Any] | No
         elif kind == "unknown":
             event.update(face_up=rng.randint(0, 4), face_down=rng.randint(1, 4))
         candidates.append(event)
-    if current.turn is not None and rng.random() < 0.1:
-        return {"type": "went_out", "player": rng.choice(players)}
+    may_go = [players[s] for s in going_out(state, current)]
+    if may_go and rng.random() < 0.1:
+        return {"type": "went_out", "player": rng.choice(may_go)}
     candidates += [
         {"type": "next_turn"}, {"type": "next_turn"}, {"type": "four", "count": rng.randint(1, 2)},
         {"type": "skip", "count": rng.randint(1, 2)}, {"type": "defender"}, {"type": "reverse"},
@@ -928,7 +955,7 @@ def sample(state: DrachensachenState, rng: random.Random) -> dict[str, Any] | No
         except RuleError:
             continue
         return event
-    return {"type": "went_out", "player": rng.choice(players)}  # a turn exists: every round may end
+    return {"type": "went_out", "player": players[current.turn or 0]}  # a turn exists: its player may go out
 
 
 GAME = Game(

@@ -52,13 +52,36 @@ function phrase(view) {
   if (!s || s.phase === "finished" || s.phase === "scoring") return "";
   if (s.phase === "setup") {
     if (s.current.number === 1) return "starts round 1";
-    const last = view.players.map((p) => s.losses?.[p]?.at(-1) ?? 0); // S5: ties go clockwise from the last starter
-    return last.every((n) => n === last[0]) ? "starts: all lost the same last round, the next clockwise"
-      : "starts: lost the most last round";
+    return starterWhy(view, s);
   }
   if (s.pending_faces) return `faces +${s.pending_draw}: pass it on or draw`;
   if (s.skips) return `plays · ${s.skipping.join(", ")} ${s.skipping.length === 1 ? "skips" : "skip"} next`;
   return "plays";
+}
+
+/** Why the round's starter starts (S5): who lost the most last round; where several did, the first of them met
+ *  clockwise after the last round's starter (who is met last), and so said, with the count they tied at (the board
+ *  and the last round's losses beside it name them). */
+function starterWhy(view, s) {
+  const losses = s.last_round?.losses || {};
+  const most = Math.max(...view.players.map((p) => losses[p] ?? 0));
+  const tied = view.players.filter((p) => (losses[p] ?? 0) === most);
+  if (tied.length < 2) return "starts: lost the most last round";
+  const after = `clockwise after ${s.last_round.starter}`; // who started the last round
+  const all = tied.length === view.players.length;
+  return ["starts: ", h("span", { class: "ds-why" }, all ? `all lost the same (${most || "nothing"}), the next ${after}`
+    : `of the ${tied.length} who lost the most (${most} each), the first ${after}`),
+  h("span", { class: "ds-why-short", hidden: true }, all ? "all tied, next clockwise" : "tied, first clockwise")];
+}
+
+/** The starter's tie said in a few words (starterWhy), where said whole it leaves the page too long for the screen
+ *  (a line more beside seven players' hindrances under Chaos, or long names). */
+function shortenWhy(short) {
+  const why = document.querySelector("#turn .ds-why");
+  if (!why) return false;
+  why.hidden = short;
+  document.querySelector("#turn .ds-why-short").hidden = !short;
+  return true;
 }
 
 // ---- setting up the round ---------------------------------------------------------------------------------------
@@ -201,6 +224,16 @@ function reasonFor(s, type) {
   }
 }
 
+/** Why the went-out picker offers only some players: a card is played on one's own turn, or by a skipped player a
+ *  Defender (S8); a round with no tracker tap has not followed its turns, and anyone may have gone out. */
+function outNote(view, s, able) {
+  if (able.length === view.players.length) return null;
+  const skipping = able.filter((p) => p !== s.turn);
+  return h("small", { id: "ds-went-out-why" }, "A last card is played on one's own turn", ...(skipping.length
+    ? [" (", who(view, s.turn), "'s now), or by ", ...whoList(view, skipping), ", skipping, as a Defender."]
+    : [": now ", who(view, s.turn), "'s."]));
+}
+
 /** Who a tracker tap names (whose turn it is, whom the pending draw faces), so the log and its undo say who. */
 const by = (player) => (player ? { player } : {});
 
@@ -219,9 +252,10 @@ function renderTrackers(view, s) {
   if (box.hidden) return;
   if (local.wentOut) {
     box.classList.add("picking");
+    const able = s.going_out ?? view.players; // only who may play a card now: the rest would be refused
     $("ds-main-row").replaceChildren(h("div", { class: "ds-went-out", id: "ds-went-out" },
-      h("h3", {}, "Who played their last card?"),
-      h("div", { class: "ds-players" }, ...view.players.map((p) =>
+      h("h3", {}, "Who played their last card? ", outNote(view, s, able)),
+      h("div", { class: "ds-players" }, ...able.map((p) =>
         button(who(view, p), { cls: "ds-player", dataset: { player: p }, style: { "--c": colourOf(view, p) },
                                onTap: () => { setMode("wentOut", false); send({ type: "went_out", player: p }); } })),
         button("Cancel", { cls: "ghost", id: "ds-went-out-cancel",
@@ -702,12 +736,23 @@ const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way", "ds-b
  *  reaches below the screen, the first of these ways that fits it is taken, the least first: the board closed up
  *  (where it stands beside the round), the last round's losses giving way to the set-up, both, the chart giving way
  *  too, the board tighter, the players' rows under Chaos too; each with the names fitted anew in the room it leaves.
- *  Where none fits (a phone, whose page scrolls all the same), none. */
+ *  Where none fits (a phone, whose page scrolls all the same), none. While the set-up asks something, the tricks and
+ *  the cards out of the game keep their place beside the round wherever it fits so, and step aside only where it does
+ *  not: the set-up's last answer then moves nothing over. */
 function fitRoom() {
   const grid = $("play");
-  grid.classList.remove(...ROOM);
+  grid.classList.remove(...ROOM, "ds-side-aside");
+  if (closeRoom(grid) <= 0 || !document.querySelector("#ds-setup:not([hidden]) .ds-step")) return;
+  // the set-up's questions still reach below the foot: the tricks and the cards out step aside (kiosk.css)
+  grid.classList.add("ds-side-aside");
+  closeRoom(grid);
+}
+
+/** The first of the ways of making room (ROOM) that fits the page, the names fitted in each; how far the page then
+ *  reaches below the screen's foot. */
+function closeRoom(grid) {
   fitRound();
-  if (pastTheFoot() <= 0) return;
+  if (pastTheFoot() <= 0) return 0;
   const board = grid.querySelector(".scores").getBoundingClientRect().right <= $("round").getBoundingClientRect().left;
   const last = $("ds-last").checkVisibility();
   const chaos = Boolean(document.querySelector("#ds-chaos .ds-chaos-row"));
@@ -717,13 +762,21 @@ function fitRoom() {
     board && last && most, board && [...most, "ds-board-tight"],
     board && chaos && [...most, "ds-board-tight", "ds-chaos-tight"]].filter(Boolean);
   closeUp(grid, tries, { each: fitRound }); // the names fitted in the room each way leaves
+  return pastTheFoot();
 }
 
 /** The round drawn, its names and the set-up's hint fitted to the screen as it is. */
 function fitToScreen() {
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (hint) hint.hidden = true; // the hint last: it takes the room the rest leaves
+  shortenWhy(false);
+  const ways = () => [...ROOM, "ds-side-aside"].filter((way) => $("play").classList.contains(way)).length;
   fitRoom();
+  const whole = pastTheFoot() > 0 ? Infinity : ways(); // said whole, the room the page needs made, or none fits
+  if (whole && shortenWhy(true)) {
+    fitRoom();
+    if (pastTheFoot() > 0 || ways() >= whole) { shortenWhy(false); fitRoom(); } // no better: said whole
+  }
   fitSetupHint();
 }
 addEventListener("resize", fitToScreen); // a phone turned, a window made narrower
