@@ -767,6 +767,7 @@ function closeRoom(grid) {
 
 /** The round drawn, its names and the set-up's hint fitted to the screen as it is. */
 function fitToScreen() {
+  if ($("play").hidden) return; // the final screen: the kit fits it
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (hint) hint.hidden = true; // the hint last: it takes the room the rest leaves
   shortenWhy(false);
@@ -779,7 +780,6 @@ function fitToScreen() {
   }
   fitSetupHint();
 }
-addEventListener("resize", fitToScreen); // a phone turned, a window made narrower
 
 // ---- the page ----------------------------------------------------------------------------------------------------
 
@@ -802,7 +802,7 @@ function render(view, g) {
   renderScoring(view, s);
   renderLast(view, s);
   renderCards(view, s);
-  fitToScreen(); // once the round's parts are drawn: they decide the names' room
 }
 
-game = startGame({ render, phrase, why, mark });
+// fitted once the kit has drawn the page (and on every resize): the round's parts decide the names' room
+game = startGame({ render, phrase, why, mark, fit: fitToScreen });
