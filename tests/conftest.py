@@ -51,11 +51,14 @@ def new_diego(client: FlaskClient, players: list[str] | None = None, **options: 
 @pytest.fixture
 def make_app(app_config: dict[str, Any]) -> Iterator[Callable[..., Flask]]:
     """Build apps with the simulated castle (settings on top of ``app_config``); each is ready once its
-    simulated camera has seen the empty gates, and all are shut down after the test."""
+    simulated camera has seen the empty gates, and all are shut down after the test. Its marbles land at rest: with
+    the beams the camera reads a round 0.3 s after a marble, the round's last one too (not after the 1.5 s and
+    0.6 s a real castle's rolling marbles need)."""
     made: list[Flask] = []
 
     def make(**config: Any) -> Flask:
-        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 0.3, **config})
+        application = create_app({**app_config, "SENSORS": "simulation", "CAMERA_SETTLE_S": 0.3,
+                                  "CAMERA_LAST_MARBLE_SETTLE_S": 0.3, **config})
         made.append(application)
         camera = application.extensions["sensors"].camera
         if camera is not None and camera.service.status()["source"] == "simulation":

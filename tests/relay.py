@@ -74,6 +74,8 @@ def forwarder(target: str, source: str = "127.0.0.1", stalled: threading.Event |
         yield f"http://127.0.0.1:{listener.getsockname()[1]}"
     finally:
         stopping.set()
+        with contextlib.suppress(OSError):  # wakes the waiting accept() at once (Linux), else its timeout does
+            listener.shutdown(socket.SHUT_RDWR)
         thread.join(timeout=PATIENCE_S)
         listener.close()
         for sock in open_sockets:

@@ -195,7 +195,8 @@ def service(app: Flask) -> Iterator[tuple[int, type[_Health]]]:
         "last_marble": {"gate": 4, "width_ms": 11.0, "at": 1.7e9, "scored": False, "session": None, "note": ""}}
     handler = type("Health", (_Health,), {"body": {"ok": True, "mode": "hardware", "sensors": sensors}})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # shutdown() waits for the serving loop to look at its flag again: every 20 ms, not the default 0.5 s
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     yield server.server_address[1], handler
     server.shutdown()

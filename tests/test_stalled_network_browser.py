@@ -39,14 +39,17 @@ def test_a_stalled_network_is_noticed_and_caught_up(open_page: Callable[..., Any
     session = start_game(server, "drachensachen", ["Ada", "Ben"])
     post_events(server, session, {"type": "starter", "player": "Ada"})
     page = open_page(390, 844)
+    page.clock.install()  # the page's time runs as usual, until the test moves it on
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("body[data-live='yes']")
     pending = page.locator("#ds-pending .ds-tile-value")
     expect(pending).to_have_text("0")
     stall.set()
     post_events(server, session, {"type": "four", "count": 1})  # another device, whose network flows
-    page.click("#ds-next")  # a tap into the stalled network: no answer comes
-    page.wait_for_selector("body[data-live='no']", timeout=WAIT_MS)  # no `alive` heard for 10 s
+    with page.expect_request(lambda r: r.url.endswith("/events")):
+        page.click("#ds-next")  # a tap into the stalled network: no answer comes
+    page.clock.fast_forward(11_000)  # 10 s with no `alive` heard nor an answer to the tap, and the next look
+    page.wait_for_selector("body[data-live='no']", timeout=WAIT_MS)
     expect(page.locator("#live")).to_have_text("reconnecting…")
     # a phone's header has room for the sign only: it says so by its shape, not by its colour alone
     assert page.evaluate("getComputedStyle(document.getElementById('live'), '::before').content") == '"⚠ "'

@@ -22,6 +22,7 @@ DEFAULTS: dict[str, Any] = {
     "DATABASE": None,           # default: DATA_DIR/companion.sqlite3
     "SENSORS": "auto",          # auto | simulation | hardware | off
     "SSE_KEEPALIVE": 15.0,      # seconds between "alive" events on idle streams
+    "PAIRING_POLL_S": 1.5,      # seconds between a pairing page's looks at its requests and devices
     "MAX_CONTENT_LENGTH": 64 * 1024,
 }
 

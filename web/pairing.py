@@ -63,7 +63,8 @@ def _status() -> dict[str, Any]:
 
 @bp.app_context_processor
 def _pairing_globals() -> dict[str, Any]:
-    return {"pairing_role": client().role}
+    return {"pairing_role": client().role,
+            "pairing_poll_ms": round(1000 * float(current_app.config["PAIRING_POLL_S"]))}
 
 
 # pages

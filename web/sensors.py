@@ -363,6 +363,7 @@ def _start_camera(app: Flask, sensors: Sensors, spec: str, camera_only: bool) ->
                     camera_only=camera_only, beams_idle=sensors.beams_idle, round_empty=sensors.round_empty,
                     round_gates=sensors.round_gates,
                     settle_s=float(app.config.get("CAMERA_SETTLE_S", 1.5)),
+                    last_marble_settle_s=float(app.config.get("CAMERA_LAST_MARBLE_SETTLE_S", 0.6)),
                     marker_mm=float(app.config.get("CAMERA_MARKER_MM", DEFAULT_MARKER_MM)),
                     marble_mm=float(app.config.get("CAMERA_MARBLE_MM", DEFAULT_MARBLE_MM)),
                     on_change=sensors.publish_status)

@@ -2,11 +2,12 @@
 // them off with Later) and, on the Devices page, the paired devices with Revoke; a revoked tablet offers to pair again.
 import { api, confirm, h, keyboard, toast, whenUntouched } from "./kit.js";
 
-const POLL_MS = 1500;
 const NAME_MAX = 40; // a device's name (web/pairing.py)
 const devicesPage = document.querySelector("[data-devices-page]");
 const roleEl = document.querySelector("[data-pairing-role]");
 const role = roleEl ? roleEl.dataset.pairingRole : "spectator";
+/** How often the page looks for requests, an approval and the paired devices (the server's PAIRING_POLL_S). */
+const POLL_MS = Number(roleEl?.dataset.pairPollMs) || 1500;
 document.body.dataset.trust = role;
 
 /** GET JSON without a toast: polls stay quiet when the companion is briefly away. */
