@@ -228,9 +228,15 @@ def _from_service(args: argparse.Namespace, config: GateConfig, sensors: dict, o
         print(f"companion gates: the running service's wiring is shown; {' and '.join(given)} "
               f"{'applies' if len(given) == 1 else 'apply'} only when it is stopped (sudo systemctl stop companion)",
               file=sys.stderr)
-    elif "pins" in getattr(args, "from_config", {}) and config.pins != running:
-        print(f"companion gates: the config file says pins {_pin_list(config.pins)}; the service runs with "
-              f"{_pin_list(running)}: restart it (sudo systemctl restart companion)", file=sys.stderr)
+    else:  # what the config file says of the pins and their wiring, against what the service reports it runs with
+        said = {"pins": ("pins", _pin_list(config.pins), _pin_list(running)),
+                "active_high": ("wiring", wiring_name(config), sensors["gates"].get("wiring"))}
+        other = [(name, asked, runs) for dest, (name, asked, runs) in said.items()
+                 if dest in getattr(args, "from_config", {}) and runs is not None and asked != runs]
+        if other:
+            print(f"companion gates: the config file says {' and '.join(f'{n} {a}' for n, a, _ in other)}; the "
+                  f"service runs with {' and '.join(r for _, _, r in other)}: restart it (sudo systemctl restart "
+                  "companion)", file=sys.stderr)
     if warning := reserved_pins_warning(running):
         print(f"companion gates: {warning}", file=sys.stderr)
     source = f"the companion service on port {port} (it holds the pins)"

@@ -18,6 +18,7 @@ from tests.test_setup_messages import (  # noqa: F401  (no_config_from_the_envir
     _doctor,
     no_config_from_the_environment,
 )
+from web.cli import main
 from web.health import health_report
 
 #: GATES settings of the app (GateConfig's fields) for each wiring the config file names.
@@ -84,3 +85,21 @@ def test_doctor_is_content_when_the_service_runs_with_the_wiring_named(
     assert lines["gates"].startswith("note  gates       --external-pull-up: not what the running service uses "
                                      "(options apply only while it is stopped); read through the running service")
     assert "fix: to test them: sudo systemctl stop companion" in lines["gates"]
+
+
+def test_gates_says_the_service_runs_with_another_wiring_than_the_config_file_names(
+        serve: Callable[[str], int], tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`companion gates` while the service runs compared the config file's pins only: a wiring edited and not
+    restarted was shown without a word."""
+    port = serve("internal-pull-up")
+    config = _config(tmp_path, f'[server]\nport = {port}\n\n[gates]\nwiring = "active-high"\n')
+    assert main(["gates", "--once", "--config", config]) == 0
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "companion gates: the config file says wiring active-high; the service runs with internal-pull-up: restart it "
+        "(sudo systemctl restart companion)"]
+    config = _config(tmp_path, f"[server]\nport = {port}\n\n[gates]\npins = [{CONFIG_PINS.replace(',', ', ')}]\n"
+                               'wiring = "internal-pull-up"\n')
+    assert main(["gates", "--once", "--config", config]) == 0  # the wiring the service runs with: only the pins said
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"companion gates: the config file says pins {CONFIG_PINS}; the service runs with {DEFAULT_PINS}: restart it "
+        "(sudo systemctl restart companion)"]
