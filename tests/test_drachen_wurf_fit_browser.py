@@ -39,6 +39,13 @@ NAME_PAST_ITS_LINE = """() => { const turn = document.getElementById('turn'), na
     if (name.scrollWidth <= name.clientWidth + .5 && box.right <= line.right + .5) return null;
     return `${name.textContent} at ${getComputedStyle(name).fontSize} on a line ${Math.round(line.width)} px wide`; }"""
 
+#: What of a player's name and points reaches past their place on the table (over the next player's).
+PAST_ITS_PLACE = """() => [...document.querySelectorAll('#table .wurf-player .phead > *')].map((el) => {
+        const card = el.closest('.wurf-player').getBoundingClientRect(), box = el.getBoundingClientRect();
+        const past = Math.max(box.right - card.right, card.left - box.left);
+        return past > .5 ? `${el.closest('[data-player]').dataset.player}: ${el.className} ${Math.round(past)} px past`
+            : null; }).filter(Boolean)"""
+
 #: The names on the table and the turn's that a line break splits inside a word.
 NAMES = "#turn .turn-name, #table .who"
 
@@ -53,15 +60,16 @@ def shown(page: Any, seq: int) -> None:
     page.wait_for_selector(f"body[data-seq='{seq}']", state="attached")
 
 
-#: How far the page scrolls, what of it is off the screen, and the turn's name past its line, once it shows the game at
-#: `seq` (its body's data-seq; null: as it is), in one call: a whole game's every step is read on up to four screens.
+#: How far the page scrolls, what of it is off the screen or past its player's place, and the turn's name past its
+#: line, once it shows the game at `seq` (its body's data-seq; null: as it is), in one call: a whole game's every step
+#: is read on up to four screens.
 SEEN_AT = f"""async (seq) => {{
     const shows = () => seq === null || document.body.dataset.seq === String(seq);
     if (!shows()) await new Promise((done, fail) => {{
         const watch = new MutationObserver(() => {{ if (shows()) {{ watch.disconnect(); done(); }} }});
         watch.observe(document.body, {{ attributes: true, attributeFilter: ['data-seq'] }});
         setTimeout(() => fail(new Error(`step ${{seq}} not shown: ${{document.body.dataset.seq}}`)), {WAIT_MS}); }});
-    return [{BELOW}, ({OFF_THE_SCREEN})(), ({NAME_PAST_ITS_LINE})()]; }}"""
+    return [{BELOW}, [...({OFF_THE_SCREEN})(), ...({PAST_ITS_PLACE})()], ({NAME_PAST_ITS_LINE})()]; }}"""
 
 
 def in_sight(page: Any, where: str, seq: int | None = None) -> None:
