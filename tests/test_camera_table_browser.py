@@ -212,7 +212,8 @@ def test_a_tap_on_a_marble_in_the_picture_measures_it(open_page: Callable[..., A
     box = canvas.bounding_box()
     scale = box["width"] / 640
     canvas.click(position={"x": 600 * scale, "y": 60 * scale})  # the sky above the castle: no marble
-    expect(page.locator("#toast")).to_contain_text("No marble found at (600, 60)", timeout=WAIT_MS)
+    expect(page.locator("#toast")).to_contain_text("No marble found where the picture was tapped: tap the middle of "
+                                                    "one marble resting in a gate", timeout=WAIT_MS)
     expect(canvas).to_be_visible()  # still waiting for a tap on a marble
     canvas.click(position={"x": marble.x * scale, "y": marble.y * scale})
     expect(page.locator("#marble-size")).to_contain_text("measured by a tap", timeout=WAIT_MS)

@@ -58,7 +58,8 @@ def test_went_out_offers_only_who_may_play_their_last_card_now(open_page: Callab
     page.click("#ds-went-out-open")
     expect(picker).to_have_count(1)
     expect(picker).to_have_attribute("data-player", "Ben")
-    expect(page.locator("#ds-went-out-why")).to_have_text("A last card is played on one's own turn: now Ben's.")
+    expect(page.locator("#ds-went-out-why")).to_have_text(
+        "A last card is played on one's own turn: now Ben's. Someone went out on an earlier turn? Undo back to it.")
     page.click("#ds-went-out-cancel")
     post(base, session, {"type": "skip", "count": 2})  # Ben's two 5s: Cleo and Dan skip, and may pass it on
     page.click("#ds-went-out-open")

@@ -408,7 +408,8 @@ class CameraHub:
         frame = self._picture_now()
         size = measure_radius_at(frame, x, y, self.reference.get())
         if size is None:
-            raise NoMarble(f"no marble found at ({x:.0f}, {y:.0f}): tap the middle of one resting marble")
+            raise NoMarble("no marble found where the picture was tapped: tap the middle of one marble resting in a "
+                           "gate (the marble must not be in the empty reference)")
         self._save_marble(size)
         return self.marble_status()
 

@@ -231,7 +231,7 @@ function outNote(view, s, able) {
   const skipping = able.filter((p) => p !== s.turn);
   return h("small", { id: "ds-went-out-why" }, "A last card is played on one's own turn", ...(skipping.length
     ? [" (", who(view, s.turn), "'s now), or by ", ...whoList(view, skipping), ", skipping, as a Defender."]
-    : [": now ", who(view, s.turn), "'s."]));
+    : [": now ", who(view, s.turn), "'s."]), " Someone went out on an earlier turn? Undo back to it.");
 }
 
 /** Who a tracker tap names (whose turn it is, whom the pending draw faces), so the log and its undo say who. */
