@@ -25,6 +25,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 WAIT_MS = PATIENCE_S * 1000  # how long a page may take to show what a test waits for
 
+#: How far the page reaches below the screen's foot (none when it fits).
+BELOW = "document.documentElement.scrollHeight - window.innerHeight"
+
 _shared: dict[str, Any] = {"users": 0}  # the running Playwright and Chromium, and how many fixtures use them
 
 

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser import (
+    BELOW,
     BROKEN_WORDS,
     NOT_COUNTED,
     WAIT_MS,
@@ -348,6 +349,9 @@ def played_rounds(base: str, rounds: int, hindrances: bool = False) -> dict[str,
 
 
 def test_the_trackers_stay_on_the_small_screen_however_many_tricks(open_page: Callable[..., Any], base: str) -> None:
+    """With all seven tricks in play their tags take four lines, and the cards out of the game under them reached
+    below the 800x480 screen's foot ("4 from a hand" and "Pile burned…" cut): the note on what the cards out are gives
+    way, their heading and keys stay."""
     session = played_rounds(base, 7)
     post(base, session, {"type": "trick", "trick": TRICK_ORDER[6]})  # one a round: all seven in play
     view = state(base, session)
@@ -355,8 +359,9 @@ def test_the_trackers_stay_on_the_small_screen_however_many_tricks(open_page: Ca
     post(base, session, {"type": "next_turn"})
     page = open_game(open_page, base, session, 800, 480)
     expect(page.locator("#ds-trick-list .ds-trick")).to_have_count(7)
-    for selector in (*TURN_CONTROLS, "#ds-cards-note"):
+    for selector in (*TURN_CONTROLS, "#ds-cards-actions button:last-child", ".ds-cards-title"):
         in_view(page, selector)
+    assert page.evaluate(BELOW) <= 0, f"the page scrolls by {page.evaluate(BELOW)} px"
     page.click("#ds-tricks-open")  # the short tags open the full reminders
     expect(page.locator(".ds-trick-reminders dt")).to_have_count(7)
     expect(page.locator(".ds-trick-reminders")).to_contain_text("Played a 7? You may reverse the direction")

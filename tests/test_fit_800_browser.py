@@ -11,7 +11,8 @@ from typing import Any, Callable
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import (
+from tests.browser import (  # noqa: F401  (BELOW: read from here by other tests)
+    BELOW,
     BROKEN_WORDS,
     KIOSK,
     PHONE,
@@ -32,8 +33,6 @@ from tests.test_layout_fit_browser import visit
 FIVE = ["Ada", "Ben", "Cleo", "Dan", "Eva"]
 SEVEN = [*FIVE, "Finn", "Gus"]
 
-#: How far the page reaches below the screen's foot (none when it fits).
-BELOW = "document.documentElement.scrollHeight - window.innerHeight"
 
 #: The smallest font size (px) of each selector's elements that a person can see (null where none is seen).
 FONT_SIZES = """(sels) => Object.fromEntries(sels.map((sel) => { const seen = [...document.querySelectorAll(sel)]

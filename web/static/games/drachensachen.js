@@ -741,10 +741,13 @@ const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way", "ds-b
  *  not: the set-up's last answer then moves nothing over. */
 function fitRoom() {
   const grid = $("play");
-  grid.classList.remove(...ROOM, "ds-side-aside");
-  if (closeRoom(grid) <= 0 || !document.querySelector("#ds-setup:not([hidden]) .ds-step")) return;
-  // the set-up's questions still reach below the foot: the tricks and the cards out step aside (kiosk.css)
-  grid.classList.add("ds-side-aside");
+  grid.classList.remove(...ROOM, "ds-side-aside", "ds-side-close");
+  if (closeRoom(grid) <= 0) return;
+  // the set-up's questions still reach below the foot: the tricks and the cards out step aside (kiosk.css); in play,
+  // where the tricks and the cards out themselves reach below it (all seven tricks in play), the note on what the
+  // cards out are gives way (kiosk.css), their heading and keys say it
+  const setup = document.querySelector("#ds-setup:not([hidden]) .ds-step");
+  grid.classList.add(setup ? "ds-side-aside" : "ds-side-close");
   closeRoom(grid);
 }
 
@@ -771,7 +774,7 @@ function fitToScreen() {
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (hint) hint.hidden = true; // the hint last: it takes the room the rest leaves
   shortenWhy(false);
-  const ways = () => [...ROOM, "ds-side-aside"].filter((way) => $("play").classList.contains(way)).length;
+  const ways = () => [...ROOM, "ds-side-aside", "ds-side-close"].filter((way) => $("play").classList.contains(way)).length;
   fitRoom();
   const whole = pastTheFoot() > 0 ? Infinity : ways(); // said whole, the room the page needs made, or none fits
   if (whole && shortenWhy(true)) {
