@@ -6,6 +6,7 @@ from typing import Any, Iterator
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 
 from tests.browser import in_view
 from tests.servers import call, serving
@@ -117,10 +118,16 @@ def test_the_picture_to_tap_on_fits_the_small_screen_with_its_buttons(browser: A
         box = canvas.bounding_box()
         scale = box["width"] / 640  # the snapshot is 640 x 480
         assert abs(box["height"] - 480 * scale) < 2 and box["height"] >= 300, box  # its shape kept, still big
+        hint = page.locator("#calib-hint")
         for gate in range(1, 7):
             page.click(f"#calib-gates [data-gate='{gate}']")
             for dx, dy in ((0, 0), (60, 0), (60, 100), (0, 100)):
                 canvas.click(position={"x": (20 + (gate - 1) * 100 + dx) * scale, "y": (150 + dy) * scale})
+            # how far the gate's outline is and where to go next (it said "6 of 6 gates done" at a third corner: the
+            # simulated castle's gates are outlined already)
+            expect(hint).to_have_text(f"Gate {gate}: tap its corners in turn (4 tapped)"
+                                      + (f", then Gate {gate + 1} above" if gate < 6 else "")
+                                      + ". 6 of 6 gates outlined: Save regions.")
         assert page.evaluate("window.scrollY") == 0  # nothing had to scroll
         page.click("#calib-save")
         page.wait_for_selector("#calib[hidden]", state="attached", timeout=PATIENCE_MS)

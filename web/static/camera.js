@@ -279,8 +279,11 @@ function draw() {
   }
   const done = [1, 2, 3, 4, 5, 6].filter((g) => (polygons[g] || []).length >= 3);
   $("calib-save").disabled = done.length !== 6;
-  $("calib-hint").textContent = `Gate ${gate}: tap its corners` +
-    (fresh ? " (a tap starts it anew)" : ` (${polygons[gate].length} so far)`) + `. ${done.length} of 6 gates done.`;
+  // which gate, how far its outline is, where to go next: a gate outlined before counts as outlined
+  $("calib-hint").textContent = `Gate ${gate}: tap its corners in turn` +
+    (fresh ? " (a tap starts it anew)" : ` (${polygons[gate].length} tapped)`) +
+    (gate < 6 ? `, then Gate ${gate + 1} above` : "") +
+    `. ${done.length} of 6 gates outlined${done.length === 6 ? ": Save regions." : "."}`;
   for (const btn of $("calib-gates").children) {
     btn.setAttribute("aria-pressed", String(Number(btn.dataset.gate) === gate));
   }
