@@ -152,6 +152,15 @@ def wiring_name(config: GateConfig) -> str:
     return "internal-pull-up" if config.pull_up else "internal-pull-down"
 
 
+def gate_settings(config: GateConfig, status: dict[str, Any]) -> list[tuple[str, str, list[str], str, str | None]]:
+    """Each setting of the gates compared with the running service's (``companion gates`` and ``doctor``): its name
+    in the config file's [gates], its option's dest (in ``from_config``), the options that set it, the value
+    ``config`` asks for and the one the service reports in ``status`` (its health's gates; None if not reported)."""
+    return [("pins", "pins", ["--pins"], pin_list(config.pins), pin_list([g["pin"] for g in status["gates"]])),
+            ("wiring", "active_high", ["--active-high", "--external-pull-up"], wiring_name(config),
+             status.get("wiring"))]
+
+
 def config_from_args(args: argparse.Namespace) -> GateConfig:
     """The GateConfig the options ask for (GateConfigError if they cannot work)."""
     return GateConfig(**wiring_from_args(args))
@@ -229,9 +238,7 @@ def _from_service(args: argparse.Namespace, config: GateConfig, sensors: dict, o
               f"{'applies' if len(given) == 1 else 'apply'} only when it is stopped (sudo systemctl stop companion)",
               file=sys.stderr)
     else:  # what the config file says of the pins and their wiring, against what the service reports it runs with
-        said = {"pins": ("pins", _pin_list(config.pins), _pin_list(running)),
-                "active_high": ("wiring", wiring_name(config), sensors["gates"].get("wiring"))}
-        other = [(name, asked, runs) for dest, (name, asked, runs) in said.items()
+        other = [(name, asked, runs) for name, dest, _, asked, runs in gate_settings(config, sensors["gates"])
                  if dest in getattr(args, "from_config", {}) and runs is not None and asked != runs]
         if other:
             print(f"companion gates: the config file says {' and '.join(f'{n} {a}' for n, a, _ in other)}; the "
@@ -262,7 +269,7 @@ def _from_service(args: argparse.Namespace, config: GateConfig, sensors: dict, o
         return 0
 
 
-def _pin_list(pins: Sequence[int]) -> str:
+def pin_list(pins: Sequence[int]) -> str:
     return ",".join(map(str, pins))
 
 

@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence, TextIO
 
 from hardware.gates_cli import (
     add_wiring_arguments,
+    gate_settings,
+    pin_list,
     reserved_pins_warning,
     service_health,
     wiring_from_args,
     wiring_given,
-    wiring_name,
 )
 
 from . import config as config_file
@@ -208,10 +209,6 @@ def _origin(args: argparse.Namespace, dest: str, option: str) -> str:
     return f"`{key}` in the config file" if key else option
 
 
-def _pins(pins: Sequence[int]) -> str:
-    return ",".join(map(str, pins))
-
-
 def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory: Any, on_pi: bool,
            config_read: bool) -> list[Check]:
     """The gates' check, and a warning for pins that have another job on the Pi."""
@@ -221,13 +218,13 @@ def _gates(args: argparse.Namespace, health: dict[str, Any] | None, pin_factory:
         config = GateConfig(**wiring_from_args(args))
     except GateConfigError as err:
         return [Check("gates", False, str(err), f"give {_origin(args, 'pins', '--pins')} six different BCM numbers "
-                                                f"(0-27) of gates 1..6, like {_pins(DEFAULT_PINS)}")]
+                                                f"(0-27) of gates 1..6, like {pin_list(DEFAULT_PINS)}")]
     check = _gates_of_service(args, config, health, config_read) if health is not None else \
         _gates_opened(args, config, pin_factory, on_pi)
     pins = [g["pin"] for g in health["sensors"]["gates"].get("gates") or []] if health is not None else config.pins
     warning = reserved_pins_warning(pins)
     return [check] + ([Check("pins", None, warning.removeprefix("warning: "),
-                             f"move those gates to free pins, like {_pins(DEFAULT_PINS)}")] if warning else [])
+                             f"move those gates to free pins, like {pin_list(DEFAULT_PINS)}")] if warning else [])
 
 
 #: The fix where the running service uses other settings than the config file names.
@@ -258,7 +255,7 @@ def _gates_of_service(args: argparse.Namespace, config: GateConfig, health: dict
     noted: list[str] = []
     said: list[tuple[str, str]] = []  # (says or leaves, what) of each setting the file names otherwise
     runs: list[str] = []
-    for name, dest, options, asked, running in _gate_settings(config, status):
+    for name, dest, options, asked, running in gate_settings(config, status):
         if asked == running:
             continue
         if shown := [f"{option} {args.pins}" if option == "--pins" else option for option in options
@@ -278,15 +275,6 @@ def _gates_of_service(args: argparse.Namespace, config: GateConfig, health: dict
         parts.insert(0, f"the config file {says}; the service runs with {' and '.join(runs)}: restart it")
         ok, fix = False, RESTART
     return Check("gates", ok, "; ".join(parts), fix)
-
-
-def _gate_settings(config: GateConfig, status: dict[str, Any]) -> list[tuple[str, str, list[str], str, str | None]]:
-    """Each setting of the gates the doctor compares with the running service's: its name in the config file's
-    [gates], its option's dest (in ``from_config``), the options that set it, the value ``config`` asks for and the
-    one the service reports in ``status`` (None if it does not)."""
-    return [("pins", "pins", ["--pins"], _pins(config.pins), _pins([g["pin"] for g in status["gates"]])),
-            ("wiring", "active_high", ["--active-high", "--external-pull-up"], wiring_name(config),
-             status.get("wiring"))]
 
 
 def _gates_opened(args: argparse.Namespace, config: GateConfig, pin_factory: Any, on_pi: bool) -> Check:
