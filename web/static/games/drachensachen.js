@@ -774,7 +774,8 @@ function fitToScreen() {
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (hint) hint.hidden = true; // the hint last: it takes the room the rest leaves
   shortenWhy(false);
-  const ways = () => [...ROOM, "ds-side-aside", "ds-side-close"].filter((way) => $("play").classList.contains(way)).length;
+  const ways = () => [...ROOM, "ds-side-aside", "ds-side-close"].filter((way) => $("play").classList.contains(way))
+    .length;
   fitRoom();
   const whole = pastTheFoot() > 0 ? Infinity : ways(); // said whole, the room the page needs made, or none fits
   if (whole && shortenWhy(true)) {
