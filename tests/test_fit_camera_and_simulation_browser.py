@@ -159,3 +159,47 @@ def test_diego_in_simulation_fits_the_kiosk_screen_with_a_flag_too(browser: Any,
         expect(page.locator("#sim-pad")).to_be_hidden()
         for selector in ROUND_CONTROLS:
             in_view(page, selector)
+
+
+def test_a_flag_of_three_paragraphs_leaves_the_round_on_the_kiosk_screen(browser: Any,
+                                                                         make_app: Callable[..., Flask]) -> None:
+    """The gates saw marbles in gates 2 and 3, the camera in 2 and 5 and is unsure of 2 and 3: the flag says so in
+    three paragraphs, and at 800x480 it took the round 30 px below the screen's foot, the flag's own buttons in sight
+    and the token's question cut. The token's question, which cannot be answered before the check, waits until it is
+    done: the whole round and the flag, its reason why the camera cannot tell too, without a scroll; once the gates
+    are confirmed the token's question is back. On a 1024x600 tablet nothing waits."""
+    app = make_app()
+    with serving(app) as base, page_opener(browser, base) as open_page:
+        session = start_game(base, "diego-drachenzahn", ["Bartholomäus Drachenherz", "Oma Käthe", "Lena"])
+        pages = {size: open_game(open_page, base, session, *size) for size in (KIOSK, (1024, 600))}
+        table = app.extensions["table"]
+        for gate in (2, 3):
+            table.submit(session["id"], {"type": "marble", "gate": gate}, source="sensor")
+        table.submit(session["id"], {"type": "camera", "counts": [0, 1, 0, 0, 1, 0],
+                                     "unsure": [False, True, True, False, False, False]}, source="camera")
+        for (width, height), page in pages.items():
+            where = f"a flag of three paragraphs at {width}x{height}"
+            flag = page.locator("#flag")
+            expect(flag.locator("p")).to_have_count(3)
+            expect(flag).to_contain_text("disagree")
+            expect(flag).to_contain_text("(one may lie on the line between two gates, or still be rolling)")
+            expect(flag).to_contain_text("Gates: Gate 2, Gate 3 · Camera: Gate 2, Gate 5")
+            shoot(page, f"diego-flag-three-paragraphs-{width}x{height}")
+            assert page.evaluate(BELOW) <= 0, f"{where}: the page scrolls by {page.evaluate(BELOW)} px"
+            fits(page, where)
+            for selector in ("#turn", "#flag", "#slots", "#marble-pad button:last-child",
+                             *(f"#flag .row button:nth-child({n})" for n in (1, 2, 3))):
+                in_view(page, selector)
+            expect(page.locator("#turn .phrase")).to_have_text("waits: check the marbles")
+            token = page.locator("#token-step")
+            if (width, height) == KIOSK:
+                expect(token).to_be_hidden()
+            else:
+                expect(token).to_be_visible()
+                in_view(page, "#reveal-pad button:last-child")
+        kiosk = pages[KIOSK]
+        kiosk.locator("#flag").get_by_role("button", name="Gates are right").click()
+        expect(kiosk.locator("#flag")).to_be_hidden()
+        expect(kiosk.locator("#token-step")).to_be_visible()
+        in_view(kiosk, "#reveal-pad button:last-child")
+        assert kiosk.evaluate(BELOW) <= 0

@@ -2,8 +2,10 @@
 // the token by tap, then the symbol each other player turned over. A game started with "Hold guesses face down"
 // (the session's option face_down, the same on every screen) has the guess-by-guess grid instead, and the
 // token waits until every guess is in.
-import { api, bySeat, button, confirm, dialog, h, icon, sentence, setText, startGame, toast, whenUntouched, who }
-  from "../kit.js";
+import {
+  api, bySeat, button, closeUp, confirm, dialog, fitTurnName, h, icon, pastTheFoot, sentence, setText, startGame, toast,
+  whenUntouched, who,
+} from "../kit.js";
 
 const DEFAULT_SYMBOLS = ["sun", "moon", "star", "crown", "key", "flame"];
 const $ = (id) => document.getElementById(id);
@@ -99,8 +101,9 @@ function unsureText(gates, settled) {
   const one = held.length === 1;
   const reasons = [
     ...(other.length ? [h("p", { class: `unsure${sensed.cause ? " picture" : ""}` }, lookAt(other),
-      PICTURE_DOUBT[sensed.cause] || "the camera cannot tell how many marbles are there (one may lie on the line " +
-      "between two gates, or still be rolling).")] : []),
+      ...(PICTURE_DOUBT[sensed.cause] ? [PICTURE_DOUBT[sensed.cause]] : ["the camera cannot tell how many marbles " +
+        "are there", h("span", { class: "why" }, " (one may lie on the line between two gates, or still be rolling)"),
+      "."]))] : []),
     ...(held.length ? [h("p", { class: "unsure held" }, lookAt(held),
       `the camera's empty reference shows ${one ? "a marble" : "marbles"} there that ${one ? "is" : "are"} gone ` +
       `now, so it cannot be sure of the count${one ? "" : "s"}. Take the reference again once the gates are empty ` +
@@ -473,7 +476,25 @@ function renderCamera(reading) {
   else if (reading.session != null && reading.session !== view.id) noteReading(`Camera: scored in game ${reading.session}.`);
 }
 
-const game = startGame({ render, phrase, sensors: renderSensors, marble: renderMarble, camera: renderCamera });
+/** The ways the round with its flag makes room where it reaches below the screen's foot (the Pi's 800x480 screen: the
+ *  gates and the camera disagreeing, the camera unsure too), the least first (kiosk.css): the token's question waits
+ *  until the marbles are checked (it cannot be answered before), then the flag leaves out why the camera cannot tell,
+ *  then the turn line its "waits: check the marbles", which the flag itself says. */
+const FLAG_ROOM = [["flag-token-waits"], ["flag-token-waits", "flag-brief"],
+  ["flag-token-waits", "flag-brief", "flag-alone"]];
+
+/** The turn's name fitted, and the room a flag needs made where the page would reach below the screen's foot (a
+ *  phone's page scrolls all the same, and keeps everything). */
+function fit() {
+  const grid = $("play");
+  grid.classList.remove(...FLAG_ROOM.flat());
+  fitTurnName();
+  if ($("flag").hidden || !matchMedia("(min-width: 601px)").matches || pastTheFoot() <= 0) return;
+  closeUp(grid, FLAG_ROOM, { each: fitTurnName, closest: true });
+}
+
+const game = startGame({ render, phrase, fit, sensors: renderSensors, marble: renderMarble,
+  camera: renderCamera });
 
 $("take-castle").addEventListener("click", async () => {
   const result = await api("/api/castle", { session: view.id });
