@@ -111,6 +111,13 @@ def test_a_message_while_the_corners_are_tapped_leaves_save_regions_clear(open_p
     assert page.evaluate(BELOW) <= 0, f"tapping the corners scrolls by {page.evaluate(BELOW)} px"
 
 
+def overlap(page: Any, one: str, other: str) -> bool:
+    """Whether the boxes drawn for selectors `one` and `other` overlap."""
+    a, b = page.locator(one).bounding_box(), page.locator(other).bounding_box()
+    return (a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"]
+            and b["y"] < a["y"] + a["height"])
+
+
 #: The round's own controls: the flag's, the marbles' and the token's.
 ROUND_CONTROLS = ("#turn", "#slots", "#marble-pad button:first-child", "#marble-pad button:last-child",
                   "#reveal-pad button:first-child", "#reveal-pad button:last-child")
@@ -155,6 +162,12 @@ def test_diego_in_simulation_fits_the_kiosk_screen_with_a_flag_too(browser: Any,
         fits(page, "Diego's open gates panel at 800x480")
         page.click("#sim-pad [data-gate='4']")
         expect(page.locator("#gate-status li[data-gate='4']")).to_contain_text("4: 1 marble", timeout=WAIT_MS)
+        # its message shows on the open panel's edge: it covered the name whose turn it is at the top of the screen
+        expect(page.locator("#toast")).to_have_text("Rolled a marble through gate 4")
+        in_view(page, "#toast")
+        shoot(page, "diego-simulation-panel-message-800x480")
+        for selector in ("#turn .turn-name", "#slots", "#sim-pad", "#gate-status", "#sensors-toggle"):
+            assert not overlap(page, "#toast", selector), f"the message covers {selector}"
         page.click("#sensors-toggle")
         expect(page.locator("#sim-pad")).to_be_hidden()
         for selector in ROUND_CONTROLS:

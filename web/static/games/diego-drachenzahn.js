@@ -511,6 +511,10 @@ const openSensors = (open) => {
   sensorPanel.classList.toggle("open", open);
   $("sensors-toggle").setAttribute("aria-expanded", String(open));
 };
+// a message shows just above the open panel (kiosk.css), clear of the turn's name and the round's marbles
+new ResizeObserver(() => {
+  document.body.style.setProperty("--panel-top", `${sensorPanel.getBoundingClientRect().top}px`);
+}).observe(sensorPanel);
 $("sensors-toggle").addEventListener("click", () => openSensors(!sensorPanel.classList.contains("open")));
 document.addEventListener("click", (e) => { if (e.target.closest?.("#sim-show-pad")) openSensors(true); }, true);
 
