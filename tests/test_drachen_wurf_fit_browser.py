@@ -266,3 +266,33 @@ def test_a_tile_s_mark_is_13_px_and_inside_its_tile(open_page: Callable[..., Any
             assert px >= 13 and past <= .5 and over <= .5, f"{where}: the mark {text}: {px} px, {past} px past its" \
                                                            f" tile, {over} px² over its symbol"
         page.context.close()
+
+
+#: Six long names (each on two lines in the scores beside the round on a tablet).
+LONG_NAMES = [BARTHOLOMAUS, "Zdeňka Nováková-Dvořák", "Maximiliane Sonnenschein", "Oma Käthe", "Friedrich Wilhelmsen",
+              "Anna"]
+
+
+def test_six_long_names_leave_the_whole_page_on_a_tablet(open_page: Callable[..., Any], base: str, app: Flask) -> None:
+    """At 1024x600 six long names, each on two lines in the scores beside the round, with the list of eggs under them,
+    took the page 259 px below the foot from the first step on (22 px at 1280x800). There the list of eggs gives way
+    (each player's eggs are on the table): through the first round every base, hoard and button is on the screen
+    without a scroll. A screen with the room keeps the list."""
+    game = start_game(base, WURF, LONG_NAMES)
+    page = open_game(open_page, base, game, *TABLET)
+    large = open_game(open_page, base, game, 1920, 1080)
+    table = app.extensions["table"]
+
+    def first_round_in_sight(state: dict[str, Any]) -> bool:
+        seq = table.view(game["id"])["seq"]
+        in_sight(page, f"step {seq} at 1024x600", seq)
+        return state["round"] > 1
+
+    first_round_in_sight(table.view(game["id"])["state"])
+    shoot(page, f"{WURF}-six-long-names-1024x600")
+    expect(page.locator("#eggs")).to_be_hidden()
+    expect(page.locator("#table .wurf-player .peggs")).to_have_count(6)
+    expect(page.locator("#table .wurf-player .peggs").first).to_be_visible()
+    expect(large.locator("#eggs")).to_be_visible()
+    assert large.evaluate(BELOW) <= 0
+    play_until(app, game, first_round_in_sight, seed=2)

@@ -468,8 +468,10 @@ function renderLegend(s) {
  *  round wider and the table narrower, or wider still; the tiles on the table and in the rows to choose a size
  *  smaller; the hint under the turn read out only (the phrase, the step's title and its buttons say what to do); the
  *  rows' points in the hoards given up (each player's total stays); on a small tablet (601 to 760 px wide) the line of
- *  scores under the round read out only (each player's eggs and total are on the table). */
-const ROOM = ["wurf-wide", "wurf-wider", "wurf-small", "wurf-no-hint", "wurf-no-points", "wurf-no-scores"];
+ *  scores under the round read out only (each player's eggs and total are on the table); on a wider tablet the list of
+ *  eggs beside the scores (six long names there, each on two lines, took the page 259 px below the foot). */
+const ROOM = ["wurf-wide", "wurf-wider", "wurf-small", "wurf-no-hint", "wurf-no-points", "wurf-no-scores",
+  "wurf-no-eggs"];
 
 /** The ways tried, the least first: each way of giving up something tried with the round as it is, then wider, then
  *  wider still. */
@@ -478,13 +480,17 @@ const TRIES = [[], ["wurf-small"], ["wurf-small", "wurf-no-hint"], ["wurf-small"
 
 /** Late in a game of five or six, a long name whose turn it is, a hoard of many rows, the egg's move: where the page
  *  would reach below the screen's foot, the first of the TRIES that fits it is taken; where none does, the one that
- *  comes nearest. On a small tablet the line of scores gives way first, in every one of them. A phone's page scrolls
- *  all the same, and keeps everything. */
+ *  comes nearest. The list of eggs beside the scores gives way before any, and on a small tablet the line of scores in
+ *  every one of them. A phone's page scrolls all the same, and keeps everything. */
 function fitRoom() {
   const grid = $("play");
   grid.classList.remove(...ROOM);
   fitTurnName(); // in the room the turn's line has without them
   if (grid.hidden || !matchMedia("(min-width: 601px)").matches || pastTheFoot() <= 0) return;
+  if ($("eggs").checkVisibility()) { // the list of eggs beside the scores gives way first: the table shows them too
+    grid.classList.add("wurf-no-eggs");
+    if (pastTheFoot() <= 0) return;
+  }
   const tries = matchMedia("(max-width: 760px)").matches ? TRIES.map((way) => ["wurf-no-scores", ...way]) : TRIES;
   closeUp(grid, tries, { each: fitTurnName, closest: true }); // the turn's name in the room its line has now
 }
