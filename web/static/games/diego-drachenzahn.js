@@ -511,7 +511,7 @@ const openSensors = (open) => {
   sensorPanel.classList.toggle("open", open);
   $("sensors-toggle").setAttribute("aria-expanded", String(open));
 };
-// a message shows just above the open panel (kiosk.css), clear of the turn's name and the round's marbles
+// a message shows on the open panel's top edge (kiosk.css), clear of the turn's name and the round's marbles
 new ResizeObserver(() => {
   document.body.style.setProperty("--panel-top", `${sensorPanel.getBoundingClientRect().top}px`);
 }).observe(sensorPanel);
