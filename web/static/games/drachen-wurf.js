@@ -487,7 +487,10 @@ function fitRoom() {
   grid.classList.remove(...ROOM);
   fitTurnName(); // in the room the turn's line has without them
   if (grid.hidden || !matchMedia("(min-width: 601px)").matches || pastTheFoot() <= 0) return;
-  if ($("eggs").checkVisibility()) { // the list of eggs beside the scores gives way first: the table shows them too
+  // the list of eggs beside the scores gives way first (the table shows them too), where it takes room: on the Pi's
+  // screen the scores, the list with them, are read out only
+  const eggs = $("eggs");
+  if (eggs.checkVisibility() && eggs.parentElement.clientHeight > 1) {
     grid.classList.add("wurf-no-eggs");
     if (pastTheFoot() <= 0) return;
   }
