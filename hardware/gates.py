@@ -75,6 +75,14 @@ class GateConfig:
     #: is judged this much behind, so a late chatter edge still merges into its pulse.
     latency_ms: float = 10.0
 
+    @property
+    def wiring(self) -> str:
+        """How the gates are wired, as the config file's ``[gates] wiring`` names it ("internal-pull-down", a broken
+        beam driving the line high against the internal pull-down, has no key or option of its own)."""
+        if self.pull_up is None:
+            return "active-high" if self.active_state else "external-pull-up"
+        return "internal-pull-up" if self.pull_up else "internal-pull-down"
+
     def __post_init__(self) -> None:
         pins = self.pins
         if isinstance(pins, (str, bytes)) or not isinstance(pins, Sequence):
@@ -250,7 +258,7 @@ class GateArray:
                 "repeats": tr.repeats,
             } for gate, (pin, tr) in enumerate(zip(self.config.pins, self._trackers), start=1)]
         ok = self._running and not any(g["stuck"] or g["flaky"] for g in gates)
-        return {"ok": ok, "gates": gates}
+        return {"ok": ok, "gates": gates, "wiring": self.config.wiring}
 
     @property
     def pin_factory_name(self) -> str:

@@ -144,20 +144,12 @@ def wiring_from_args(args: argparse.Namespace) -> dict[str, Any]:
     return wiring
 
 
-def wiring_name(config: GateConfig) -> str:
-    """How ``config``'s gates are wired, as the config file's ``[gates] wiring`` names it ("internal-pull-down", a
-    broken beam driving the line high against the internal pull-down, has no key or option of its own)."""
-    if config.pull_up is None:
-        return "active-high" if config.active_state else "external-pull-up"
-    return "internal-pull-up" if config.pull_up else "internal-pull-down"
-
-
 def gate_settings(config: GateConfig, status: dict[str, Any]) -> list[tuple[str, str, list[str], str, str | None]]:
     """Each setting of the gates compared with the running service's (``companion gates`` and ``doctor``): its name
     in the config file's [gates], its option's dest (in ``from_config``), the options that set it, the value
     ``config`` asks for and the one the service reports in ``status`` (its health's gates; None if not reported)."""
     return [("pins", "pins", ["--pins"], pin_list(config.pins), pin_list([g["pin"] for g in status["gates"]])),
-            ("wiring", "active_high", ["--active-high", "--external-pull-up"], wiring_name(config),
+            ("wiring", "active_high", ["--active-high", "--external-pull-up"], config.wiring,
              status.get("wiring"))]
 
 

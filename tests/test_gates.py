@@ -79,12 +79,20 @@ def test_status_shape_is_json_able(factory: MockFactory) -> None:
 
     with make_gates(factory, Recorder()) as gates:
         status = json.loads(json.dumps(gates.status()))
-    assert set(status) == {"ok", "gates"}
+    assert set(status) == {"ok", "gates", "wiring"}
+    assert status["wiring"] == "internal-pull-up"  # the default: as the config file's [gates] wiring names it
     assert [g["gate"] for g in status["gates"]] == [1, 2, 3, 4, 5, 6]
     for key in ("gate", "pin", "blocked", "stuck", "flaky", "last_width_ms", "marbles",
                 "glitches"):
         assert key in status["gates"][0]
     assert status["gates"][0]["last_width_ms"] is None
+
+
+@pytest.mark.parametrize("wiring, fields", [("internal-pull-up", {}), ("internal-pull-down", {"pull_up": False}),
+                                            ("external-pull-up", {"pull_up": None, "active_state": False}),
+                                            ("active-high", {"pull_up": None, "active_state": True})])
+def test_a_config_names_its_wiring_as_the_config_file_does(wiring: str, fields: dict) -> None:
+    assert GateConfig(**fields).wiring == wiring
 
 
 def test_simulator_roll_with_and_without_chatter_gives_one_marble_each(

@@ -30,10 +30,6 @@ def health_report(app: Flask) -> dict[str, Any]:
     gates' pins, and their wiring as the config file's ``[gates] wiring`` names it)."""
     sensors = app.extensions["sensors"]
     status = sensors.status()
-    if sensors.gates is not None:  # the wiring the gates run with, beside their pins
-        from hardware.gates_cli import wiring_name
-
-        status["gates"] = {**status["gates"], "wiring": wiring_name(sensors.gates.config)}
     table, database = _table_and_database(app)
     parts = {"table": table, "database": database, "disk": _disk(app.config["DATA_DIR"]),
              "gates": _sensor(status["gates"], wanted=_wanted(app, "gates")),
