@@ -13,10 +13,11 @@ from web.app import create_app, shutdown
 
 
 def _poll_ms(page: str) -> set[str]:
-    """The poll interval each pairing piece of ``page`` carries (one value where all agree)."""
-    pieces = re.findall(r"<[^>]*data-pairing-role=[^>]*>", page)
-    assert pieces, page[:2000]
-    return {(re.findall(r'data-pair-poll-ms="([^"]*)"', piece) or ["missing"])[0] for piece in pieces}
+    """The poll interval the page gives its pairing pieces (on its body: one value for them all)."""
+    assert re.search(r"<[^>]*data-pairing-role=[^>]*>", page), page[:2000]  # a page with pairing pieces
+    body = re.findall(r"<body[^>]*>", page)
+    assert len(body) == 1, page[:2000]
+    return set(re.findall(r'data-pair-poll-ms="([^"]*)"', body[0])) or {"missing"}
 
 
 def _pages(who: FlaskClient) -> list[str]:

@@ -7,7 +7,7 @@ const devicesPage = document.querySelector("[data-devices-page]");
 const roleEl = document.querySelector("[data-pairing-role]");
 const role = roleEl ? roleEl.dataset.pairingRole : "spectator";
 /** How often the page looks for requests, an approval and the paired devices (the server's PAIRING_POLL_S). */
-const POLL_MS = Number(roleEl?.dataset.pairPollMs) || 1500;
+const POLL_MS = Number(document.body.dataset.pairPollMs) || 1500;
 document.body.dataset.trust = role;
 
 /** GET JSON without a toast: polls stay quiet when the companion is briefly away. */
