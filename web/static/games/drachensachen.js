@@ -728,6 +728,8 @@ function fitRound() {
  *  name in plain letters rather than bold, the hindrances' labels at 13 px, the round's sides narrower), so that each
  *  name stays beside its three hindrances. */
 const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way", "ds-board-tight", "ds-chaos-tight"];
+/** Every class a fitting may leave on the game's grid: the ways of ROOM, and the side's stepping aside or closing up. */
+const FITTED = [...ROOM, "ds-side-aside", "ds-side-close"];
 
 /** Long names on the 800x480 screen: on the score board each took the whole width of its row, its key on a line above
  *  it and its score on a line under it, so that with seven players, or two long names under Chaos, the board reached
@@ -741,7 +743,7 @@ const ROOM = ["ds-board-close", "ds-chart-gives-way", "ds-last-gives-way", "ds-b
  *  not: the set-up's last answer then moves nothing over. */
 function fitRoom() {
   const grid = $("play");
-  grid.classList.remove(...ROOM, "ds-side-aside", "ds-side-close");
+  grid.classList.remove(...FITTED);
   if (closeRoom(grid) <= 0) return;
   // the set-up's questions still reach below the foot: the tricks and the cards out step aside (kiosk.css); in play,
   // where the tricks and the cards out themselves reach below it (all seven tricks in play), the note on what the
@@ -774,8 +776,7 @@ function fitToScreen() {
   const hint = document.querySelector("#ds-setup .ds-facts > #ds-setup-hint");
   if (hint) hint.hidden = true; // the hint last: it takes the room the rest leaves
   shortenWhy(false);
-  const ways = () => [...ROOM, "ds-side-aside", "ds-side-close"].filter((way) => $("play").classList.contains(way))
-    .length;
+  const ways = () => FITTED.filter((way) => $("play").classList.contains(way)).length;
   fitRoom();
   const whole = pastTheFoot() > 0 ? Infinity : ways(); // said whole, the room the page needs made, or none fits
   if (whole && shortenWhy(true)) {
