@@ -6,8 +6,8 @@ PORT   ?= 8080
 DATA   ?= $(or $(COMPANION_DATA),./data)
 ARGS   ?=
 # make test runs the test files in this many processes (pytest-xdist); TEST_JOBS=0 runs them in one. Two on two
-# cores: three ran the suite at rest in 512 s against 573 s, but under load two browser tests whose taps race the
-# page's drawing failed once each in four runs of three (none in the runs of two): kept at two until those are found.
+# cores: three ran the suite at rest in 512 s against 573 s, but two browser tests whose taps race the
+# page's drawing failed once each in nine runs of three, loaded or not: kept at two until those are found.
 TEST_JOBS ?= 2
 # On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
 VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
