@@ -177,13 +177,15 @@ def shade_table(light_map: np.ndarray, sky_map: np.ndarray, cx: float, cy: float
     hx = exit_[down, 0] + s * e[down, 0] - x0 - 0.5
     hy = exit_[down, 1] + s * e[down, 1] - y0 - 0.5
     energy = kept[down] * (CAUSTIC_STEP ** 2 / lz)  # per table pixel, relative to the open table
-    caustic = np.zeros((y1 - y0, x1 - x0, 3), np.float32)
+    caustic = np.zeros((y1 - y0) * (x1 - x0) * 3, np.float32)  # flat: numpy adds at flat indices fastest
     ix, iy = np.floor(hx).astype(int), np.floor(hy).astype(int)
     fx, fy = (hx - ix)[:, None], (hy - iy)[:, None]
     for ox, oy, wgt in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
         jx, jy = ix + ox, iy + oy
         ok = (jx >= 0) & (jx < x1 - x0) & (jy >= 0) & (jy < y1 - y0)
-        np.add.at(caustic, (jy[ok], jx[ok]), energy[ok] * wgt[ok])
+        at = (jy[ok] * (x1 - x0) + jx[ok])[:, None] * 3 + np.arange(3)
+        np.add.at(caustic, at.ravel(), (energy[ok] * wgt[ok]).ravel())
+    caustic = caustic.reshape(y1 - y0, x1 - x0, 3)
     sigma = max(0.5, room.lamp_size * 2.0 * r)
     caustic = cv2.GaussianBlur(caustic, (0, 0), sigma)
     patch = light_map[y0:y1, x0:x1]
