@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from bench.bench_real_photos import grid
 from hardware.vision import centre
 from hardware.vision.centre import FIT_MOVE, fitted_centre
 from hardware.vision.detect import MarbleDetector
@@ -95,3 +96,23 @@ def test_rendered_marbles_by_a_border_are_placed_closer_by_the_fit(monkeypatch: 
     found = [k for k in fitted if peaks[k] < 1.0]
     assert np.median([fitted[k] for k in found]) < 0.75 * np.median([peaks[k] for k in found])
     assert np.mean([fitted[k] for k in found]) < np.mean([peaks[k] for k in found])
+
+
+@pytest.mark.parametrize("off, fit_holds, flagged", [(0.35, True, False), (0.35, False, True), (0.5, False, False),
+                                                     (0.15, True, True)])
+def test_a_marble_by_a_border_whose_fit_does_not_hold_makes_both_gates_wait_further_from_it(
+        monkeypatch: pytest.MonkeyPatch, off: float, fit_holds: bool, flagged: bool) -> None:
+    """A marble found by the border between two gates is placed by the fit to its outline, to a few hundredths of a
+    radius: within BORDER_RADII of the border both gates wait for a tap. Where no fit holds, its place is the peak
+    alone, which its shadow and caustic pull by up to 0.4 radii (rendered table scenes): then both wait within
+    FIT_MOVE + BORDER_RADII of it. On the table case's training scenes the one read wrong and not flagged was such a
+    peak, 0.32 radii across a line. A marble painted `off` radii left of the line between gates 1 and 2 (a 3 x 2
+    grid over the board)."""
+    board = _board(3)
+    h, w = board.shape[:2]
+    x = w / 3.0 - off * RADIUS
+    if not fit_holds:
+        monkeypatch.setattr(centre, "FIT_MOVE", 0.0)  # every fit refused: the peak stays
+    found = MarbleDetector(grid(w, h), board, marble_radius_px=RADIUS).detect(_with_marble(board, [(x, 30.3)]))
+    assert found.counts == (1, 0, 0, 0, 0, 0)
+    assert found.unsure[:2] == (flagged, flagged) and not any(found.unsure[2:]), found.unsure
