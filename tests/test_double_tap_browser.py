@@ -52,6 +52,9 @@ def still_page(open_page: Callable[..., Any], base: str, session: dict[str, Any]
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("#live:text-is('live')")
     page.clock.pause_at(time.time() + 3600)
+    # the hour's jump has the page hear nothing for an hour: it connects its stream again (kit.js follow), and that
+    # stream's opening messages come before the test's taps, not among them
+    page.wait_for_selector("body[data-live='yes']", state="attached")
     page.evaluate(RECORD_TOASTS)
     return page
 
