@@ -3,7 +3,6 @@ keypad, the screens it must fit, a refused tap's rule tag, and the final screen 
 from __future__ import annotations
 
 import re
-import time
 from typing import Any, Callable
 
 import pytest
@@ -26,6 +25,7 @@ from tests.browser import (
 )
 from tests.browser import post_events as post
 from tests.browser import session_view as state
+from tests.test_double_tap_browser import still_page
 
 GAME = "drachensachen"
 
@@ -542,11 +542,7 @@ def test_a_reason_shown_before_a_tap_the_game_took_is_taken_down(open_page: Call
     goes at once, not when its time is up (the page's clock stands still here, so only the tap can take it down)."""
     session = new_game(base, ["Ada", "Ben"], tricks=True)
     post(base, session, {"type": "trick", "trick": "goblins_against_dragons"}, {"type": "starter", "player": "Ada"})
-    page = open_page(800, 480)
-    page.clock.install()
-    page.goto(f"{base}/play/{session['id']}")
-    page.wait_for_selector("#live:text-is('live')")
-    page.clock.pause_at(time.time() + 3600)  # an hour ahead: no timer of the page fires from here on
+    page = still_page(open_page, base, session)  # no timer of the page fires from here on
     tap_anyway(page.locator("#ds-draw-pending"))
     toast = page.locator("#toast")
     expect(toast).to_have_text("No draw is pending: a 4 makes one.")
