@@ -163,10 +163,14 @@ class GateArray:
 
     def __init__(self, config: GateConfig, on_marble: Callable[[MarbleReading], None], *,
                  pin_factory: Factory | None = None,
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """``clock``: this machine's seconds, by which the worker tells how long ago an edge reached it (a test
+        gives its own, to deliver an edge late by as much as it says, however busy the machine)."""
         if not isinstance(config, GateConfig):
             raise GateConfigError(f"config must be a GateConfig, got {type(config).__name__}")
         self.config = config
+        self._clock = clock
         self._on_marble = on_marble
         self._on_change = on_change
         self._pin_factory = pin_factory
@@ -201,7 +205,7 @@ class GateArray:
             self._factory = factory
             self._ref_ticks = factory.ticks()
             self._last_edge_ms = 0.0
-            self._last_edge_local = time.monotonic()
+            self._last_edge_local = self._clock()
             for gate, device in enumerate(self._devices, start=1):
                 forwarder = _EdgeForwarder(gate, self._queue.put)
                 self._forwarders.append(forwarder)
@@ -316,7 +320,7 @@ class GateArray:
 
     def _now_ms(self) -> float:
         """The factory's time now, less ``latency_ms`` (edges still on their way)."""
-        elapsed_ms = (time.monotonic() - self._last_edge_local) * 1000.0
+        elapsed_ms = (self._clock() - self._last_edge_local) * 1000.0
         return self._last_edge_ms + elapsed_ms - self.config.latency_ms
 
     def _timeout(self) -> float:
@@ -360,7 +364,7 @@ class GateArray:
                 if state not in (0, 1):  # e.g. lgpio's watchdog report (level 2): not an edge
                     continue
                 self._last_edge_ms = t_ms = self._ms(ticks)
-                self._last_edge_local = time.monotonic()
+                self._last_edge_local = self._clock()
                 blocked = bool(state) == broken
                 events += [(gate, ev) for ev in self._trackers[gate - 1].edge(t_ms, blocked)]
             now = self._now_ms()

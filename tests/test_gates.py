@@ -430,25 +430,38 @@ def test_cli_bad_pins_give_one_line_and_exit_2(capsys: pytest.CaptureFixture[str
     assert word in err and "\n" not in err
 
 
+class HandClock:
+    """Seconds that pass only when a test says so: the gates' worker then tells an edge's lateness by them alone."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 @pytest.mark.parametrize("latency_ms, marbles, glitches", [(100.0, 1, 0), (0.0, 1, 1)])
 def test_chatter_edge_that_arrives_late_still_merges(factory: MockFactory, latency_ms: float,
                                                       marbles: int, glitches: int) -> None:
     """An edge stamped in time but delivered late (a busy callback thread) still merges into its
-    pulse while it is within ``latency_ms``; judged without that allowance it is a glitch."""
-    from gpiozero.pins.pi import PiPin  # fires the callback with the ticks we give
-
+    pulse while it is within ``latency_ms``; judged without that allowance it is a glitch. The edges are handed
+    to the worker's step as it would take them, and its clock moves only as the test moves it: "20 ms late" is
+    20 ms however long this machine holds a thread."""
     rec = Recorder()
-    with make_gates(factory, rec, GateConfig(latency_ms=latency_ms)) as gates:
-        pin = factory.pin(DEFAULT_PINS[2])
-        t0 = factory.ticks()
-        for dt, level in ((0.0, 0), (0.015, 1)):  # a 15 ms marble, beam broken = line low
-            PiPin._call_when_changed(pin, t0 + dt, level)
-        if latency_ms:
-            time.sleep(0.02)  # the chatter at its end reaches the worker 20 ms late, within the allowance
-        else:  # without it: later than the worker took the marble as whole (however busy this machine is)
-            wait_for(lambda: gate_status(gates, 3)["marbles"] == 1)
-        for dt, level in ((0.0152, 0), (0.0154, 1)):
-            PiPin._call_when_changed(pin, t0 + dt, level)
+    clock = HandClock()
+    gates = GateArray(GateConfig(latency_ms=latency_ms), rec.marble, pin_factory=factory, on_change=rec.change,
+                      clock=clock)
+    with gates:
+        t0 = gates._ref_ticks
+        gates._process([(3, t0, 0), (3, t0 + 0.015, 1)])  # a 15 ms marble, beam broken = line low
+        clock.advance(0.02)
+        gates._process([])  # the worker's tick 20 ms later: without the allowance the marble is whole by now
+        gates._process([(3, t0 + 0.0152, 0), (3, t0 + 0.0154, 1)])  # the chatter at its end, delivered then
+        clock.advance(1.0)
+        gates._process([])
         assert flushed(gates)
         g3 = gate_status(gates, 3)
     assert (g3["marbles"], g3["glitches"]) == (marbles, glitches)
