@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from gpiozero import DigitalInputDevice
@@ -41,9 +41,9 @@ class Recorder:
             self.changes += 1
 
 
-def make_gates(factory: MockFactory, rec: Recorder, config: GateConfig | None = None) -> GateArray:
-    return GateArray(config or GateConfig(), rec.marble, pin_factory=factory,
-                     on_change=rec.change)
+def make_gates(factory: MockFactory, rec: Recorder, config: GateConfig | None = None,
+               clock: Callable[[], float] = time.monotonic) -> GateArray:
+    return GateArray(config or GateConfig(), rec.marble, pin_factory=factory, on_change=rec.change, clock=clock)
 
 
 def flushed(gates: GateArray) -> bool:
@@ -452,9 +452,7 @@ def test_chatter_edge_that_arrives_late_still_merges(factory: MockFactory, laten
     20 ms however long this machine holds a thread."""
     rec = Recorder()
     clock = HandClock()
-    gates = GateArray(GateConfig(latency_ms=latency_ms), rec.marble, pin_factory=factory, on_change=rec.change,
-                      clock=clock)
-    with gates:
+    with make_gates(factory, rec, GateConfig(latency_ms=latency_ms), clock) as gates:
         t0 = gates._ref_ticks
         gates._process([(3, t0, 0), (3, t0 + 0.015, 1)])  # a 15 ms marble, beam broken = line low
         clock.advance(0.02)
