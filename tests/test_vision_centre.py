@@ -46,7 +46,9 @@ def test_the_fit_finds_the_outline_s_centre_where_the_peak_is_off(x: float, y: f
     board = _board()
     frame = _with_marble(board, [(x, y)])
     px, py = x + off[0] * RADIUS, y + off[1] * RADIUS
-    fx, fy = fitted_centre(frame, board, px, py, RADIUS, [])
+    fit = fitted_centre(frame, board, px, py, RADIUS, [])
+    assert fit is not None
+    fx, fy = fit
     assert math.hypot(fx - x, fy - y) < 0.04 * RADIUS < math.hypot(px - x, py - y)
 
 
@@ -55,17 +57,20 @@ def test_a_touching_neighbour_s_outline_is_its_own() -> None:
     a, b = (70.4, 60.2), (70.4 + 2 * RADIUS + 1.0, 61.0)
     frame = _with_marble(board, [a, b])
     peak = (a[0] + 0.15 * RADIUS, a[1])  # pulled toward the neighbour
-    fx, fy = fitted_centre(frame, board, *peak, RADIUS, [b])
+    fit = fitted_centre(frame, board, *peak, RADIUS, [b])
+    assert fit is not None
+    fx, fy = fit
     assert math.hypot(fx - a[0], fy - a[1]) < 0.05 * RADIUS
 
 
 def test_no_outline_far_outline_or_the_picture_s_edge_leave_the_peak() -> None:
     board = _board(2)
-    assert fitted_centre(board, board, 80.0, 60.0, RADIUS, []) == (80.0, 60.0)  # nothing changed
+    assert fitted_centre(board, board, 80.0, 60.0, RADIUS, []) is None  # nothing changed
     frame = _with_marble(board, [(80.0, 60.0)])
     far = (80.0 + 0.4 * RADIUS, 60.0)
-    assert fitted_centre(frame, board, *far, RADIUS, []) == far  # a centre FIT_MOVE or more away is not taken
-    assert fitted_centre(frame, board, 5.0, 60.0, RADIUS, []) == (5.0, 60.0)  # its window leaves the picture
+    assert fitted_centre(frame, board, *far, RADIUS, []) is None  # a centre FIT_MOVE or more away is not taken
+    assert fitted_centre(frame, board, 5.0, 60.0, RADIUS, []) is None  # its window leaves the picture
+    assert fitted_centre(frame, board, 80.0 + 0.1 * RADIUS, 60.0, RADIUS, []) is not None  # one that holds
 
 
 def test_rendered_marbles_by_a_border_are_placed_closer_by_the_fit(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -79,15 +79,15 @@ def _circle(xs: np.ndarray, ys: np.ndarray, weights: np.ndarray) -> tuple[float,
 
 
 def fitted_centre(frame: np.ndarray, reference: np.ndarray, x: float, y: float, radius: float,
-                  others: list[tuple[float, float]]) -> tuple[float, float]:
+                  others: list[tuple[float, float]]) -> tuple[float, float] | None:
     """The centre of the marble found at (x, y) of BGR ``frame`` (frame pixels; ``radius`` its radius), fitted to its
-    outline against the empty ``reference``; ``others``: the other marbles found (their outlines are theirs). (x, y)
-    itself when no fit holds."""
+    outline against the empty ``reference``; ``others``: the other marbles found (their outlines are theirs). None
+    when no fit holds: the peak stays where it was, and is known to less."""
     h, w = frame.shape[:2]
     k = int(math.ceil(FIT_BAND[1] * radius)) + 2
     x0, y0 = int(round(x)) - k, int(round(y)) - k
     if x0 < 0 or y0 < 0 or x0 + 2 * k + 1 > w or y0 + 2 * k + 1 > h:
-        return x, y
+        return None
     box = (slice(y0, y0 + 2 * k + 1), slice(x0, x0 + 2 * k + 1))
     change = cv2.subtract(to_log(frame[box]), to_log(reference[box]))
     change -= channel_medians(change[::2, ::2])  # the light's change
@@ -105,16 +105,16 @@ def fitted_centre(frame: np.ndarray, reference: np.ndarray, x: float, y: float, 
         if abs(px - x) < 3 * k and abs(py - y) < 3 * k:
             pick &= cv2.magnitude(dx - np.float32(px - x), dy - np.float32(py - y)) > rho
     if int(np.count_nonzero(pick)) < FIT_LEAST:
-        return x, y
+        return None
     xs, ys, weights = dx[pick], dy[pick], mag[pick]  # from the peak
     first = _circle(xs, ys, weights)
     if first is None:
-        return x, y
+        return None
     on = np.abs(np.hypot(xs - first[0], ys - first[1]) - first[2]) < FIT_KEEP * radius
     kept = int(np.count_nonzero(on))
     if kept < FIT_SHARE * len(on) or kept < FIT_LEAST:
-        return x, y
+        return None
     fit = first if kept == len(on) else _circle(xs[on], ys[on], weights[on])
     if fit is None or abs(fit[2] - radius) > FIT_RADIUS * radius or math.hypot(fit[0], fit[1]) > FIT_MOVE * radius:
-        return x, y
+        return None
     return x + fit[0], y + fit[1]

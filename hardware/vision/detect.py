@@ -723,11 +723,12 @@ class MarbleDetector:
             fx, fy = frame_xy(*_subpixel(score, cx, cy))
             border = reach
             if fitted and self.regions.borders_within(fx, fy, fit_reach):  # by a border: where it lies decides
-                peak = (fx, fy)
-                fx, fy = fitted_centre(frame_bgr, self._reference, fx, fy, self.radius_px,  # type: ignore[arg-type]
-                                       [frame_xy(c[0], c[1]) for c in centres if c[0] != cx or c[1] != cy])
-                if (fx, fy) == peak:  # no outline fit held: the peak alone, known to less (BORDER_RADII)
+                fit = fitted_centre(frame_bgr, self._reference, fx, fy, self.radius_px,  # type: ignore[arg-type]
+                                    [frame_xy(c[0], c[1]) for c in centres if c[0] != cx or c[1] != cy])
+                if fit is None:  # no outline fit held: the peak alone, known to less (BORDER_RADII)
                     border = fit_reach
+                else:
+                    fx, fy = fit
             gate = self.regions.gate_at(fx, fy)
             clearance = edge_clearance(fx, fy, fx, fy, w, h)
             cut_centre = None if gate is None or clearance >= cut else self._cut_centre(change, cx, cy, fx, fy, h, w)
