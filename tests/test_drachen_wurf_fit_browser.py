@@ -273,6 +273,33 @@ LONG_NAMES = [BARTHOLOMAUS, "Zdeňka Nováková-Dvořák", "Maximiliane Sonnensc
               "Anna"]
 
 
+#: Where each player's points stand against their name on the table: (player, the name's lines, the points beside the
+#: name: their top above the name's foot and their left past its end).
+POINTS_BY_NAME = """() => [...document.querySelectorAll('#table .wurf-player')].map((card) => {
+    const name = card.querySelector('.who'), points = card.querySelector('.pscore');
+    const n = name.getBoundingClientRect(), p = points.getBoundingClientRect();
+    const text = document.createRange();
+    text.selectNodeContents(name);
+    const lines = new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
+    return [card.dataset.player, lines, p.top < n.bottom - 1 && p.left >= n.right - 1]; })"""
+
+
+def test_a_long_name_on_two_lines_keeps_its_points_beside_it_on_the_kiosk(open_page: Callable[..., Any],
+                                                                         base: str) -> None:
+    """At 800x480 six long names took the first flip of tiles 14 px below the foot: each name on two lines had its
+    points on a line of their own under it. A name broken between its words keeps its points beside it where its
+    longest word leaves them the room ("Friedrich Wilhelmsen"), under it where not ("Bartholomäus Drachenherz"): the
+    first step is on the screen without a scroll."""
+    game = start_game(base, WURF, LONG_NAMES)
+    kiosk = open_game(open_page, base, game, *KIOSK)
+    shoot(kiosk, f"{WURF}-six-long-names-first-flip-800x480")
+    in_sight(kiosk, "the first flip of six long names at 800x480")
+    beside = {player: (lines, by) for player, lines, by in kiosk.evaluate(POINTS_BY_NAME)}
+    assert beside["Friedrich Wilhelmsen"] == (2, True), beside
+    assert beside[BARTHOLOMAUS] == (2, False), beside  # "Bartholomäus" and the points are wider than his place
+    assert beside["Anna"] == (1, True), beside
+
+
 def test_six_long_names_leave_the_whole_page_on_a_tablet(open_page: Callable[..., Any], base: str, app: Flask) -> None:
     """At 1024x600 six long names, each on two lines in the scores beside the round, with the list of eggs under them,
     took the page 259 px below the foot from the first step on (22 px at 1280x800). There the list of eggs gives way
