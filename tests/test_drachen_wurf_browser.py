@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import re
 from typing import Any, Callable
+from xml.etree import ElementTree
 
 import pytest
 from flask import Flask
@@ -95,8 +96,12 @@ def test_a_two_player_game_by_tap_with_a_steal_and_securing_watched_live(open_pa
     other = open_page(800, 480)
     visit(other, base, game)
     expect(other.locator("#live")).to_have_text("live")
-    # the game's own symbols, from its own sprite (the kit's icon, told which sprite)
-    expect(page.locator("#supply svg.egg use")).to_have_attribute("href", "/static/games/drachen-wurf.svg#egg")
+    # the game's own symbols, from its own sprite (the kit's icon, told which sprite, asks for it once)
+    egg = page.locator("#supply svg.egg use").get_attribute("href")
+    expect(page.locator(f"#sprites symbol{egg}")).to_have_count(1)
+    drawn = page.locator(f"#sprites symbol{egg} path").evaluate_all("(paths) => paths.map((p) => p.getAttribute('d'))")
+    sprite = ElementTree.fromstring(page.request.get(f"{base}/static/games/drachen-wurf.svg").text())
+    assert drawn == [p.get("d") for p in sprite.findall(".//{*}symbol[@id='egg']//{*}path")] != []
 
     # Ada: four tiles come up (W8, 2 players), she removes one, the dice win two
     expect(page.locator("#turn")).to_contain_text("flips 4 tiles")

@@ -37,14 +37,47 @@ export function h(tag, props = {}, ...children) {
   return el;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Each sprite asked for, by its address: the prefix its symbols' ids take in the page's own sheet. A symbol of a
+ *  sprite in another file is asked for again, and drawn anew when it comes, at every redraw that draws it (the
+ *  browser revalidates the file each time): the page asks once and keeps the symbols. */
+const sprites = new Map();
+let spritesAsked = 0; // sprites asked for so far: each asking takes a prefix of its own
+
+/** The page's reference to symbol `id` of `sprite`, its symbols asked for the first time (drawn once they come; asked
+ *  again at the next icon where they did not come). */
+function symbolRef(sprite, id) {
+  if (!sprites.has(sprite)) {
+    const prefix = `sprite${spritesAsked++}-`;
+    sprites.set(sprite, prefix);
+    fetch(sprite).then((response) => {
+      if (!response.ok) throw new Error(`${sprite}: ${response.status}`);
+      return response.text();
+    }).then((text) => {
+      let sheet = document.getElementById("sprites");
+      if (!sheet) {
+        sheet = document.createElementNS(SVG_NS, "svg");
+        sheet.id = "sprites";
+        sheet.setAttribute("aria-hidden", "true");
+        document.body.append(sheet);
+      }
+      for (const symbol of new DOMParser().parseFromString(text, "image/svg+xml").querySelectorAll("symbol")) {
+        symbol.id = prefix + symbol.id;
+        sheet.append(document.importNode(symbol, true));
+      }
+    }).catch(() => sprites.delete(sprite));
+  }
+  return `#${sprites.get(sprite)}${id}`;
+}
+
 /** A symbol from a vendored sprite: the gate symbols unless a game names its own ``sprite``. */
 export function icon(id, cls = "icon", sprite = SPRITE) {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
+  const svg = document.createElementNS(SVG_NS, "svg");
   svg.setAttribute("class", cls);
   svg.setAttribute("aria-hidden", "true");
-  const use = document.createElementNS(ns, "use");
-  use.setAttribute("href", `${sprite}#${id}`);
+  const use = document.createElementNS(SVG_NS, "use");
+  use.setAttribute("href", symbolRef(sprite, id));
   svg.append(use);
   return svg;
 }
