@@ -5,10 +5,10 @@ PY     := $(VENV)/bin/python
 PORT   ?= 8080
 DATA   ?= $(or $(COMPANION_DATA),./data)
 ARGS   ?=
-# make test runs the test files in this many processes (pytest-xdist); TEST_JOBS=0 runs them in one. Two on two
-# cores: three ran the suite at rest in 512 s against 573 s, but two browser tests whose taps race the
-# page's drawing failed once each in nine runs of three, loaded or not: kept at two until those are found.
-TEST_JOBS ?= 2
+# make test runs the test files in this many processes (pytest-xdist); TEST_JOBS=0 runs them in one. Three on two
+# cores: the browser tests wait on Chromium, and the suite took 495 s against 577 s at two. (The two browser tests that
+# failed now and then at three lost a tap pressed on a button's picture as the picture was drawn anew: mended.)
+TEST_JOBS ?= 3
 # On a Raspberry Pi, picamera2 and lgpio come from apt: let the venv see them.
 VENV_FLAGS := $(shell grep -qs 'Raspberry Pi' /proc/device-tree/model && echo --system-site-packages)
 
