@@ -24,7 +24,7 @@ PICTURES_TAKING_THE_PRESS = """() => [...document.querySelectorAll('button svg, 
         return hit && svg.closest('button, .btn').contains(hit) && hit.closest('svg'); })
     .map((svg) => svg.closest('button, .btn')).map((b) => b.textContent.trim() || b.getAttribute('aria-label'))"""
 
-#: A picture drawn anew under a finger, as when its sprite came from the companion again.
+#: A picture drawn anew under a finger, as when its symbol comes from the companion.
 DRAW_ANEW = """(selector) => { const use = document.querySelector(selector), href = use.getAttribute('href');
     use.setAttribute('href', `${href}-gone`);
     use.getBoundingClientRect();
@@ -62,7 +62,7 @@ def test_a_page_asks_for_its_sprites_once_however_often_it_is_drawn(open_page: C
     session = start_game(base, "diego-drachenzahn", ["Ada", "Ben", "Cleo"])
     page = open_page(800, 480)
     asked: list[str] = []
-    page.on("request", lambda request: asked.append(request.url) if request.url.endswith(".svg") else None)
+    page.on("request", lambda request: asked.append(request.url) if "symbols.svg" in request.url else None)
     page.goto(f"{base}/play/{session['id']}")
     page.wait_for_selector("#live:text-is('live')")
     expect(page.locator("#marble-pad [data-gate='3'] use")).to_have_count(1)
@@ -72,7 +72,8 @@ def test_a_page_asks_for_its_sprites_once_however_often_it_is_drawn(open_page: C
     post_events(base, session, {"type": "reveal", "gate": 3})
     expect(page.locator("#turned-step")).to_be_visible()
     assert asked == [f"{base}/static/symbols.svg"], asked
-    # every symbol drawn is one the page keeps
+    # every symbol drawn is one the page keeps (the twelve gate symbols, once they came)
+    expect(page.locator("#sprites symbol")).to_have_count(12)
     missing = page.evaluate("""() => [...document.querySelectorAll('svg use')].map((u) => u.getAttribute('href'))
         .filter((ref) => !document.querySelector(`#sprites symbol${ref}`))""")
     assert missing == [], missing
