@@ -39,18 +39,17 @@ export function h(tag, props = {}, ...children) {
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** Each sprite asked for, by its address: the prefix its symbols' ids take in the page's own sheet. A symbol of a
- *  sprite in another file is asked for again, and drawn anew when it comes, at every redraw that draws it (the
- *  browser revalidates the file each time): the page asks once and keeps the symbols. */
-const sprites = new Map();
-let spritesAsked = 0; // sprites asked for so far: each asking takes a prefix of its own
+/** The sprites asked for, by their address. A symbol of a sprite in another file is asked for again, and drawn anew
+ *  when it comes, at every redraw that draws it (the browser revalidates the file each time): the page asks once and
+ *  keeps the symbols, each under its sprite's address and its own id ("static-symbols-svg-sun"). */
+const spritesAsked = new Set();
 
 /** The page's reference to symbol `id` of `sprite`, its symbols asked for the first time (drawn once they come; asked
  *  again at the next icon where they did not come). */
 function symbolRef(sprite, id) {
-  if (!sprites.has(sprite)) {
-    const prefix = `sprite${spritesAsked++}-`;
-    sprites.set(sprite, prefix);
+  const prefix = `${sprite.replace(/^\W+/, "").replace(/\W+/g, "-")}-`;
+  if (!spritesAsked.has(sprite)) {
+    spritesAsked.add(sprite);
     fetch(sprite).then((response) => {
       if (!response.ok) throw new Error(`${sprite}: ${response.status}`);
       return response.text();
@@ -66,9 +65,9 @@ function symbolRef(sprite, id) {
         symbol.id = prefix + symbol.id;
         sheet.append(document.importNode(symbol, true));
       }
-    }).catch(() => sprites.delete(sprite));
+    }).catch(() => spritesAsked.delete(sprite));
   }
-  return `#${sprites.get(sprite)}${id}`;
+  return `#${prefix}${id}`;
 }
 
 /** A symbol from a vendored sprite: the gate symbols unless a game names its own ``sprite``. */
