@@ -203,6 +203,11 @@ CONTRAST = """(el) => {
     const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(rgb(getComputedStyle(box).backgroundColor))];
     return (Math.max(a, b) + .05) / (Math.min(a, b) + .05); }"""
 
+#: How many lines the text of a node (an element, or a text node) takes as drawn: the distinct tops of its boxes.
+TEXT_LINES = """(node) => { const range = document.createRange();
+    range.selectNodeContents(node);
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; }"""
+
 #: The words of the texts in each of `sel` that a line break splits where they have no hyphen, soft or their own, to
 #: break at ("Bartholomä" over "us", "Defend" over "er").
 BROKEN_WORDS = """(sel) => [...document.querySelectorAll(sel)].filter((el) => el.checkVisibility()).flatMap((el) => {

@@ -11,7 +11,18 @@ import pytest
 from flask import Flask
 from playwright.sync_api import expect
 
-from tests.browser import BROKEN_WORDS, KIOSK, PHONE, WAIT_MS, fits, open_game, post_events, shoot, start_game
+from tests.browser import (
+    BROKEN_WORDS,
+    KIOSK,
+    PHONE,
+    TEXT_LINES,
+    WAIT_MS,
+    fits,
+    open_game,
+    post_events,
+    shoot,
+    start_game,
+)
 from tests.test_drachen_wurf_browser import WURF, play_until
 from tests.test_final_screens_browser import played_to_the_end
 from tests.test_fit_800_browser import BELOW, TURN_NAME
@@ -275,13 +286,10 @@ LONG_NAMES = [BARTHOLOMAUS, "Zdeňka Nováková-Dvořák", "Maximiliane Sonnensc
 
 #: Where each player's points stand against their name on the table: (player, the name's lines, the points beside the
 #: name: their top above the name's foot and their left past its end).
-POINTS_BY_NAME = """() => [...document.querySelectorAll('#table .wurf-player')].map((card) => {
+POINTS_BY_NAME = f"""() => [...document.querySelectorAll('#table .wurf-player')].map((card) => {{
     const name = card.querySelector('.who'), points = card.querySelector('.pscore');
     const n = name.getBoundingClientRect(), p = points.getBoundingClientRect();
-    const text = document.createRange();
-    text.selectNodeContents(name);
-    const lines = new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
-    return [card.dataset.player, lines, p.top < n.bottom - 1 && p.left >= n.right - 1]; })"""
+    return [card.dataset.player, ({TEXT_LINES})(name), p.top < n.bottom - 1 && p.left >= n.right - 1]; }})"""
 
 
 def test_a_long_name_on_two_lines_keeps_its_points_beside_it_on_the_kiosk(open_page: Callable[..., Any],

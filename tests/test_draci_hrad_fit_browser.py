@@ -16,6 +16,7 @@ from tests.browser import (
     PHONE,
     SCREENS,
     SMALL_TEXT,
+    TEXT_LINES,
     WIDE,
     fits,
     in_view,
@@ -30,12 +31,9 @@ from tests.test_fit_800_browser import BELOW
 BART = "Bartholomäus Drachenherz"
 
 #: Each hero of the fight whose lives and weapon ("♥ 7 · Bow") take more than one line, with their lines' count.
-LIFE_LINES = """() => [...document.querySelectorAll('.hr-member-who')].map((el) => {
+LIFE_LINES = f"""() => [...document.querySelectorAll('.hr-member-who')].map((el) => {{
     const text = [...el.childNodes].find((n) => n.nodeType === Node.TEXT_NODE && n.textContent.includes('♥'));
-    const range = document.createRange();
-    range.selectNodeContents(text);
-    return [el.closest('[data-member]').dataset.member,
-            new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size]; })
+    return [el.closest('[data-member]').dataset.member, ({TEXT_LINES})(text)]; }})
     .filter(([, lines]) => lines !== 1)"""
 
 #: The target buttons of a hero of the fight that lie over their name, lives and weapon, or past their row.

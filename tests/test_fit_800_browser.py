@@ -16,6 +16,7 @@ from tests.browser import (  # noqa: F401  (BELOW: read from here by other tests
     BROKEN_WORDS,
     KIOSK,
     PHONE,
+    TEXT_LINES,
     fits,
     in_view,
     open_game,
@@ -184,13 +185,12 @@ JAN, ZDENKA, BARTHOLOMAUS = LONG = ["Jan", "Zdeňka Nováková-Dvořákov", "Bar
 
 #: The name whose turn it is as the screen shows it: its words, its size (px), the lines it takes, and whether its
 #: words reach past its box (cut short with an ellipsis); null when nobody's turn is shown.
-TURN_NAME = """() => { const el = document.querySelector('#turn .turn-name');
+TURN_NAME = f"""() => {{ const el = document.querySelector('#turn .turn-name');
     if (!el || !el.checkVisibility()) return null;
     const text = document.createRange();
     text.selectNodeContents(el);
-    const lines = new Set([...text.getClientRects()].map((r) => Math.round(r.top))).size;
-    return { name: el.textContent, px: parseFloat(getComputedStyle(el).fontSize), lines,
-             cut: text.getBoundingClientRect().width > el.getBoundingClientRect().width + .5 }; }"""
+    return {{ name: el.textContent, px: parseFloat(getComputedStyle(el).fontSize), lines: ({TEXT_LINES})(el),
+             cut: text.getBoundingClientRect().width > el.getBoundingClientRect().width + .5 }}; }}"""
 
 
 def long_named_rounds(base: str) -> Any:
